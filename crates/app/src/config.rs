@@ -1,0 +1,384 @@
+//! Configuration from the environment: every variable of the contract's table with
+//! its default. Parsing fails with one line naming the variable; secret values are
+//! never echoed.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// A value that must not be printed: `Debug` shows `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    #[must_use]
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    #[must_use]
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// A configuration problem, displayed as one line that starts with the variable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{var}: {reason}")]
+pub struct ConfigError {
+    pub var: &'static str,
+    pub reason: String,
+}
+
+impl ConfigError {
+    fn new(var: &'static str, reason: impl Into<String>) -> Self {
+        Self {
+            var,
+            reason: reason.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeEnv {
+    Development,
+    Production,
+    Test,
+}
+
+impl NodeEnv {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeEnv::Development => "development",
+            NodeEnv::Production => "production",
+            NodeEnv::Test => "test",
+        }
+    }
+}
+
+/// The `PROVIDERA_*` variables: the global default AI configuration.
+#[derive(Debug, Clone)]
+pub struct ProviderAConfig {
+    pub api_key: Option<Secret>,
+    pub endpoint: Option<String>,
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub database_url: Secret,
+    pub queue_store_url: Secret,
+    /// Namespace of every Redis key (`QUEUE_KEY_PREFIX`, default `reviewd:`).
+    pub queue_key_prefix: String,
+    pub auth_secret: Secret,
+    pub encryption_key: Option<Secret>,
+    pub node_env: NodeEnv,
+    pub app_env: String,
+    pub port: u16,
+    pub hostname: String,
+    pub app_url: String,
+    pub app_urls: Vec<String>,
+    pub api_url: String,
+    pub webhook_base_url: String,
+    pub auth_url: String,
+    pub system_name: String,
+    pub cors_origin: Option<String>,
+    pub provider_a: ProviderAConfig,
+    pub ai_review_concurrency: u32,
+    pub review_timeout_minutes: u32,
+    pub runner_heartbeat_timeout_ms: u64,
+    pub log_dir: PathBuf,
+    pub log_level: String,
+    pub log_format_json: bool,
+    pub log_retention_days: u32,
+    pub backup_dir: PathBuf,
+    pub backup_retention_days: u32,
+    pub auto_backup_enabled: bool,
+    pub metrics_retention_days: u32,
+    pub reset_db_key: Option<Secret>,
+    pub root_email: Option<String>,
+    pub root_password: Option<Secret>,
+    pub session_ttl_hours: u32,
+    pub database_pool_size: usize,
+    /// HTTP worker threads (`HTTP_WORKERS`); actix picks one per core when unset.
+    pub http_workers: Option<usize>,
+}
+
+const MIN_AUTH_SECRET_LEN: usize = 32;
+const MIN_PASSWORD_LEN: usize = 8;
+
+impl Config {
+    /// Reads the process environment.
+    ///
+    /// # Errors
+    /// The first variable that is missing or malformed.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads variables through `lookup` (tests pass a map). Empty values count as unset.
+    ///
+    /// # Errors
+    /// The first variable that is missing or malformed.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let get = |name: &str| {
+            lookup(name)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        let required = |name: &'static str| {
+            get(name).ok_or_else(|| ConfigError::new(name, "is not set (required)"))
+        };
+
+        let database_url = Secret::new(required("DATABASE_URL")?);
+        let queue_store_url = required("QUEUE_STORE_URL")?;
+        if !(queue_store_url.starts_with("redis://") || queue_store_url.starts_with("rediss://")) {
+            return Err(ConfigError::new(
+                "QUEUE_STORE_URL",
+                "must be a redis:// or rediss:// URL",
+            ));
+        }
+        let auth_secret = required("AUTH_SECRET")?;
+        let secret_len = auth_secret.chars().count();
+        if secret_len < MIN_AUTH_SECRET_LEN {
+            return Err(ConfigError::new(
+                "AUTH_SECRET",
+                format!("must be at least {MIN_AUTH_SECRET_LEN} characters (it has {secret_len})"),
+            ));
+        }
+
+        let node_env = match get("NODE_ENV").as_deref() {
+            None | Some("development") => NodeEnv::Development,
+            Some("production") => NodeEnv::Production,
+            Some("test") => NodeEnv::Test,
+            Some(other) => {
+                return Err(ConfigError::new(
+                    "NODE_ENV",
+                    format!("must be development, production or test, not `{other}`"),
+                ));
+            }
+        };
+        let port = number::<u16>(&get, "PORT", 3000)?;
+        let hostname = get("HOSTNAME").unwrap_or_else(|| "localhost".to_owned());
+        let app_url = get("APP_URL");
+        let app_urls: Vec<String> = match get("APP_URLs") {
+            Some(list) => list
+                .split(',')
+                .map(|u| u.trim().trim_end_matches('/').to_owned())
+                .filter(|u| !u.is_empty())
+                .collect(),
+            None => vec![
+                app_url
+                    .clone()
+                    .unwrap_or_else(|| "http://localhost:3000".to_owned()),
+            ],
+        };
+        for url in &app_urls {
+            check_url("APP_URLs", url)?;
+        }
+        let first_app_url = app_urls.first().cloned().unwrap_or_default();
+        let app_url = app_url.unwrap_or_else(|| first_app_url.clone());
+        check_url("APP_URL", &app_url)?;
+        let webhook_base_url = get("WEBHOOK_BASE_URL").unwrap_or_else(|| app_url.clone());
+        check_url("WEBHOOK_BASE_URL", &webhook_base_url)?;
+
+        let log_level = get("LOG_LEVEL").unwrap_or_else(|| "info".to_owned());
+        if !matches!(log_level.as_str(), "error" | "warn" | "info" | "debug") {
+            return Err(ConfigError::new(
+                "LOG_LEVEL",
+                "must be error, warn, info or debug",
+            ));
+        }
+        let root_password = get("ROOT_PASSWORD").map(Secret::new);
+        if root_password
+            .as_ref()
+            .is_some_and(|p| p.expose().chars().count() < MIN_PASSWORD_LEN)
+        {
+            return Err(ConfigError::new(
+                "ROOT_PASSWORD",
+                format!("must be at least {MIN_PASSWORD_LEN} characters"),
+            ));
+        }
+        let ai_review_concurrency = number::<u32>(&get, "AI_REVIEW_CONCURRENCY", 3)?;
+        if ai_review_concurrency == 0 {
+            return Err(ConfigError::new(
+                "AI_REVIEW_CONCURRENCY",
+                "must be at least 1",
+            ));
+        }
+
+        Ok(Config {
+            database_url,
+            queue_store_url: Secret::new(queue_store_url),
+            queue_key_prefix: get("QUEUE_KEY_PREFIX").unwrap_or_else(|| "reviewd:".to_owned()),
+            auth_secret: Secret::new(auth_secret),
+            encryption_key: get("ENCRYPTION_KEY").map(Secret::new),
+            app_env: get("APP_ENV").unwrap_or_else(|| node_env.as_str().to_owned()),
+            node_env,
+            port,
+            hostname,
+            api_url: get("API_URL").unwrap_or_else(|| app_url.clone()),
+            auth_url: get("AUTH_URL").unwrap_or(first_app_url),
+            app_url,
+            app_urls,
+            webhook_base_url,
+            system_name: get("SYSTEM_NAME").unwrap_or_else(|| "reviewd".to_owned()),
+            cors_origin: get("CORS_ORIGIN"),
+            provider_a: ProviderAConfig {
+                api_key: get("PROVIDERA_API_KEY").map(Secret::new),
+                endpoint: get("PROVIDERA_ENDPOINT"),
+                model: get("PROVIDERA_MODEL"),
+            },
+            ai_review_concurrency,
+            review_timeout_minutes: number(&get, "REVIEW_TIMEOUT_MINUTES", 30)?,
+            runner_heartbeat_timeout_ms: number(&get, "RUNNER_HEARTBEAT_TIMEOUT_MS", 60_000)?,
+            log_dir: PathBuf::from(get("LOG_DIR").unwrap_or_else(|| "./data/logs".to_owned())),
+            log_level,
+            log_format_json: get("LOG_FORMAT").as_deref() == Some("json")
+                || (node_env == NodeEnv::Production && get("LOG_FORMAT").is_none()),
+            log_retention_days: number(&get, "LOG_RETENTION_DAYS", 30)?,
+            backup_dir: PathBuf::from(
+                get("BACKUP_DIR").unwrap_or_else(|| "./data/backups".to_owned()),
+            ),
+            backup_retention_days: number(&get, "BACKUP_RETENTION_DAYS", 7)?,
+            auto_backup_enabled: boolean(&get, "AUTO_BACKUP_ENABLED", false)?,
+            metrics_retention_days: number(&get, "METRICS_RETENTION_DAYS", 30)?,
+            reset_db_key: get("RESET_DB_KEY").map(Secret::new),
+            root_email: get("ROOT_EMAIL"),
+            root_password,
+            session_ttl_hours: number(&get, "SESSION_TTL_HOURS", 24 * 7)?,
+            database_pool_size: number(&get, "DATABASE_POOL_SIZE", 16)?,
+            http_workers: get("HTTP_WORKERS")
+                .map(|_| number(&get, "HTTP_WORKERS", 1))
+                .transpose()?,
+        })
+    }
+
+    /// Whether cookies must carry `Secure` (the public URL is https).
+    #[must_use]
+    pub fn secure_cookies(&self) -> bool {
+        self.app_url.starts_with("https://")
+    }
+}
+
+fn number<T: std::str::FromStr>(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: T,
+) -> Result<T, ConfigError> {
+    match get(name) {
+        None => Ok(default),
+        Some(v) => v.parse().map_err(|_| {
+            ConfigError::new(
+                name,
+                format!("must be a non-negative whole number, not `{v}`"),
+            )
+        }),
+    }
+}
+
+fn boolean(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: bool,
+) -> Result<bool, ConfigError> {
+    match get(name).as_deref() {
+        None => Ok(default),
+        Some("true" | "1" | "yes") => Ok(true),
+        Some("false" | "0" | "no") => Ok(false),
+        Some(v) => Err(ConfigError::new(
+            name,
+            format!("must be true or false, not `{v}`"),
+        )),
+    }
+}
+
+fn check_url(name: &'static str, value: &str) -> Result<(), ConfigError> {
+    match url::Url::parse(value) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => Ok(()),
+        _ => Err(ConfigError::new(
+            name,
+            format!("must be an http(s) URL, not `{value}`"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    const BASE: [(&str, &str); 3] = [
+        ("DATABASE_URL", "postgres://u:pw@localhost/db"),
+        ("QUEUE_STORE_URL", "redis://localhost:6379"),
+        ("AUTH_SECRET", "0123456789abcdef0123456789abcdef"),
+    ];
+
+    #[test]
+    fn defaults_follow_the_contract() {
+        let c = config(&BASE).unwrap();
+        assert_eq!((c.port, c.hostname.as_str()), (3000, "localhost"));
+        assert_eq!(c.app_urls, vec!["http://localhost:3000"]);
+        assert_eq!(c.auth_url, "http://localhost:3000");
+        assert_eq!((c.ai_review_concurrency, c.review_timeout_minutes), (3, 30));
+        assert_eq!(c.runner_heartbeat_timeout_ms, 60_000);
+        assert_eq!(c.node_env, NodeEnv::Development);
+        assert!(!c.auto_backup_enabled);
+    }
+
+    #[test]
+    fn app_url_feeds_app_urls_and_auth_url() {
+        let mut vars = BASE.to_vec();
+        vars.push(("APP_URL", "https://review.example.com"));
+        let c = config(&vars).unwrap();
+        assert_eq!(c.app_urls, vec!["https://review.example.com"]);
+        assert_eq!(c.auth_url, "https://review.example.com");
+        assert_eq!(c.webhook_base_url, "https://review.example.com");
+        assert!(c.secure_cookies());
+    }
+
+    #[test]
+    fn missing_or_bad_required_values_name_the_variable() {
+        for missing in ["DATABASE_URL", "QUEUE_STORE_URL", "AUTH_SECRET"] {
+            let vars: Vec<_> = BASE
+                .iter()
+                .copied()
+                .filter(|(k, _)| *k != missing)
+                .collect();
+            assert_eq!(config(&vars).unwrap_err().var, missing);
+        }
+        let mut vars = BASE.to_vec();
+        vars[2] = ("AUTH_SECRET", "short-secret");
+        let err = config(&vars).unwrap_err();
+        assert_eq!(err.var, "AUTH_SECRET");
+        assert!(
+            !err.to_string().contains("short-secret"),
+            "the secret must not be echoed"
+        );
+        vars[2] = BASE[2];
+        vars.push(("PORT", "eighty"));
+        assert_eq!(config(&vars).unwrap_err().var, "PORT");
+    }
+
+    #[test]
+    fn secrets_are_masked_in_debug_output() {
+        let c = config(&BASE).unwrap();
+        let printed = format!("{c:?}");
+        assert!(!printed.contains("0123456789abcdef"));
+        assert!(!printed.contains(":pw@"));
+    }
+}

@@ -1,0 +1,158 @@
+//! `ApiError`: the error body of the API (`{"error": {code, message, details}}`) and
+//! the mapping of domain errors onto status codes. 5xx causes are logged once, inside
+//! the request's span (so with its request id), and never sent to the client.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{HeaderValue, RETRY_AFTER};
+use actix_web::{HttpResponse, ResponseError};
+use reviewd_domain::services::{FieldError, ServiceError};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::fmt;
+
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+    pub details: Option<Value>,
+    pub retry_after_secs: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+            details: None,
+            retry_after_secs: None,
+        }
+    }
+
+    #[must_use]
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "UNAUTHORIZED", message)
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "FORBIDDEN", message)
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "NOT_FOUND", message)
+    }
+
+    /// A 400 naming each bad field: `details.fields = {"email": ["..."]}`.
+    pub fn invalid_fields(errors: &[FieldError]) -> Self {
+        let mut fields: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for e in errors {
+            fields
+                .entry(e.field.as_str())
+                .or_default()
+                .push(e.message.as_str());
+        }
+        Self::bad_request("VALIDATION_FAILED", "some fields are invalid")
+            .with_details(json!({ "fields": fields }))
+    }
+
+    /// A 500 whose cause is logged here and hidden from the client.
+    pub fn internal(cause: impl fmt::Display) -> Self {
+        tracing::error!(error = %cause, "request.internal_error");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL_ERROR",
+            "internal error; see the server log for this request id",
+        )
+    }
+
+    /// A 503: a dependency is down. The cause is logged, not sent.
+    pub fn unavailable(cause: impl fmt::Display) -> Self {
+        tracing::error!(error = %cause, "request.dependency_unavailable");
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "SERVICE_UNAVAILABLE",
+            "a dependency of the service is unavailable; retry later",
+        )
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.code,
+            self.message
+        )
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut body = json!({ "code": self.code, "message": self.message });
+        if let Some(details) = &self.details {
+            body["details"] = details.clone();
+        }
+        let mut response = HttpResponse::build(self.status);
+        if let Some(secs) = self.retry_after_secs {
+            if let Ok(value) = HeaderValue::from_str(&secs.to_string()) {
+                response.insert_header((RETRY_AFTER, value));
+            }
+        }
+        response.json(json!({ "error": body }))
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(err: ServiceError) -> Self {
+        match err {
+            ServiceError::Invalid(fields) => ApiError::invalid_fields(&fields),
+            ServiceError::Unauthenticated => ApiError::unauthorized("authentication required"),
+            ServiceError::InvalidCredentials => ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "INVALID_CREDENTIALS",
+                "invalid email or password",
+            ),
+            ServiceError::Forbidden(why) => ApiError::forbidden(why),
+            ServiceError::NotFound(what) => ApiError::not_found(format!("{what} not found")),
+            ServiceError::Conflict(what) => {
+                ApiError::new(StatusCode::CONFLICT, "CONFLICT", conflict_message(&what))
+            }
+            ServiceError::Throttled { retry_after } => {
+                let secs = retry_after.as_secs().max(1);
+                let mut e = ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "RATE_LIMITED",
+                    format!("too many attempts; retry in {secs} s"),
+                );
+                e.retry_after_secs = Some(secs);
+                e
+            }
+            ServiceError::Unavailable(why) => ApiError::unavailable(why),
+            ServiceError::Internal(why) => ApiError::internal(why),
+        }
+    }
+}
+
+/// Turns a constraint name into a sentence a client can act on.
+fn conflict_message(constraint: &str) -> String {
+    match constraint {
+        "users_email_key" => "a user with this email already exists".to_owned(),
+        other => format!("conflicts with an existing record ({other})"),
+    }
+}

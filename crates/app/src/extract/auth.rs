@@ -1,0 +1,153 @@
+use crate::error::ApiError;
+use crate::state::AppState;
+use actix_web::dev::Payload;
+use actix_web::http::header::AUTHORIZATION;
+use actix_web::{FromRequest, HttpRequest, web};
+use futures_util::future::LocalBoxFuture;
+use reviewd_domain::model::{Permission, Principal};
+use std::marker::PhantomData;
+
+/// Name of the dashboard's session cookie.
+pub const SESSION_COOKIE: &str = "reviewd_session";
+
+/// Any authenticated caller: a session cookie, `Authorization: Bearer <API key>`, or
+/// `x-api-key: <API key>`. A presented but invalid credential is a 401 even when
+/// another one would be valid, so a client never silently acts as someone else.
+pub struct AuthUser(pub Principal);
+
+enum Credential {
+    ApiKey(String),
+    Session(String),
+}
+
+fn credential(req: &HttpRequest) -> Result<Option<Credential>, ApiError> {
+    if let Some(value) = req.headers().get(AUTHORIZATION) {
+        let value = value.to_str().unwrap_or_default();
+        let token = value
+            .strip_prefix("Bearer ")
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| {
+                ApiError::unauthorized("the Authorization header must be `Bearer <API key>`")
+            })?;
+        return Ok(Some(Credential::ApiKey(token.to_owned())));
+    }
+    if let Some(value) = req.headers().get("x-api-key") {
+        let token = value.to_str().unwrap_or_default().trim();
+        if token.is_empty() {
+            return Err(ApiError::unauthorized("the x-api-key header is empty"));
+        }
+        return Ok(Some(Credential::ApiKey(token.to_owned())));
+    }
+    Ok(req
+        .cookie(SESSION_COOKIE)
+        .map(|c| Credential::Session(c.value().to_owned())))
+}
+
+async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| ApiError::internal("AppState is not registered"))?
+        .clone();
+    let principal = match credential(&req)? {
+        None => {
+            return Err(ApiError::unauthorized(
+                "authentication required: send a session cookie or an API key",
+            ));
+        }
+        Some(Credential::ApiKey(key)) => state.auth.authenticate_api_key(&key).await,
+        Some(Credential::Session(token)) => state.auth.authenticate_session(&token).await,
+    }
+    .map_err(|e| match ApiError::from(e) {
+        e if e.status == actix_web::http::StatusCode::UNAUTHORIZED => {
+            ApiError::unauthorized("invalid, expired or revoked credentials")
+        }
+        other => other,
+    })?;
+    tracing::Span::current().record("user.id", tracing::field::display(principal.user.id));
+    Ok(principal)
+}
+
+impl FromRequest for AuthUser {
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move { Ok(AuthUser(authenticate(req).await?)) })
+    }
+}
+
+/// A permission, as a type, for [`RequirePermission`].
+pub trait PermissionMarker {
+    const PERMISSION: Permission;
+}
+
+/// Marker types for the contract's permissions.
+pub mod perm {
+    use super::PermissionMarker;
+    use reviewd_domain::model::Permission;
+
+    macro_rules! markers {
+        ($($name:ident),* $(,)?) => {$(
+            #[doc = concat!("Requires `", stringify!($name), "`.")]
+            pub struct $name;
+            impl PermissionMarker for $name {
+                const PERMISSION: Permission = Permission::$name;
+            }
+        )*};
+    }
+
+    markers!(
+        ReviewCreate,
+        ProjectCreate,
+        ProjectUpdate,
+        ProjectDelete,
+        ConfigCreate,
+        ConfigUpdate,
+        ConfigDelete,
+        NotificationDelete
+    );
+}
+
+/// An authenticated caller holding permission `P`: 401 without credentials, 403 without `P`.
+pub struct RequirePermission<P: PermissionMarker>(pub Principal, PhantomData<P>);
+
+impl<P: PermissionMarker + 'static> FromRequest for RequirePermission<P> {
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let principal = authenticate(req).await?;
+            if !principal.allows(P::PERMISSION) {
+                return Err(ApiError::forbidden(format!(
+                    "this action requires the `{}` permission",
+                    P::PERMISSION
+                ))
+                .into());
+            }
+            Ok(RequirePermission(principal, PhantomData))
+        })
+    }
+}
+
+/// An authenticated admin: 401 without credentials, 403 for other roles.
+pub struct RequireAdmin(pub Principal);
+
+impl FromRequest for RequireAdmin {
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let principal = authenticate(req).await?;
+            if !principal.is_admin() {
+                return Err(ApiError::forbidden("this action requires the admin role").into());
+            }
+            Ok(RequireAdmin(principal))
+        })
+    }
+}

@@ -1,0 +1,93 @@
+use crate::error::ApiError;
+use actix_web::dev::Payload;
+use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
+use actix_web::http::StatusCode;
+use actix_web::{FromRequest, HttpRequest, web};
+use futures_util::future::LocalBoxFuture;
+use reviewd_domain::services::FieldError;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use validator::{Validate, ValidationErrors};
+
+/// Default body limit of JSON endpoints (runner results get a larger one).
+pub const JSON_LIMIT_BYTES: usize = 1024 * 1024;
+
+/// JSON body errors as the API's error body, never actix's plain text.
+pub fn json_config() -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(JSON_LIMIT_BYTES)
+        .error_handler(|err, _req| json_error(&err).into())
+}
+
+fn json_error(err: &JsonPayloadError) -> ApiError {
+    match err {
+        JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "PAYLOAD_TOO_LARGE",
+                format!("request body exceeds {JSON_LIMIT_BYTES} bytes"),
+            )
+        }
+        JsonPayloadError::ContentType => ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+            "expected Content-Type: application/json",
+        ),
+        JsonPayloadError::Deserialize(e) => {
+            ApiError::bad_request("INVALID_BODY", format!("invalid JSON body: {e}"))
+                .with_details(json!({ "line": e.line(), "column": e.column() }))
+        }
+        other => ApiError::bad_request(
+            "INVALID_BODY",
+            format!("cannot read the request body: {other}"),
+        ),
+    }
+}
+
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(|err: QueryPayloadError, _req| {
+        ApiError::bad_request("INVALID_QUERY", format!("invalid query parameters: {err}")).into()
+    })
+}
+
+pub fn path_config() -> web::PathConfig {
+    web::PathConfig::default().error_handler(|err: PathError, _req| {
+        ApiError::bad_request("INVALID_PATH", format!("invalid path parameter: {err}")).into()
+    })
+}
+
+/// A JSON body that deserialized (unknown fields are refused by each DTO's
+/// `deny_unknown_fields`) and passed its `validator` rules.
+pub struct ValidatedJson<T>(pub T);
+
+impl<T: DeserializeOwned + Validate + 'static> FromRequest for ValidatedJson<T> {
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let json = web::Json::<T>::from_request(req, payload);
+        Box::pin(async move {
+            let body = json.await?.into_inner();
+            body.validate()
+                .map_err(|e| ApiError::invalid_fields(&field_errors(&e)))?;
+            Ok(ValidatedJson(body))
+        })
+    }
+}
+
+/// Flattens `validator`'s errors into `field: message` pairs (camelCase names).
+fn field_errors(errors: &ValidationErrors) -> Vec<FieldError> {
+    errors
+        .field_errors()
+        .into_iter()
+        .flat_map(|(field, errs)| {
+            errs.iter().map(move |e| {
+                let message = e
+                    .message
+                    .as_ref()
+                    .map_or_else(|| e.code.to_string(), ToString::to_string);
+                FieldError::new(field.to_string(), message)
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,10 @@
+//! Request extractors: who is calling (and what they may do), validated JSON bodies,
+//! and pagination parameters. A handler's signature shows its access rule.
+
+mod auth;
+mod json;
+mod pagination;
+
+pub use auth::{AuthUser, RequireAdmin, RequirePermission, SESSION_COOKIE, perm};
+pub use json::{ValidatedJson, json_config, path_config, query_config};
+pub use pagination::PageParams;

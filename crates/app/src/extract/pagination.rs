@@ -1,0 +1,91 @@
+use crate::error::ApiError;
+use reviewd_domain::PageRequest;
+use serde::Deserialize;
+use serde_json::json;
+
+/// `page`, `pageSize` (or its alias `perPage`) as given. Values arrive as text and
+/// are checked here so a bad one gets a message naming it: non-numeric, zero or
+/// negative is a 400; a size above the endpoint's maximum is clamped to it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageParams {
+    pub page: Option<String>,
+    pub page_size: Option<String>,
+    pub per_page: Option<String>,
+}
+
+impl PageParams {
+    /// # Errors
+    /// 400 `INVALID_QUERY` naming the parameter.
+    pub fn to_request(&self, default_size: u32, max_size: u32) -> Result<PageRequest, ApiError> {
+        let page = positive("page", self.page.as_deref())?.unwrap_or(1);
+        let size_param = if self.page_size.is_some() {
+            "pageSize"
+        } else {
+            "perPage"
+        };
+        let size = positive(
+            size_param,
+            self.page_size.as_deref().or(self.per_page.as_deref()),
+        )?
+        .unwrap_or(default_size);
+        Ok(PageRequest::new(page, size, max_size))
+    }
+}
+
+fn positive(name: &str, value: Option<&str>) -> Result<Option<u32>, ApiError> {
+    let Some(value) = value else { return Ok(None) };
+    match value.trim().parse::<u64>() {
+        Ok(0) | Err(_) => Err(ApiError::bad_request(
+            "INVALID_QUERY",
+            format!("{name} must be a positive whole number"),
+        )
+        .with_details(json!({ "fields": { name: ["must be a positive whole number"] } }))),
+        Ok(n) => Ok(Some(u32::try_from(n).unwrap_or(u32::MAX))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(page: Option<&str>, size: Option<&str>) -> PageParams {
+        PageParams {
+            page: page.map(Into::into),
+            page_size: size.map(Into::into),
+            per_page: None,
+        }
+    }
+
+    #[test]
+    fn defaults_clamps_and_rejects() {
+        let r = params(None, None).to_request(20, 100).unwrap();
+        assert_eq!((r.page, r.page_size), (1, 20));
+        assert_eq!(
+            params(Some("2"), Some("1000"))
+                .to_request(20, 100)
+                .unwrap()
+                .page_size,
+            100
+        );
+        for bad in ["-1", "0", "abc", "1.5"] {
+            assert!(
+                params(Some(bad), None).to_request(20, 100).is_err(),
+                "page={bad}"
+            );
+            assert!(
+                params(None, Some(bad)).to_request(20, 100).is_err(),
+                "pageSize={bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn per_page_is_an_alias() {
+        let p = PageParams {
+            per_page: Some("7".into()),
+            ..PageParams::default()
+        };
+        assert_eq!(p.to_request(20, 100).unwrap().page_size, 7);
+    }
+}

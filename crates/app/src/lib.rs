@@ -1,0 +1,15 @@
+//! The reviewd server: configuration, actix-web routes and the wiring of adapters
+//! into domain services. Handlers own HTTP concerns only; rules live in the domain.
+
+pub mod config;
+pub mod envelope;
+pub mod error;
+pub mod extract;
+pub mod request_id;
+pub mod routes;
+pub mod startup;
+pub mod state;
+pub mod telemetry;
+
+pub use config::{Config, ConfigError};
+pub use startup::{Application, StartupError};

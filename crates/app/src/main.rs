@@ -1,0 +1,65 @@
+//! `reviewd serve` runs the server; `reviewd migrate` applies database migrations.
+
+use clap::{Parser, Subcommand};
+use reviewd_app::{Application, Config, startup, telemetry};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "reviewd",
+    version,
+    about = "Self-hosted AI reviews of merge and pull requests"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Apply migrations, then serve the API.
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+}
+
+/// Exit status for configuration and start-up failures.
+const EXIT_CONFIG: u8 = 2;
+
+#[actix_web::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let config = match Config::from_env() {
+        Ok(config) => config,
+        Err(err) => return fail(&err),
+    };
+    telemetry::init(&config);
+    match cli.command {
+        Command::Migrate => match startup::migrate(&config).await {
+            Ok(applied) => {
+                println!("reviewd: {} migration(s) applied", applied.len());
+                ExitCode::SUCCESS
+            }
+            Err(err) => fail(&err),
+        },
+        Command::Serve => {
+            let app = match Application::build(config).await {
+                Ok(app) => app,
+                Err(err) => return fail(&err),
+            };
+            match app.run_until_stopped().await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("reviewd: server error: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+/// One line on stderr, naming the variable at fault; never a secret value.
+fn fail(err: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("reviewd: {err}");
+    ExitCode::from(EXIT_CONFIG)
+}

@@ -1,0 +1,26 @@
+//! HTTP routes, one module per resource, each with a `configure` function.
+
+mod api_keys;
+mod auth;
+mod dto;
+mod health;
+mod users;
+
+use crate::error::ApiError;
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+
+/// Every route under `/api`.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/api")
+            .configure(health::configure)
+            .configure(auth::configure)
+            .configure(api_keys::configure)
+            .configure(users::configure),
+    );
+}
+
+/// Unknown paths answer with the API's error body rather than an empty 404.
+pub async fn not_found(req: HttpRequest) -> HttpResponse {
+    ApiError::not_found(format!("no route for {} {}", req.method(), req.path())).error_response()
+}

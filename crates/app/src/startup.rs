@@ -1,0 +1,204 @@
+//! Building the server: checks that fail fast with one line naming the variable,
+//! connections, migrations, the root user, then the HTTP listener.
+
+use crate::config::Config;
+use crate::extract::{json_config, path_config, query_config};
+use crate::state::AppState;
+use crate::{request_id, routes};
+use actix_web::dev::Server;
+use actix_web::middleware::{Compress, from_fn};
+use actix_web::{App, HttpServer, web};
+use reviewd_crypto::{Argon2PasswordHasher, HmacTokenHasher, derive};
+use reviewd_domain::ports::{HealthProbe, PasswordHasher, TokenHasher};
+use reviewd_domain::services::{
+    ApiKeyService, AuthService, AuthSettings, RootOutcome, UserService,
+};
+use reviewd_queue_redis::{RedisHealthProbe, RedisLoginThrottle, ThrottleLimits};
+use reviewd_store_postgres::{
+    PgApiKeyRepository, PgHealthProbe, PgSessionRepository, PgUserRepository, run_migrations,
+};
+use std::net::TcpListener;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long start-up waits for PostgreSQL or Redis before giving up.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why the server cannot start, as one line naming the variable at fault.
+#[derive(Debug, thiserror::Error)]
+#[error("{var}: {reason}")]
+pub struct StartupError {
+    pub var: &'static str,
+    pub reason: String,
+}
+
+impl StartupError {
+    fn new(var: &'static str, reason: impl Into<String>) -> Self {
+        Self {
+            var,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Creates `dir` if needed and proves a file can be written in it.
+fn ensure_writable(var: &'static str, dir: &Path) -> Result<(), StartupError> {
+    let fail = |e: std::io::Error| {
+        StartupError::new(var, format!("{} is not writable: {e}", dir.display()))
+    };
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    let probe = dir.join(format!(".reviewd-write-check-{}", std::process::id()));
+    std::fs::write(&probe, b"ok").map_err(fail)?;
+    std::fs::remove_file(&probe).map_err(fail)
+}
+
+/// Applies pending migrations (`reviewd migrate`, and at every server start).
+///
+/// # Errors
+/// `DATABASE_URL` when the database cannot be reached or a migration fails.
+pub async fn migrate(config: &Config) -> Result<Vec<String>, StartupError> {
+    run_migrations(config.database_url.expose())
+        .await
+        .map_err(|e| StartupError::new("DATABASE_URL", e.to_string()))
+}
+
+/// A built server bound to its port, not yet running.
+pub struct Application {
+    port: u16,
+    server: Server,
+}
+
+impl Application {
+    /// # Errors
+    /// The first failed check, naming its variable.
+    pub async fn build(config: Config) -> Result<Self, StartupError> {
+        ensure_writable("LOG_DIR", &config.log_dir)?;
+        ensure_writable("BACKUP_DIR", &config.backup_dir)?;
+
+        let pool = reviewd_store_postgres::connect(
+            config.database_url.expose(),
+            config.database_pool_size,
+            CONNECT_TIMEOUT,
+        )
+        .await
+        .map_err(|e| StartupError::new("DATABASE_URL", format!("PostgreSQL {e}")))?;
+        let applied = migrate(&config).await?;
+        if !applied.is_empty() {
+            tracing::info!(migrations = ?applied, "database.migrated");
+        }
+        let redis = reviewd_queue_redis::connect(config.queue_store_url.expose(), CONNECT_TIMEOUT)
+            .await
+            .map_err(|e| {
+                StartupError::new("QUEUE_STORE_URL", format!("cannot connect to Redis: {e}"))
+            })?;
+
+        let users = Arc::new(PgUserRepository::new(pool.clone()));
+        let api_key_repo = Arc::new(PgApiKeyRepository::new(pool.clone()));
+        let passwords: Arc<dyn PasswordHasher> = Arc::new(Argon2PasswordHasher::new());
+        let tokens: Arc<dyn TokenHasher> = Arc::new(HmacTokenHasher::new(&derive(
+            config.auth_secret.expose(),
+            b"reviewd/token-hash/v1",
+        )));
+        let throttle = Arc::new(RedisLoginThrottle::new(
+            redis.clone(),
+            &config.queue_key_prefix,
+            ThrottleLimits::default(),
+        ));
+        let auth = AuthService::new(
+            users.clone(),
+            Arc::new(PgSessionRepository::new(pool.clone())),
+            api_key_repo.clone(),
+            passwords.clone(),
+            tokens.clone(),
+            throttle,
+            AuthSettings {
+                session_ttl: Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
+            },
+        );
+        ensure_root(&auth, &config).await?;
+
+        let probes: Vec<Arc<dyn HealthProbe>> = vec![
+            Arc::new(PgHealthProbe::new(pool.clone())),
+            Arc::new(RedisHealthProbe::new(redis)),
+        ];
+        let state = web::Data::new(AppState {
+            api_keys: ApiKeyService::new(api_key_repo, tokens),
+            users: UserService::new(users, passwords),
+            auth,
+            probes,
+            started_at: Instant::now(),
+            config: Arc::new(config.clone()),
+        });
+
+        let listener = TcpListener::bind((config.hostname.as_str(), config.port)).map_err(|e| {
+            StartupError::new(
+                "PORT",
+                format!("cannot listen on {}:{}: {e}", config.hostname, config.port),
+            )
+        })?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| StartupError::new("PORT", e.to_string()))?
+            .port();
+        let mut server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .app_data(json_config())
+                .app_data(query_config())
+                .app_data(path_config())
+                .wrap(Compress::default())
+                .wrap(from_fn(request_id::request_id))
+                .configure(routes::configure)
+                .default_service(web::to(routes::not_found))
+        })
+        .shutdown_timeout(30);
+        if let Some(workers) = config.http_workers {
+            server = server.workers(workers);
+        }
+        let server = server
+            .listen(listener)
+            .map_err(|e| StartupError::new("PORT", e.to_string()))?
+            .run();
+        tracing::info!(
+            address = %format!("http://{}:{port}", config.hostname),
+            app_url = %config.app_url,
+            "server.listening"
+        );
+        Ok(Self { port, server })
+    }
+
+    /// The bound port (useful when `PORT=0`).
+    #[must_use]
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until SIGINT/SIGTERM, then stops accepting and drains in-flight requests.
+    ///
+    /// # Errors
+    /// I/O errors of the server.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+async fn ensure_root(auth: &AuthService, config: &Config) -> Result<(), StartupError> {
+    match (&config.root_email, &config.root_password) {
+        (Some(email), Some(password)) => {
+            let outcome = auth
+                .ensure_root(email, password.expose())
+                .await
+                .map_err(|e| {
+                    StartupError::new("ROOT_EMAIL", format!("cannot create the root user: {e}"))
+                })?;
+            if outcome == RootOutcome::Created {
+                tracing::info!(email = %email, "root user created; log in at {}", config.app_url);
+            }
+        }
+        _ => {
+            tracing::warn!("ROOT_EMAIL and ROOT_PASSWORD are not both set: no root user is created")
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,17 @@
+//! What every handler can reach: configuration and the domain services.
+
+use crate::config::Config;
+use reviewd_domain::ports::HealthProbe;
+use reviewd_domain::services::{ApiKeyService, AuthService, UserService};
+use std::sync::Arc;
+use std::time::Instant;
+
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub auth: AuthService,
+    pub api_keys: ApiKeyService,
+    pub users: UserService,
+    /// Dependencies reported by `GET /api/health/detailed`.
+    pub probes: Vec<Arc<dyn HealthProbe>>,
+    pub started_at: Instant,
+}

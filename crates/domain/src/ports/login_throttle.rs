@@ -1,0 +1,33 @@
+use async_trait::async_trait;
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ThrottleError {
+    /// Too many failures for this key; try again after the duration.
+    #[error("too many attempts; retry after {retry_after:?}")]
+    Throttled { retry_after: Duration },
+    #[error("throttle store unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// Counts failed login attempts per key (an email or a client address) over a window.
+#[async_trait]
+pub trait LoginThrottle: Send + Sync {
+    /// Fails with `Throttled` when `key` has reached its limit of failures.
+    ///
+    /// # Errors
+    /// `Throttled` as above; `Unavailable` when the counter store is down.
+    async fn check(&self, key: &str) -> Result<(), ThrottleError>;
+
+    /// Counts one failed attempt for `key`.
+    ///
+    /// # Errors
+    /// `Unavailable` when the counter store is down.
+    async fn record_failure(&self, key: &str) -> Result<(), ThrottleError>;
+
+    /// Forgets the failures of `key` (after a successful login).
+    ///
+    /// # Errors
+    /// `Unavailable` when the counter store is down.
+    async fn reset(&self, key: &str) -> Result<(), ThrottleError>;
+}

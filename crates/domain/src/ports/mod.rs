@@ -1,0 +1,18 @@
+//! Port traits: what the domain needs from the outside world. Adapters implement
+//! them; services receive them as `Arc<dyn Port>`.
+
+pub mod api_key_repository;
+pub mod credentials;
+pub mod health_probe;
+pub mod login_throttle;
+pub mod repo_error;
+pub mod session_repository;
+pub mod user_repository;
+
+pub use api_key_repository::ApiKeyRepository;
+pub use credentials::{CredentialError, PasswordHasher, TokenHasher};
+pub use health_probe::{HealthProbe, ProbeError};
+pub use login_throttle::{LoginThrottle, ThrottleError};
+pub use repo_error::RepoError;
+pub use session_repository::SessionRepository;
+pub use user_repository::UserRepository;

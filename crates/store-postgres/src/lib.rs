@@ -1,0 +1,17 @@
+//! PostgreSQL adapters of reviewd's repository ports: diesel + diesel-async over a
+//! deadpool pool. `schema.rs` mirrors `migrations/`; `*Row` structs stay here and are
+//! converted into domain entities, so no diesel type leaks into the domain.
+
+mod error;
+mod health;
+mod migrate;
+mod pool;
+mod repos;
+mod rows;
+pub mod schema;
+
+pub use error::map_diesel_error;
+pub use health::PgHealthProbe;
+pub use migrate::{MigrateError, run_migrations};
+pub use pool::{ConnectError, PgPool, connect, ping};
+pub use repos::{PgApiKeyRepository, PgSessionRepository, PgUserRepository};

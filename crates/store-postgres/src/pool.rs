@@ -1,0 +1,59 @@
+use diesel_async::AsyncPgConnection;
+use diesel_async::RunQueryDsl;
+use diesel_async::pooled_connection::AsyncDieselConnectionManager;
+use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use std::time::{Duration, Instant};
+
+/// The shared pool of Postgres connections.
+pub type PgPool = Pool<AsyncPgConnection>;
+pub(crate) type PgConn = Object<AsyncPgConnection>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("invalid connection settings: {0}")]
+    Invalid(String),
+    #[error("cannot connect: {0}")]
+    Unreachable(String),
+}
+
+/// Builds a pool and proves it works with one round trip, so a wrong URL or a
+/// stopped server is reported at start-up rather than on the first request.
+///
+/// # Errors
+/// `Invalid` when the pool cannot be built, `Unreachable` when the first query fails
+/// or takes longer than `timeout`.
+pub async fn connect(
+    database_url: &str,
+    max_size: usize,
+    timeout: Duration,
+) -> Result<PgPool, ConnectError> {
+    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(database_url);
+    let pool = Pool::builder(manager)
+        .max_size(max_size)
+        .wait_timeout(Some(timeout))
+        .create_timeout(Some(timeout))
+        .runtime(deadpool::Runtime::Tokio1)
+        .build()
+        .map_err(|e| ConnectError::Invalid(e.to_string()))?;
+    match tokio::time::timeout(timeout, ping(&pool)).await {
+        Ok(Ok(_)) => Ok(pool),
+        Ok(Err(e)) => Err(ConnectError::Unreachable(e)),
+        Err(_) => Err(ConnectError::Unreachable(format!(
+            "no answer within {timeout:?}"
+        ))),
+    }
+}
+
+/// One `SELECT 1` through the pool; returns the round-trip time.
+///
+/// # Errors
+/// The pool's or the server's error, as text.
+pub async fn ping(pool: &PgPool) -> Result<Duration, String> {
+    let started = Instant::now();
+    let mut conn = pool.get().await.map_err(|e| e.to_string())?;
+    diesel::sql_query("SELECT 1")
+        .execute(&mut conn)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(started.elapsed())
+}

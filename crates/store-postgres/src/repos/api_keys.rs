@@ -1,0 +1,146 @@
+use super::{bounds, conn, count};
+use crate::PgPool;
+use crate::error::map_diesel_error;
+use crate::rows::{ApiKeyRow, UserRow};
+use crate::schema::{api_keys, users};
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use reviewd_domain::model::{ApiKey, NewApiKey, User};
+use reviewd_domain::ports::{ApiKeyRepository, RepoError};
+use reviewd_domain::{Page, PageRequest};
+use uuid::Uuid;
+
+/// `last_used_at` is rewritten at most this often, so busy keys (runners polling
+/// every second) do not cost a write per request.
+const TOUCH_INTERVAL_SECS: i64 = 60;
+
+pub struct PgApiKeyRepository {
+    pool: PgPool,
+}
+
+impl PgApiKeyRepository {
+    #[must_use]
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+#[async_trait]
+impl ApiKeyRepository for PgApiKeyRepository {
+    async fn create(&self, key: NewApiKey) -> Result<ApiKey, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let row = diesel::insert_into(api_keys::table)
+            .values((
+                api_keys::id.eq(Uuid::now_v7()),
+                api_keys::user_id.eq(key.user_id),
+                api_keys::name.eq(key.name),
+                api_keys::prefix.eq(key.prefix),
+                api_keys::key_hash.eq(key.key_hash),
+                api_keys::expires_at.eq(key.expires_at),
+            ))
+            .returning(ApiKeyRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(row.into())
+    }
+
+    async fn list_for_user(
+        &self,
+        user_id: Uuid,
+        page: PageRequest,
+    ) -> Result<Page<ApiKey>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let (limit, offset) = bounds(page);
+        let total: i64 = api_keys::table
+            .filter(api_keys::user_id.eq(user_id))
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        let rows: Vec<ApiKeyRow> = api_keys::table
+            .filter(api_keys::user_id.eq(user_id))
+            .select(ApiKeyRow::as_select())
+            .order((api_keys::created_at.desc(), api_keys::id.desc()))
+            .limit(limit)
+            .offset(offset)
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(Page {
+            items: rows.into_iter().map(Into::into).collect(),
+            total: count(total),
+            request: page,
+        })
+    }
+
+    async fn find_active(
+        &self,
+        key_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ApiKey, User)>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let found: Option<(ApiKeyRow, UserRow)> = api_keys::table
+            .inner_join(users::table)
+            .filter(api_keys::key_hash.eq(key_hash))
+            .filter(api_keys::revoked_at.is_null())
+            .filter(
+                api_keys::expires_at
+                    .is_null()
+                    .or(api_keys::expires_at.gt(now)),
+            )
+            .select((ApiKeyRow::as_select(), UserRow::as_select()))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        found
+            .map(|(k, u)| Ok((k.into(), u.into_user()?)))
+            .transpose()
+    }
+
+    async fn revoke(
+        &self,
+        id: Uuid,
+        owner: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let mut query = diesel::update(api_keys::table)
+            .filter(api_keys::id.eq(id))
+            .filter(api_keys::revoked_at.is_null())
+            .into_boxed();
+        if let Some(owner) = owner {
+            query = query.filter(api_keys::user_id.eq(owner));
+        }
+        let n = query
+            .set(api_keys::revoked_at.eq(now))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if n == 0 {
+            Err(RepoError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn touch(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let stale_before = now - Duration::seconds(TOUCH_INTERVAL_SECS);
+        diesel::update(api_keys::table)
+            .filter(api_keys::id.eq(id))
+            .filter(
+                api_keys::last_used_at
+                    .is_null()
+                    .or(api_keys::last_used_at.lt(stale_before)),
+            )
+            .set(api_keys::last_used_at.eq(now))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,27 @@
+mod api_keys;
+mod sessions;
+mod users;
+
+pub use api_keys::PgApiKeyRepository;
+pub use sessions::PgSessionRepository;
+pub use users::PgUserRepository;
+
+use crate::error::map_pool_error;
+use crate::pool::{PgConn, PgPool};
+use reviewd_domain::ports::RepoError;
+
+pub(crate) async fn conn(pool: &PgPool) -> Result<PgConn, RepoError> {
+    pool.get().await.map_err(map_pool_error)
+}
+
+/// Converts a row count from the database (never negative) to the domain's `u64`.
+pub(crate) fn count(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+/// Page bounds as the `i64`s diesel's `limit`/`offset` take.
+pub(crate) fn bounds(page: reviewd_domain::PageRequest) -> (i64, i64) {
+    let limit = i64::try_from(page.limit()).unwrap_or(i64::MAX);
+    let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
+    (limit, offset)
+}

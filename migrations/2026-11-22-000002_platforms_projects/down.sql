@@ -1,0 +1,4 @@
+DROP TABLE projects;
+DROP TABLE global_settings;
+DROP TABLE ai_configs;
+DROP TABLE platform_configs;

@@ -1,0 +1,37 @@
+# shellcheck shell=bash
+# Helpers shared by the scripts in this folder. Source it; it only defines functions.
+
+reviewd_info() { printf 'reviewd: %s\n' "$*" >&2; }
+reviewd_error() { printf 'reviewd: error: %s\n' "$*" >&2; }
+
+# The repository root (the parent of this scripts/ folder).
+reviewd_root() { (cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd); }
+
+# A URL with its password replaced by ***, for messages.
+reviewd_redact() { printf '%s' "$1" | sed -E 's#(://[^:/@]*:)[^@]*@#\1***@#'; }
+
+# Compiled dependencies are shared by every clone (CI starts from a fresh clone each time), so the
+# target directory defaults to a per-user cache instead of ./target. An explicit CARGO_TARGET_DIR wins.
+reviewd_cargo_env() {
+    if [ -n "${CARGO_TARGET_DIR:-}" ]; then
+        return 0
+    fi
+    local cache="${XDG_CACHE_HOME:-}"
+    if [ -z "$cache" ] && [ -n "${HOME:-}" ]; then
+        cache="$HOME/.cache"
+    fi
+    if [ -n "$cache" ]; then
+        export CARGO_TARGET_DIR="$cache/reviewd/target"
+    fi
+}
+
+# Runs a command, or only prints it when REVIEWD_DRY_RUN=1 (lets the scripts be checked without a build).
+reviewd_cmd() {
+    if [ "${REVIEWD_DRY_RUN:-0}" = 1 ]; then
+        printf 'reviewd: dry run:' >&2
+        printf ' %q' "$@" >&2
+        printf '\n' >&2
+        return 0
+    fi
+    "$@"
+}

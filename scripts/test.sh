@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs the whole test suite:  ./scripts/test.sh [extra cargo test args]
+#
+# Ensures a local PostgreSQL and Redis (installed and started when missing) unless
+# REVIEWD_TEST_DATABASE_URL / REVIEWD_TEST_REDIS_URL point elsewhere, exports both, then runs
+# `cargo test --workspace --locked`. Each test creates and drops its own database.
+# CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target. REVIEWD_DRY_RUN=1 skips the cargo run.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/services.sh
+source scripts/services.sh
+
+reviewd_services test
+reviewd_cargo_env
+
+reviewd_cmd exec cargo test --workspace --locked "$@"
