@@ -109,10 +109,11 @@ impl ResponseError for ApiError {
             body["details"] = details.clone();
         }
         let mut response = HttpResponse::build(self.status);
-        if let Some(secs) = self.retry_after_secs {
-            if let Ok(value) = HeaderValue::from_str(&secs.to_string()) {
-                response.insert_header((RETRY_AFTER, value));
-            }
+        if let Some(value) = self
+            .retry_after_secs
+            .and_then(|s| HeaderValue::from_str(&s.to_string()).ok())
+        {
+            response.insert_header((RETRY_AFTER, value));
         }
         response.json(json!({ "error": body }))
     }

@@ -12,6 +12,6 @@ pub mod schema;
 
 pub use error::map_diesel_error;
 pub use health::PgHealthProbe;
-pub use migrate::{MigrateError, run_migrations};
+pub use migrate::{MigrateError, revert_all_migrations, run_migrations};
 pub use pool::{ConnectError, PgPool, connect, ping};
 pub use repos::{PgApiKeyRepository, PgSessionRepository, PgUserRepository};

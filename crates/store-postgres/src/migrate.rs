@@ -38,3 +38,21 @@ pub async fn run_migrations(database_url: &str) -> Result<Vec<String>, MigrateEr
     .await
     .map_err(|e| MigrateError::Failed(e.to_string()))?
 }
+
+/// Reverts every migration (used by the migration round-trip test and by operators
+/// who want an empty schema). Destroys all data.
+///
+/// # Errors
+/// As [`run_migrations`].
+pub async fn revert_all_migrations(database_url: &str) -> Result<usize, MigrateError> {
+    let url = database_url.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
+            .map_err(|e| MigrateError::Connect(e.to_string()))?;
+        conn.revert_all_migrations(MIGRATIONS)
+            .map(|v| v.len())
+            .map_err(|e| MigrateError::Failed(e.to_string()))
+    })
+    .await
+    .map_err(|e| MigrateError::Failed(e.to_string()))?
+}

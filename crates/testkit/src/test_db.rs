@@ -108,7 +108,9 @@ async fn create_template() -> String {
         let name = format!("reviewd_tpl_{:016x}", migrations_fingerprint());
         let mut admin = SyncPg::establish(&admin_url())
             .unwrap_or_else(|e| panic!("connect to the test server {}: {e}", redact(&admin_url())));
-        admin.batch_execute("SELECT pg_advisory_lock(7407001)").expect("template lock");
+        admin
+            .batch_execute("SELECT pg_advisory_lock(7407001)")
+            .expect("template lock");
         let exists: bool = diesel::select(diesel::dsl::sql::<diesel::sql_types::Bool>(&format!(
             "EXISTS (SELECT 1 FROM pg_database WHERE datname = '{name}')"
         )))
@@ -116,19 +118,31 @@ async fn create_template() -> String {
         .expect("look up the template");
         if !exists {
             let building = format!("{name}_building");
+            // Separate statements: several in one batch would run as one transaction,
+            // which CREATE/DROP DATABASE refuse.
             admin
                 .batch_execute(&format!(
-                    "DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE); CREATE DATABASE \"{building}\""
+                    "DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE)"
                 ))
+                .expect("drop a half-built template");
+            admin
+                .batch_execute(&format!("CREATE DATABASE \"{building}\""))
                 .expect("create the template");
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
             rt.block_on(reviewd_store_postgres::run_migrations(&url_for(&building)))
                 .expect("migrate the template");
             admin
-                .batch_execute(&format!("ALTER DATABASE \"{building}\" RENAME TO \"{name}\""))
+                .batch_execute(&format!(
+                    "ALTER DATABASE \"{building}\" RENAME TO \"{name}\""
+                ))
                 .expect("publish the template");
         }
-        admin.batch_execute("SELECT pg_advisory_unlock(7407001)").expect("template unlock");
+        admin
+            .batch_execute("SELECT pg_advisory_unlock(7407001)")
+            .expect("template unlock");
         name
     })
     .await

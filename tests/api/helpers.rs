@@ -1,0 +1,159 @@
+//! `TestApp`: the real server on a fresh database, plus request helpers.
+
+use reqwest::{Client, Method, RequestBuilder, Response, StatusCode};
+use reviewd_app::{Application, Config};
+use reviewd_testkit::{TestDb, test_redis_url};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+
+pub const ROOT_EMAIL: &str = "root@reviewd.test";
+pub const ROOT_PASSWORD: &str = "root-password-1";
+
+pub struct TestApp {
+    pub base_url: String,
+    /// Kept so the database lives as long as the app.
+    pub _db: TestDb,
+}
+
+impl TestApp {
+    pub async fn spawn() -> TestApp {
+        let db = TestDb::new().await;
+        let scratch =
+            std::env::temp_dir().join(format!("reviewd-api-{}", uuid::Uuid::new_v4().simple()));
+        let vars: HashMap<&str, String> = HashMap::from([
+            ("DATABASE_URL", db.url().to_owned()),
+            ("DATABASE_POOL_SIZE", "4".to_owned()),
+            ("QUEUE_STORE_URL", test_redis_url()),
+            (
+                "QUEUE_KEY_PREFIX",
+                format!("reviewd-test:{}:", uuid::Uuid::new_v4().simple()),
+            ),
+            (
+                "AUTH_SECRET",
+                "an-auth-secret-for-the-api-tests-0123456789".to_owned(),
+            ),
+            ("ROOT_EMAIL", ROOT_EMAIL.to_owned()),
+            ("ROOT_PASSWORD", ROOT_PASSWORD.to_owned()),
+            ("HOSTNAME", "127.0.0.1".to_owned()),
+            ("PORT", "0".to_owned()),
+            ("HTTP_WORKERS", "1".to_owned()),
+            ("NODE_ENV", "test".to_owned()),
+            ("LOG_DIR", scratch.join("logs").display().to_string()),
+            ("BACKUP_DIR", scratch.join("backups").display().to_string()),
+        ]);
+        let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("test configuration");
+        let app = Application::build(config).await.expect("the server starts");
+        let base_url = format!("http://127.0.0.1:{}", app.port());
+        tokio::spawn(app.run_until_stopped());
+        TestApp { base_url, _db: db }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    /// A client that keeps cookies, not logged in.
+    pub fn client(&self) -> Session {
+        Session {
+            client: Client::builder().cookie_store(true).build().unwrap(),
+            base: self.base_url.clone(),
+            bearer: None,
+        }
+    }
+
+    /// A client logged in with a session cookie.
+    pub async fn login(&self, email: &str, password: &str) -> Session {
+        let s = self.client();
+        let r = s
+            .post(
+                "/api/auth/login",
+                json!({ "email": email, "password": password }),
+            )
+            .await;
+        assert_eq!(r.status(), StatusCode::OK, "login of {email}");
+        s
+    }
+
+    pub async fn root(&self) -> Session {
+        self.login(ROOT_EMAIL, ROOT_PASSWORD).await
+    }
+
+    /// Creates a user with `role` (as root) and returns a logged-in session of theirs.
+    pub async fn user_with_role(&self, role: &str) -> Session {
+        let email = format!("{role}-{}@reviewd.test", uuid::Uuid::new_v4().simple());
+        let r = self
+            .root()
+            .await
+            .post("/api/users", json!({ "email": email, "name": role, "password": "a-good-password", "role": role }))
+            .await;
+        assert_eq!(r.status(), StatusCode::CREATED);
+        self.login(&email, "a-good-password").await
+    }
+
+    /// A client that sends `Authorization: Bearer <key>` and no cookies.
+    pub fn with_api_key(&self, key: &str) -> Session {
+        Session {
+            client: Client::new(),
+            base: self.base_url.clone(),
+            bearer: Some(key.to_owned()),
+        }
+    }
+}
+
+pub struct Session {
+    pub client: Client,
+    base: String,
+    bearer: Option<String>,
+}
+
+impl Session {
+    pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        let r = self.client.request(method, format!("{}{path}", self.base));
+        match &self.bearer {
+            Some(key) => r.bearer_auth(key),
+            None => r,
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Response {
+        self.request(Method::GET, path).send().await.unwrap()
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Response {
+        self.request(Method::POST, path)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn patch(&self, path: &str, body: Value) -> Response {
+        self.request(Method::PATCH, path)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn delete(&self, path: &str) -> Response {
+        self.request(Method::DELETE, path).send().await.unwrap()
+    }
+}
+
+/// Asserts the status and the error body's code; returns the body.
+pub async fn expect_error(response: Response, status: StatusCode, code: &str) -> Value {
+    assert_eq!(response.status(), status);
+    let body: Value = response.json().await.expect("an error body is JSON");
+    assert_eq!(body["error"]["code"], code, "body: {body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty())
+    );
+    body
+}
+
+pub async fn json(response: Response, status: StatusCode) -> Value {
+    assert_eq!(response.status(), status);
+    response.json().await.unwrap()
+}

@@ -1,0 +1,11 @@
+//! End-to-end HTTP tests: each test starts the real server on its own database and
+//! Redis key prefix, and talks to it over loopback.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod helpers;
+
+mod api_keys;
+mod auth;
+mod conventions;
+mod health;
+mod users;
