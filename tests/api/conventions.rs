@@ -93,3 +93,32 @@ async fn request_ids_are_echoed_or_generated() {
         "errors carry the id too"
     );
 }
+
+#[tokio::test]
+async fn cors_allows_the_app_origin_only() {
+    let app = TestApp::spawn().await;
+    let client = reqwest::Client::new();
+    let preflight = |origin: &'static str| {
+        client
+            .request(reqwest::Method::OPTIONS, app.url("/api/auth/me"))
+            .header("origin", origin)
+            .header("access-control-request-method", "GET")
+            .send()
+    };
+    let allowed = preflight("http://localhost:3000").await.unwrap();
+    assert_eq!(
+        allowed.headers()["access-control-allow-origin"],
+        "http://localhost:3000"
+    );
+    assert_eq!(
+        allowed.headers()["access-control-allow-credentials"],
+        "true"
+    );
+    let foreign = preflight("https://evil.example").await.unwrap();
+    assert!(
+        foreign
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none()
+    );
+}

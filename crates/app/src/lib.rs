@@ -2,6 +2,7 @@
 //! into domain services. Handlers own HTTP concerns only; rules live in the domain.
 
 pub mod config;
+pub mod cors;
 pub mod envelope;
 pub mod error;
 pub mod extract;

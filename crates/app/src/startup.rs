@@ -141,6 +141,7 @@ impl Application {
             .local_addr()
             .map_err(|e| StartupError::new("PORT", e.to_string()))?
             .port();
+        let cors_config = config.clone();
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
@@ -148,6 +149,7 @@ impl Application {
                 .app_data(query_config())
                 .app_data(path_config())
                 .wrap(Compress::default())
+                .wrap(crate::cors::cors(&cors_config))
                 .wrap(from_fn(request_id::request_id))
                 .configure(routes::configure)
                 .default_service(web::to(routes::not_found))
