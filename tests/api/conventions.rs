@@ -105,7 +105,7 @@ async fn cors_allows_the_app_origin_only() {
             .header("access-control-request-method", "GET")
             .send()
     };
-    let allowed = preflight("http://localhost:3000").await.unwrap();
+    let allowed = preflight("http://reviewd.test").await.unwrap();
     assert_eq!(
         allowed.headers()["access-control-allow-origin"],
         "http://localhost:3000"

@@ -35,6 +35,7 @@ impl TestApp {
             ("ROOT_EMAIL", ROOT_EMAIL.to_owned()),
             ("ROOT_PASSWORD", ROOT_PASSWORD.to_owned()),
             ("HOSTNAME", "127.0.0.1".to_owned()),
+            ("APP_URL", "http://reviewd.test".to_owned()),
             ("PORT", "0".to_owned()),
             ("HTTP_WORKERS", "1".to_owned()),
             ("NODE_ENV", "test".to_owned()),

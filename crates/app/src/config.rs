@@ -166,24 +166,27 @@ impl Config {
         };
         let port = number::<u16>(&get, "PORT", 3000)?;
         let hostname = get("HOSTNAME").unwrap_or_else(|| "localhost".to_owned());
-        let app_url = get("APP_URL");
+        // Without APP_URL the service is reached where it listens (the contract's
+        // `http://localhost:3000` with the default PORT and HOSTNAME).
+        let listen_host = match hostname.as_str() {
+            "0.0.0.0" | "::" | "[::]" => "localhost",
+            other => other,
+        };
+        let local_url = format!("http://{listen_host}:{port}");
+        let app_url = get("APP_URL").map(|u| u.trim_end_matches('/').to_owned());
         let app_urls: Vec<String> = match get("APP_URLs") {
             Some(list) => list
                 .split(',')
                 .map(|u| u.trim().trim_end_matches('/').to_owned())
                 .filter(|u| !u.is_empty())
                 .collect(),
-            None => vec![
-                app_url
-                    .clone()
-                    .unwrap_or_else(|| "http://localhost:3000".to_owned()),
-            ],
+            None => vec![app_url.clone().unwrap_or_else(|| local_url.clone())],
         };
         for url in &app_urls {
             check_url("APP_URLs", url)?;
         }
         let first_app_url = app_urls.first().cloned().unwrap_or_default();
-        let app_url = app_url.unwrap_or_else(|| first_app_url.clone());
+        let app_url = app_url.unwrap_or(local_url);
         check_url("APP_URL", &app_url)?;
         let webhook_base_url = get("WEBHOOK_BASE_URL").unwrap_or_else(|| app_url.clone());
         check_url("WEBHOOK_BASE_URL", &webhook_base_url)?;
@@ -334,10 +337,20 @@ mod tests {
         assert_eq!((c.port, c.hostname.as_str()), (3000, "localhost"));
         assert_eq!(c.app_urls, vec!["http://localhost:3000"]);
         assert_eq!(c.auth_url, "http://localhost:3000");
+        assert_eq!(c.app_url, "http://localhost:3000");
         assert_eq!((c.ai_review_concurrency, c.review_timeout_minutes), (3, 30));
         assert_eq!(c.runner_heartbeat_timeout_ms, 60_000);
         assert_eq!(c.node_env, NodeEnv::Development);
         assert!(!c.auto_backup_enabled);
+    }
+
+    #[test]
+    fn without_app_url_the_listen_address_is_the_public_one() {
+        let mut vars = BASE.to_vec();
+        vars.extend([("PORT", "3999"), ("HOSTNAME", "0.0.0.0")]);
+        let c = config(&vars).unwrap();
+        assert_eq!(c.app_url, "http://localhost:3999");
+        assert_eq!(c.app_urls, vec!["http://localhost:3999"]);
     }
 
     #[test]
