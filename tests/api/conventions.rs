@@ -108,7 +108,7 @@ async fn cors_allows_the_app_origin_only() {
     let allowed = preflight("http://reviewd.test").await.unwrap();
     assert_eq!(
         allowed.headers()["access-control-allow-origin"],
-        "http://localhost:3000"
+        "http://reviewd.test"
     );
     assert_eq!(
         allowed.headers()["access-control-allow-credentials"],
