@@ -1,6 +1,7 @@
 //! Entities of the domain.
 
 pub mod api_key;
+pub mod diff;
 pub mod platform;
 pub mod principal;
 pub mod role;

@@ -4,6 +4,7 @@
 pub mod api_key_repository;
 pub mod credentials;
 pub mod health_probe;
+pub mod hosting_platform;
 pub mod login_throttle;
 pub mod repo_error;
 pub mod session_repository;
@@ -12,6 +13,9 @@ pub mod user_repository;
 pub use api_key_repository::ApiKeyRepository;
 pub use credentials::{CredentialError, PasswordHasher, TokenHasher};
 pub use health_probe::{HealthProbe, ProbeError};
+pub use hosting_platform::{
+    HostingPlatform, PlatformClients, PlatformError, PlatformOAuth, ProjectRef,
+};
 pub use login_throttle::{LoginThrottle, ThrottleError};
 pub use repo_error::RepoError;
 pub use session_repository::SessionRepository;

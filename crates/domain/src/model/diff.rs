@@ -1,0 +1,57 @@
+//! Diffs of merge requests, and comments placed on them.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeType {
+    New,
+    Modified,
+    Deleted,
+    Renamed,
+}
+
+impl ChangeType {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeType::New => "new",
+            ChangeType::Modified => "modified",
+            ChangeType::Deleted => "deleted",
+            ChangeType::Renamed => "renamed",
+        }
+    }
+}
+
+/// One changed file: its unified-diff hunks (`None` for binary or oversized files,
+/// which platforms send without a patch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    pub new_path: String,
+    pub old_path: Option<String>,
+    pub change_type: ChangeType,
+    pub diff: Option<String>,
+}
+
+/// The commits a merge request's diff is taken between (GitLab's `diff_refs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffRefs {
+    pub base_sha: String,
+    pub start_sha: String,
+    pub head_sha: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeRequestDiff {
+    pub refs: DiffRefs,
+    pub files: Vec<FileDiff>,
+}
+
+/// A comment on a line of the new version of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineComment {
+    pub file_path: String,
+    pub old_path: Option<String>,
+    pub line: u32,
+    pub body: String,
+}

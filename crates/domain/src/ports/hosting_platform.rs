@@ -1,0 +1,249 @@
+//! A source-hosting platform (`hostA` GitLab-compatible, `hostB` GitHub-compatible),
+//! as seen through one access token.
+
+use crate::model::diff::{DiffRefs, FileDiff, InlineComment, MergeRequestDiff};
+use crate::model::{
+    MergeRequest, MrState, OAuthTokens, PlatformConnection, PlatformPage, PlatformProject,
+    PlatformType, PlatformUser, PlatformWebhook, TokenIdentity,
+};
+use async_trait::async_trait;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Failures of a platform call, after the adapter's own bounded retries.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlatformError {
+    /// The token is missing, invalid, expired or revoked (401).
+    #[error("the platform rejected the token: {0}")]
+    Unauthorized(String),
+    /// The token is valid but lacks a permission or scope (403).
+    #[error("the platform refused the operation: {0}")]
+    Forbidden(String),
+    #[error("not found on the platform: {0}")]
+    NotFound(String),
+    /// The platform refused the input (400/422), e.g. a comment on a line outside the diff.
+    #[error("the platform rejected the request: {0}")]
+    Rejected(String),
+    /// Still rate limited after retrying; `retry_after` when the platform said.
+    #[error("rate limited by the platform")]
+    RateLimited { retry_after: Option<Duration> },
+    /// 5xx, timeouts or network failures, after retrying.
+    #[error("the platform is unavailable: {0}")]
+    Unavailable(String),
+    /// The platform does not offer this operation.
+    #[error("not supported by {0}")]
+    Unsupported(&'static str),
+    /// An answer that could not be understood.
+    #[error("unexpected answer from the platform: {0}")]
+    InvalidResponse(String),
+}
+
+/// Which project an operation addresses: hostA calls use the numeric id, hostB calls
+/// the `owner/name` path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectRef {
+    pub id: String,
+    pub full_path: String,
+}
+
+/// One platform instance through one token. Every method is bounded by a timeout
+/// and retried by the adapter where safe; errors are reported as [`PlatformError`].
+#[async_trait]
+pub trait HostingPlatform: Send + Sync {
+    fn platform_type(&self) -> PlatformType;
+
+    /// Who the token belongs to and, when the platform says, its scopes.
+    ///
+    /// # Errors
+    /// `Unauthorized` for a bad token; `Unavailable`/`RateLimited` as usual.
+    async fn token_identity(&self) -> Result<TokenIdentity, PlatformError>;
+
+    /// Every project the token can see, all pages read.
+    ///
+    /// # Errors
+    /// As [`HostingPlatform::token_identity`].
+    async fn list_projects(&self) -> Result<Vec<PlatformProject>, PlatformError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown or invisible project.
+    async fn get_project(&self, project: &ProjectRef) -> Result<PlatformProject, PlatformError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown project.
+    async fn list_members(
+        &self,
+        project: &ProjectRef,
+        search: Option<&str>,
+        page: u32,
+        per_page: u32,
+    ) -> Result<PlatformPage<PlatformUser>, PlatformError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown project.
+    async fn list_merge_requests(
+        &self,
+        project: &ProjectRef,
+        state: MrState,
+        search: Option<&str>,
+        page: u32,
+        per_page: u32,
+    ) -> Result<PlatformPage<MergeRequest>, PlatformError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown project or MR.
+    async fn get_merge_request(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<MergeRequest, PlatformError>;
+
+    /// The MR's changed files and the SHAs they are taken between.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown project or MR.
+    async fn merge_request_diff(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<MergeRequestDiff, PlatformError>;
+
+    /// Files changed between two commits.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown project or commit.
+    async fn compare(
+        &self,
+        project: &ProjectRef,
+        from: &str,
+        to: &str,
+    ) -> Result<Vec<FileDiff>, PlatformError>;
+
+    /// Posts line comments: one discussion each on hostA, one review holding all of
+    /// them on hostB. Returns, per comment, the platform's id for it when it has one
+    /// (hostA discussion ids).
+    ///
+    /// # Errors
+    /// `Rejected` when the platform refuses a position.
+    async fn post_inline_comments(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        refs: &DiffRefs,
+        comments: &[InlineComment],
+    ) -> Result<Vec<Option<String>>, PlatformError>;
+
+    /// Posts a general comment on the MR; returns its id.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown MR.
+    async fn post_comment(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        body: &str,
+    ) -> Result<String, PlatformError>;
+
+    /// Replaces the text of a comment posted earlier.
+    ///
+    /// # Errors
+    /// `NotFound` when the comment is gone.
+    async fn edit_comment(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        comment_id: &str,
+        body: &str,
+    ) -> Result<(), PlatformError>;
+
+    /// Sets assignees and reviewers (platform user ids). hostA only.
+    ///
+    /// # Errors
+    /// `Unsupported` on platforms without it.
+    async fn assign(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        assignee_ids: &[String],
+        reviewer_ids: &[String],
+    ) -> Result<(), PlatformError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown project, `Forbidden` without admin rights on it.
+    async fn list_webhooks(
+        &self,
+        project: &ProjectRef,
+    ) -> Result<Vec<PlatformWebhook>, PlatformError>;
+
+    /// Registers a webhook for MR/PR and comment events, signed/authenticated by `secret`.
+    ///
+    /// # Errors
+    /// `Forbidden` without admin rights on the project.
+    async fn create_webhook(
+        &self,
+        project: &ProjectRef,
+        url: &str,
+        secret: Option<&str>,
+    ) -> Result<PlatformWebhook, PlatformError>;
+
+    /// # Errors
+    /// `NotFound` when the hook is already gone.
+    async fn delete_webhook(
+        &self,
+        project: &ProjectRef,
+        hook_id: &str,
+    ) -> Result<(), PlatformError>;
+
+    /// Users of the instance (hostA), optionally members of one project.
+    ///
+    /// # Errors
+    /// `Unsupported` on platforms without user search.
+    async fn search_users(
+        &self,
+        search: Option<&str>,
+        project: Option<&ProjectRef>,
+        page: u32,
+        per_page: u32,
+    ) -> Result<PlatformPage<PlatformUser>, PlatformError>;
+}
+
+/// OAuth2 against a platform instance (hostA).
+#[async_trait]
+pub trait PlatformOAuth: Send + Sync {
+    /// Where to send the user's browser.
+    fn authorize_url(
+        &self,
+        base_url: &str,
+        app_id: &str,
+        redirect_uri: &str,
+        state: &str,
+    ) -> String;
+
+    /// # Errors
+    /// `Rejected` for a bad or used code, `Unavailable` as usual.
+    async fn exchange_code(
+        &self,
+        base_url: &str,
+        app_id: &str,
+        app_secret: &str,
+        code: &str,
+        redirect_uri: &str,
+    ) -> Result<OAuthTokens, PlatformError>;
+
+    /// # Errors
+    /// `Rejected` for a revoked refresh token.
+    async fn refresh(
+        &self,
+        base_url: &str,
+        app_id: &str,
+        app_secret: &str,
+        refresh_token: &str,
+    ) -> Result<OAuthTokens, PlatformError>;
+}
+
+/// Builds platform clients for stored connections.
+pub trait PlatformClients: Send + Sync {
+    fn client(&self, connection: &PlatformConnection) -> Arc<dyn HostingPlatform>;
+
+    /// The OAuth2 flow of a platform type, when it has one.
+    fn oauth(&self, platform_type: PlatformType) -> Option<Arc<dyn PlatformOAuth>>;
+}

@@ -1,0 +1,1 @@
+//! hostB adapter.
