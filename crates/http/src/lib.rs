@@ -6,9 +6,11 @@
 mod client;
 mod error;
 mod links;
+mod platform;
 mod retry;
 
 pub use client::{HttpClient, HttpResponse};
 pub use error::HttpError;
 pub use links::next_link;
+pub use platform::platform_error;
 pub use retry::RetryPolicy;

@@ -1,0 +1,165 @@
+//! The parts of GitHub's JSON that reviewd reads.
+
+use chrono::{DateTime, Utc};
+use reviewd_domain::model::diff::{ChangeType, FileDiff};
+use reviewd_domain::model::{MergeRequest, PlatformProject, PlatformType, PlatformUser};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+pub struct GhUser {
+    pub id: i64,
+    pub login: String,
+    pub name: Option<String>,
+    pub avatar_url: Option<String>,
+    pub html_url: Option<String>,
+}
+
+impl From<GhUser> for PlatformUser {
+    fn from(u: GhUser) -> Self {
+        PlatformUser {
+            id: u.id.to_string(),
+            name: u.name.unwrap_or_else(|| u.login.clone()),
+            username: u.login,
+            avatar_url: u.avatar_url.unwrap_or_default(),
+            state: "active".to_owned(),
+            web_url: u.html_url.unwrap_or_default(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GhRepo {
+    pub id: i64,
+    pub name: String,
+    pub full_name: String,
+    pub html_url: String,
+    pub default_branch: Option<String>,
+    pub visibility: Option<String>,
+    #[serde(default)]
+    pub private: bool,
+}
+
+impl From<GhRepo> for PlatformProject {
+    fn from(r: GhRepo) -> Self {
+        let visibility = r
+            .visibility
+            .unwrap_or_else(|| if r.private { "private" } else { "public" }.to_owned());
+        PlatformProject {
+            id: r.id.to_string(),
+            name: r.name,
+            full_path: r.full_name,
+            web_url: r.html_url,
+            default_branch: r.default_branch,
+            visibility: Some(visibility),
+            platform_type: PlatformType::HostB,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GhRef {
+    #[serde(rename = "ref")]
+    pub branch: String,
+    pub sha: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GhLogin {
+    pub id: i64,
+    pub login: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GhPull {
+    pub number: i64,
+    pub title: String,
+    pub body: Option<String>,
+    pub state: String,
+    pub merged_at: Option<DateTime<Utc>>,
+    pub html_url: String,
+    pub head: GhRef,
+    pub base: GhRef,
+    pub user: Option<GhLogin>,
+    #[serde(default)]
+    pub draft: bool,
+    pub created_at: Option<DateTime<Utc>>,
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+impl From<GhPull> for MergeRequest {
+    fn from(pr: GhPull) -> Self {
+        // GitLab's vocabulary, so both platforms read alike: open -> opened, closed
+        // with a merge -> merged.
+        let state = match (pr.state.as_str(), pr.merged_at.is_some()) {
+            ("open", _) => "opened",
+            (_, true) => "merged",
+            _ => "closed",
+        };
+        MergeRequest {
+            iid: pr.number,
+            title: pr.title,
+            description: pr.body,
+            state: state.to_owned(),
+            web_url: pr.html_url,
+            source_branch: pr.head.branch,
+            target_branch: pr.base.branch,
+            author_id: pr.user.as_ref().map(|u| u.id.to_string()),
+            author_username: pr.user.map(|u| u.login),
+            head_sha: Some(pr.head.sha),
+            start_sha: Some(pr.base.sha.clone()),
+            base_sha: Some(pr.base.sha),
+            draft: pr.draft,
+            created_at: pr.created_at,
+            updated_at: pr.updated_at,
+        }
+    }
+}
+
+/// One file of `/pulls/{n}/files` or `/compare`.
+#[derive(Debug, Deserialize)]
+pub struct GhFile {
+    pub filename: String,
+    pub previous_filename: Option<String>,
+    pub status: String,
+    /// Absent for binary files and very large diffs.
+    pub patch: Option<String>,
+}
+
+impl From<GhFile> for FileDiff {
+    fn from(f: GhFile) -> Self {
+        let change_type = match f.status.as_str() {
+            "added" | "copied" => ChangeType::New,
+            "removed" => ChangeType::Deleted,
+            "renamed" => ChangeType::Renamed,
+            _ => ChangeType::Modified,
+        };
+        FileDiff {
+            new_path: f.filename,
+            old_path: f.previous_filename,
+            change_type,
+            diff: f.patch,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GhCompare {
+    #[serde(default)]
+    pub files: Vec<GhFile>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GhHookConfig {
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GhHook {
+    pub id: i64,
+    pub config: GhHookConfig,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GhComment {
+    pub id: i64,
+}

@@ -1,0 +1,337 @@
+use crate::api::{GhComment, GhCompare, GhFile, GhHook, GhPull, GhRepo, GhUser};
+use crate::client::GithubPlatform;
+use async_trait::async_trait;
+use reviewd_domain::model::diff::{DiffRefs, FileDiff, InlineComment, MergeRequestDiff};
+use reviewd_domain::model::{
+    MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
+    PlatformWebhook, TokenIdentity,
+};
+use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
+use reviewd_http::platform_error;
+use serde_json::json;
+
+/// `/repos/{owner}/{name}` of a project; numeric ids go through `/repositories/{id}`.
+fn repo(project: &ProjectRef) -> String {
+    if project.full_path.contains('/') {
+        format!("/repos/{}", project.full_path)
+    } else {
+        format!("/repositories/{}", project.id)
+    }
+}
+
+#[async_trait]
+impl HostingPlatform for GithubPlatform {
+    fn platform_type(&self) -> PlatformType {
+        PlatformType::HostB
+    }
+
+    async fn token_identity(&self) -> Result<TokenIdentity, PlatformError> {
+        let url = self.url("/user");
+        let response = self.send(|c| c.get(&url)).await?;
+        // Classic tokens list their scopes in this header; fine-grained tokens and
+        // app tokens send none.
+        let scopes = response.header("x-oauth-scopes").map(|v| {
+            v.split(',')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect()
+        });
+        let user: GhUser = response.json().map_err(platform_error)?;
+        Ok(TokenIdentity {
+            user_id: user.id.to_string(),
+            username: user.login,
+            name: user.name,
+            scopes,
+        })
+    }
+
+    async fn list_projects(&self) -> Result<Vec<PlatformProject>, PlatformError> {
+        let query = [
+            (
+                "affiliation",
+                "owner,collaborator,organization_member".to_owned(),
+            ),
+            ("sort", "full_name".to_owned()),
+        ];
+        let repos: Vec<GhRepo> = self.get_all("/user/repos", &query).await?;
+        Ok(repos.into_iter().map(PlatformProject::from).collect())
+    }
+
+    async fn get_project(&self, project: &ProjectRef) -> Result<PlatformProject, PlatformError> {
+        let repo: GhRepo = self.get_json(&repo(project), &[]).await?;
+        Ok(repo.into())
+    }
+
+    async fn list_members(
+        &self,
+        project: &ProjectRef,
+        search: Option<&str>,
+        page: u32,
+        per_page: u32,
+    ) -> Result<PlatformPage<PlatformUser>, PlatformError> {
+        // GitHub has no server-side search of collaborators: filter the page.
+        let page = self
+            .get_page::<GhUser>(
+                &format!("{}/collaborators", repo(project)),
+                &[],
+                page,
+                per_page,
+            )
+            .await?;
+        let needle = search.map(str::to_lowercase);
+        let items = page
+            .items
+            .into_iter()
+            .map(PlatformUser::from)
+            .filter(|u| {
+                needle.as_ref().is_none_or(|n| {
+                    u.username.to_lowercase().contains(n) || u.name.to_lowercase().contains(n)
+                })
+            })
+            .collect();
+        Ok(PlatformPage {
+            items,
+            ..page_meta(&page.page, page.per_page, page.has_next)
+        })
+    }
+
+    async fn list_merge_requests(
+        &self,
+        project: &ProjectRef,
+        state: MrState,
+        search: Option<&str>,
+        page: u32,
+        per_page: u32,
+    ) -> Result<PlatformPage<MergeRequest>, PlatformError> {
+        let api_state = match state {
+            MrState::Opened => "open",
+            MrState::Merged | MrState::Closed => "closed",
+            MrState::All => "all",
+        };
+        let query = [
+            ("state", api_state.to_owned()),
+            ("sort", "updated".to_owned()),
+            ("direction", "desc".to_owned()),
+        ];
+        let page = self
+            .get_page::<GhPull>(&format!("{}/pulls", repo(project)), &query, page, per_page)
+            .await?;
+        let needle = search.map(str::to_lowercase);
+        let items = page
+            .items
+            .into_iter()
+            .map(MergeRequest::from)
+            .filter(|mr| match state {
+                MrState::Merged => mr.state == "merged",
+                MrState::Closed => mr.state == "closed",
+                _ => true,
+            })
+            .filter(|mr| {
+                needle
+                    .as_ref()
+                    .is_none_or(|n| mr.title.to_lowercase().contains(n))
+            })
+            .collect();
+        Ok(PlatformPage {
+            items,
+            ..page_meta(&page.page, page.per_page, page.has_next)
+        })
+    }
+
+    async fn get_merge_request(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<MergeRequest, PlatformError> {
+        let pr: GhPull = self
+            .get_json(&format!("{}/pulls/{iid}", repo(project)), &[])
+            .await?;
+        Ok(pr.into())
+    }
+
+    async fn merge_request_diff(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<MergeRequestDiff, PlatformError> {
+        let pr = self.get_merge_request(project, iid).await?;
+        let (Some(base_sha), Some(head_sha)) = (pr.base_sha, pr.head_sha) else {
+            return Err(PlatformError::InvalidResponse(format!(
+                "pull request #{iid} has no base or head"
+            )));
+        };
+        let files: Vec<GhFile> = self
+            .get_all(&format!("{}/pulls/{iid}/files", repo(project)), &[])
+            .await?;
+        Ok(MergeRequestDiff {
+            refs: DiffRefs {
+                start_sha: base_sha.clone(),
+                base_sha,
+                head_sha,
+            },
+            files: files.into_iter().map(FileDiff::from).collect(),
+        })
+    }
+
+    async fn compare(
+        &self,
+        project: &ProjectRef,
+        from: &str,
+        to: &str,
+    ) -> Result<Vec<FileDiff>, PlatformError> {
+        let compare: GhCompare = self
+            .get_json(&format!("{}/compare/{from}...{to}", repo(project)), &[])
+            .await?;
+        Ok(compare.files.into_iter().map(FileDiff::from).collect())
+    }
+
+    async fn post_inline_comments(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        refs: &DiffRefs,
+        comments: &[InlineComment],
+    ) -> Result<Vec<Option<String>>, PlatformError> {
+        if comments.is_empty() {
+            return Ok(Vec::new());
+        }
+        let body = json!({
+            "commit_id": refs.head_sha,
+            "event": "COMMENT",
+            "comments": comments
+                .iter()
+                .map(|c| json!({ "path": c.file_path, "line": c.line, "side": "RIGHT", "body": c.body }))
+                .collect::<Vec<_>>(),
+        });
+        let url = self.url(&format!("{}/pulls/{iid}/reviews", repo(project)));
+        self.send(|c| c.post(&url).json(&body)).await?;
+        // One review holds every comment; GitHub returns no per-comment ids here.
+        Ok(vec![None; comments.len()])
+    }
+
+    async fn post_comment(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        body: &str,
+    ) -> Result<String, PlatformError> {
+        let url = self.url(&format!("{}/issues/{iid}/comments", repo(project)));
+        let comment: GhComment = self
+            .send(|c| c.post(&url).json(&json!({ "body": body })))
+            .await?
+            .json()
+            .map_err(platform_error)?;
+        Ok(comment.id.to_string())
+    }
+
+    async fn edit_comment(
+        &self,
+        project: &ProjectRef,
+        _iid: i64,
+        comment_id: &str,
+        body: &str,
+    ) -> Result<(), PlatformError> {
+        let url = self.url(&format!("{}/issues/comments/{comment_id}", repo(project)));
+        self.send(|c| c.patch(&url).json(&json!({ "body": body })))
+            .await?;
+        Ok(())
+    }
+
+    async fn assign(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        assignee_ids: &[String],
+        reviewer_ids: &[String],
+    ) -> Result<(), PlatformError> {
+        // GitHub addresses people by login, which is what hostB projects store.
+        if !assignee_ids.is_empty() {
+            let url = self.url(&format!("{}/issues/{iid}/assignees", repo(project)));
+            self.send(|c| c.post(&url).json(&json!({ "assignees": assignee_ids })))
+                .await?;
+        }
+        if !reviewer_ids.is_empty() {
+            let url = self.url(&format!(
+                "{}/pulls/{iid}/requested_reviewers",
+                repo(project)
+            ));
+            self.send(|c| c.post(&url).json(&json!({ "reviewers": reviewer_ids })))
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn list_webhooks(
+        &self,
+        project: &ProjectRef,
+    ) -> Result<Vec<PlatformWebhook>, PlatformError> {
+        let hooks: Vec<GhHook> = self
+            .get_all(&format!("{}/hooks", repo(project)), &[])
+            .await?;
+        Ok(hooks
+            .into_iter()
+            .map(|h| PlatformWebhook {
+                id: h.id.to_string(),
+                url: h.config.url.unwrap_or_default(),
+            })
+            .collect())
+    }
+
+    async fn create_webhook(
+        &self,
+        project: &ProjectRef,
+        url: &str,
+        secret: Option<&str>,
+    ) -> Result<PlatformWebhook, PlatformError> {
+        let mut config = json!({ "url": url, "content_type": "json", "insecure_ssl": "0" });
+        if let Some(secret) = secret {
+            config["secret"] = json!(secret);
+        }
+        let body = json!({
+            "name": "web",
+            "active": true,
+            "events": ["pull_request", "issue_comment", "pull_request_review_comment"],
+            "config": config,
+        });
+        let endpoint = self.url(&format!("{}/hooks", repo(project)));
+        let hook: GhHook = self
+            .send(|c| c.post(&endpoint).json(&body))
+            .await?
+            .json()
+            .map_err(platform_error)?;
+        Ok(PlatformWebhook {
+            id: hook.id.to_string(),
+            url: hook.config.url.unwrap_or_else(|| url.to_owned()),
+        })
+    }
+
+    async fn delete_webhook(
+        &self,
+        project: &ProjectRef,
+        hook_id: &str,
+    ) -> Result<(), PlatformError> {
+        let url = self.url(&format!("{}/hooks/{hook_id}", repo(project)));
+        self.send(|c| c.delete(&url)).await?;
+        Ok(())
+    }
+
+    async fn search_users(
+        &self,
+        _search: Option<&str>,
+        _project: Option<&ProjectRef>,
+        _page: u32,
+        _per_page: u32,
+    ) -> Result<PlatformPage<PlatformUser>, PlatformError> {
+        Err(PlatformError::Unsupported("hostB"))
+    }
+}
+
+fn page_meta<T>(page: &u32, per_page: u32, has_next: bool) -> PlatformPage<T> {
+    PlatformPage {
+        items: Vec::new(),
+        page: *page,
+        per_page,
+        total: None,
+        has_next,
+    }
+}
