@@ -155,8 +155,14 @@ fn redacted_url(url: &reqwest::Url) -> String {
 
 fn status_error(response: &HttpResponse) -> HttpError {
     let remaining_zero = response.header("x-ratelimit-remaining") == Some("0");
+    let message = excerpt(&response.body);
+    // GitHub signals both primary and secondary limits with 403 (or 429); a secondary
+    // limit may come with neither header, only its message.
     let rate_limited = response.status == 429
-        || (response.status == 403 && (remaining_zero || response.header("retry-after").is_some()));
+        || (response.status == 403
+            && (remaining_zero
+                || response.header("retry-after").is_some()
+                || message.to_lowercase().contains("rate limit")));
     let retry_after = response
         .header("retry-after")
         .and_then(|v| v.trim().parse::<u64>().ok())
@@ -170,7 +176,7 @@ fn status_error(response: &HttpResponse) -> HttpError {
         });
     HttpError::Status {
         status: response.status,
-        message: excerpt(&response.body),
+        message,
         retry_after,
         rate_limited,
     }
