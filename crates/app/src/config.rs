@@ -106,6 +106,12 @@ pub struct Config {
     pub root_password: Option<Secret>,
     pub session_ttl_hours: u32,
     pub database_pool_size: usize,
+    /// Outbound calls (platforms, AI, notifications): timeout of each attempt.
+    pub outbound_timeout_secs: u64,
+    /// Outbound calls: attempts in all, retries included.
+    pub outbound_max_attempts: u32,
+    /// Outbound calls: first backoff delay, doubled per retry.
+    pub outbound_retry_base_ms: u64,
     /// HTTP worker threads (`HTTP_WORKERS`); actix picks one per core when unset.
     pub http_workers: Option<usize>,
 }
@@ -257,6 +263,9 @@ impl Config {
             root_password,
             session_ttl_hours: number(&get, "SESSION_TTL_HOURS", 24 * 7)?,
             database_pool_size: number(&get, "DATABASE_POOL_SIZE", 16)?,
+            outbound_timeout_secs: number(&get, "OUTBOUND_TIMEOUT_SECS", 30)?,
+            outbound_max_attempts: number::<u32>(&get, "OUTBOUND_MAX_ATTEMPTS", 3)?.max(1),
+            outbound_retry_base_ms: number(&get, "OUTBOUND_RETRY_BASE_MS", 500)?,
             http_workers: get("HTTP_WORKERS")
                 .map(|_| number(&get, "HTTP_WORKERS", 1))
                 .transpose()?,

@@ -5,6 +5,7 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{HeaderValue, RETRY_AFTER};
 use actix_web::{HttpResponse, ResponseError};
+use reviewd_domain::ports::PlatformError;
 use reviewd_domain::services::{FieldError, ServiceError};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -123,6 +124,8 @@ impl From<ServiceError> for ApiError {
     fn from(err: ServiceError) -> Self {
         match err {
             ServiceError::Invalid(fields) => ApiError::invalid_fields(&fields),
+            ServiceError::BadRequest { code, message } => ApiError::bad_request(code, message),
+            ServiceError::Platform(e) => platform_error(e),
             ServiceError::Unauthenticated => ApiError::unauthorized("authentication required"),
             ServiceError::InvalidCredentials => ApiError::new(
                 StatusCode::UNAUTHORIZED,
@@ -146,6 +149,58 @@ impl From<ServiceError> for ApiError {
             }
             ServiceError::Unavailable(why) => ApiError::unavailable(why),
             ServiceError::Internal(why) => ApiError::internal(why),
+        }
+    }
+}
+
+/// Platform failures: what the caller can act on keeps its meaning (404, 400, 429);
+/// the platform refusing our stored token or misbehaving is a 502, being down a 503.
+fn platform_error(err: PlatformError) -> ApiError {
+    match err {
+        PlatformError::NotFound(m) => {
+            ApiError::not_found(format!("not found on the platform: {m}"))
+        }
+        PlatformError::Rejected(m) => ApiError::bad_request(
+            "PLATFORM_REJECTED",
+            format!("the platform rejected the request: {m}"),
+        ),
+        PlatformError::Unsupported(what) => {
+            ApiError::bad_request("UNSUPPORTED_PLATFORM", format!("not supported by {what}"))
+        }
+        PlatformError::RateLimited { retry_after } => {
+            let mut e = ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "PLATFORM_RATE_LIMITED",
+                "the platform is rate limiting requests; retry later",
+            );
+            e.retry_after_secs = retry_after.map(|d| d.as_secs().max(1));
+            e
+        }
+        PlatformError::Unauthorized(_) => ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            "PLATFORM_UNAUTHORIZED",
+            "the platform rejected the stored access token; update the platform config",
+        ),
+        PlatformError::Forbidden(m) => ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            "PLATFORM_FORBIDDEN",
+            format!("the platform refused the operation for this token: {m}"),
+        ),
+        PlatformError::InvalidResponse(m) => {
+            tracing::warn!(error = %m, "platform.invalid_response");
+            ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "PLATFORM_ERROR",
+                "the platform answered in an unexpected way",
+            )
+        }
+        PlatformError::Unavailable(m) => {
+            tracing::warn!(error = %m, "platform.unavailable");
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "PLATFORM_UNAVAILABLE",
+                "the platform cannot be reached; retry later",
+            )
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod cors;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod platforms;
 pub mod request_id;
 pub mod routes;
 pub mod startup;

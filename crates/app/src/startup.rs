@@ -3,19 +3,24 @@
 
 use crate::config::Config;
 use crate::extract::{json_config, path_config, query_config};
+use crate::platforms::HttpPlatformClients;
 use crate::state::AppState;
 use crate::{request_id, routes};
 use actix_web::dev::Server;
 use actix_web::middleware::{Compress, from_fn};
 use actix_web::{App, HttpServer, web};
-use reviewd_crypto::{Argon2PasswordHasher, HmacTokenHasher, derive};
+use reviewd_crypto::{Argon2PasswordHasher, HmacTokenHasher, SecretBox, derive};
+use reviewd_domain::ports::PlatformClients;
 use reviewd_domain::ports::{HealthProbe, PasswordHasher, TokenHasher};
 use reviewd_domain::services::{
-    ApiKeyService, AuthService, AuthSettings, RootOutcome, UserService,
+    ApiKeyService, AuthService, AuthSettings, OAuthSettings, PlatformConfigService, ProjectService,
+    RootOutcome, UserService, WebhookService,
 };
+use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{RedisHealthProbe, RedisLoginThrottle, ThrottleLimits};
 use reviewd_store_postgres::{
-    PgApiKeyRepository, PgHealthProbe, PgSessionRepository, PgUserRepository, run_migrations,
+    PgApiKeyRepository, PgHealthProbe, PgPlatformConfigRepository, PgProjectRepository,
+    PgSessionRepository, PgSettingsRepository, PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
@@ -118,6 +123,47 @@ impl Application {
         );
         ensure_root(&auth, &config).await?;
 
+        let secrets = SecretBox::from_config(
+            config.encryption_key.as_ref().map(|k| k.expose()),
+            config.auth_secret.expose(),
+        );
+        let http = HttpClient::new(RetryPolicy {
+            max_attempts: config.outbound_max_attempts,
+            base_delay: Duration::from_millis(config.outbound_retry_base_ms),
+            max_delay: Duration::from_secs(30),
+            timeout: Duration::from_secs(config.outbound_timeout_secs),
+        })
+        .map_err(|e| {
+            StartupError::new(
+                "OUTBOUND_TIMEOUT_SECS",
+                format!("cannot build the HTTP client: {e}"),
+            )
+        })?;
+        let clients: Arc<dyn PlatformClients> = Arc::new(HttpPlatformClients::new(http));
+        let platform_config_repo = Arc::new(PgPlatformConfigRepository::new(pool.clone(), secrets));
+        let project_repo = Arc::new(PgProjectRepository::new(pool.clone()));
+        let settings_repo = Arc::new(PgSettingsRepository::new(pool.clone()));
+        let platform_configs = PlatformConfigService::new(
+            platform_config_repo.clone(),
+            clients.clone(),
+            tokens.clone(),
+            OAuthSettings {
+                allowed_redirect_origins: config.app_urls.clone(),
+            },
+        );
+        let projects = ProjectService::new(
+            project_repo.clone(),
+            platform_config_repo.clone(),
+            settings_repo,
+            clients.clone(),
+        );
+        let webhooks = WebhookService::new(
+            project_repo,
+            platform_config_repo,
+            clients,
+            &config.webhook_base_url,
+        );
+
         let probes: Vec<Arc<dyn HealthProbe>> = vec![
             Arc::new(PgHealthProbe::new(pool.clone())),
             Arc::new(RedisHealthProbe::new(redis)),
@@ -125,6 +171,9 @@ impl Application {
         let state = web::Data::new(AppState {
             api_keys: ApiKeyService::new(api_key_repo, tokens),
             users: UserService::new(users, passwords),
+            platform_configs,
+            projects,
+            webhooks,
             auth,
             probes,
             started_at: Instant::now(),

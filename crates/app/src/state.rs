@@ -2,7 +2,9 @@
 
 use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
-use reviewd_domain::services::{ApiKeyService, AuthService, UserService};
+use reviewd_domain::services::{
+    ApiKeyService, AuthService, PlatformConfigService, ProjectService, UserService, WebhookService,
+};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -11,6 +13,9 @@ pub struct AppState {
     pub auth: AuthService,
     pub api_keys: ApiKeyService,
     pub users: UserService,
+    pub platform_configs: PlatformConfigService,
+    pub projects: ProjectService,
+    pub webhooks: WebhookService,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,
     pub started_at: Instant,

@@ -8,10 +8,14 @@ mod migrate;
 mod pool;
 mod repos;
 mod rows;
+mod rows_platform;
 pub mod schema;
 
 pub use error::map_diesel_error;
 pub use health::PgHealthProbe;
 pub use migrate::{MigrateError, revert_all_migrations, run_migrations};
 pub use pool::{ConnectError, PgPool, connect, ping};
-pub use repos::{PgApiKeyRepository, PgSessionRepository, PgUserRepository};
+pub use repos::{
+    PgApiKeyRepository, PgPlatformConfigRepository, PgProjectRepository, PgSessionRepository,
+    PgSettingsRepository, PgUserRepository,
+};

@@ -4,6 +4,9 @@ mod api_keys;
 mod auth;
 mod dto;
 mod health;
+mod platform_configs;
+mod projects;
+mod serde_helpers;
 mod users;
 
 use crate::error::ApiError;
@@ -16,7 +19,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(health::configure)
             .configure(auth::configure)
             .configure(api_keys::configure)
-            .configure(users::configure),
+            .configure(users::configure)
+            .configure(platform_configs::configure)
+            .configure(projects::configure),
     );
 }
 

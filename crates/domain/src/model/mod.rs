@@ -4,6 +4,7 @@ pub mod api_key;
 pub mod diff;
 pub mod platform;
 pub mod principal;
+pub mod project;
 pub mod role;
 pub mod secret;
 pub mod session;
@@ -16,6 +17,10 @@ pub use platform::{
     PlatformUser, PlatformWebhook, TokenIdentity,
 };
 pub use principal::{AuthMethod, Principal};
+pub use project::{
+    GlobalSettings, PipelineEntry, PipelineFilter, Project, ProjectFilter, ProjectSettingsChanges,
+    ProjectStats, ReviewSummary, WebhookState, WebhookStatus, WebhookStatusFilter,
+};
 pub use role::{Permission, Role};
 pub use secret::{MASK, SecretString};
 pub use session::{NewSession, Session};

@@ -6,8 +6,11 @@ pub mod credentials;
 pub mod health_probe;
 pub mod hosting_platform;
 pub mod login_throttle;
+pub mod platform_config_repository;
+pub mod project_repository;
 pub mod repo_error;
 pub mod session_repository;
+pub mod settings_repository;
 pub mod user_repository;
 
 pub use api_key_repository::ApiKeyRepository;
@@ -17,6 +20,9 @@ pub use hosting_platform::{
     HostingPlatform, PlatformClients, PlatformError, PlatformOAuth, ProjectRef,
 };
 pub use login_throttle::{LoginThrottle, ThrottleError};
+pub use platform_config_repository::PlatformConfigRepository;
+pub use project_repository::ProjectRepository;
 pub use repo_error::RepoError;
 pub use session_repository::SessionRepository;
+pub use settings_repository::SettingsRepository;
 pub use user_repository::UserRepository;

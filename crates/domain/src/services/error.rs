@@ -1,6 +1,6 @@
 //! The error of the domain's use cases; the web layer maps each variant to a status.
 
-use crate::ports::{CredentialError, RepoError, ThrottleError};
+use crate::ports::{CredentialError, PlatformError, RepoError, ThrottleError};
 use std::time::Duration;
 
 /// One invalid input field and why.
@@ -24,6 +24,12 @@ pub enum ServiceError {
     /// Input broke a rule; each field says which.
     #[error("invalid input")]
     Invalid(Vec<FieldError>),
+    /// The request cannot be carried out as asked, for a reason named by `code`.
+    #[error("{message}")]
+    BadRequest { code: &'static str, message: String },
+    /// A hosting platform call failed (after the adapter's retries).
+    #[error("platform error: {0}")]
+    Platform(#[from] PlatformError),
     /// No valid credentials were presented (missing, unknown, expired, revoked).
     #[error("authentication required")]
     Unauthenticated,

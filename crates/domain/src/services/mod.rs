@@ -4,9 +4,19 @@
 pub mod api_keys;
 pub mod auth;
 pub mod error;
+pub mod platform_access;
+pub mod platform_configs;
+pub mod projects;
 pub mod users;
+pub mod webhooks;
 
 pub use api_keys::{ApiKeyService, CreatedApiKey};
 pub use auth::{AuthService, AuthSettings, ClientInfo, LoggedIn, RootOutcome};
 pub use error::{FieldError, ServiceError};
+pub use platform_configs::{
+    ConnectionReport, OAuthSettings, PlatformConfigInput, PlatformConfigPatch,
+    PlatformConfigService,
+};
+pub use projects::{ProjectService, ResolvedProjectConfig, SyncFailure, SyncReport, Workspace};
 pub use users::{NewUserInput, UserService, UserUpdateInput};
+pub use webhooks::{VerifySummary, WebhookResult, WebhookService};

@@ -1,9 +1,15 @@
 mod api_keys;
+mod platform_configs;
+mod projects;
 mod sessions;
+mod settings;
 mod users;
 
 pub use api_keys::PgApiKeyRepository;
+pub use platform_configs::PgPlatformConfigRepository;
+pub use projects::PgProjectRepository;
 pub use sessions::PgSessionRepository;
+pub use settings::PgSettingsRepository;
 pub use users::PgUserRepository;
 
 use crate::error::map_pool_error;

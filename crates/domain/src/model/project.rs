@@ -1,0 +1,193 @@
+//! Projects synced from the platforms, their review settings, and the global
+//! settings they inherit.
+
+use super::PlatformType;
+use crate::ports::ProjectRef;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::str::FromStr;
+use uuid::Uuid;
+
+/// The state of a project's webhook on its platform; no value means not configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WebhookStatus {
+    Active,
+    Inactive,
+    Error,
+    Unknown,
+}
+
+impl WebhookStatus {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WebhookStatus::Active => "active",
+            WebhookStatus::Inactive => "inactive",
+            WebhookStatus::Error => "error",
+            WebhookStatus::Unknown => "unknown",
+        }
+    }
+}
+
+impl FromStr for WebhookStatus {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "active" => Ok(WebhookStatus::Active),
+            "inactive" => Ok(WebhookStatus::Inactive),
+            "error" => Ok(WebhookStatus::Error),
+            "unknown" => Ok(WebhookStatus::Unknown),
+            other => Err(format!("unknown webhook status `{other}`")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    pub id: Uuid,
+    pub platform_config_id: Uuid,
+    pub platform_type: PlatformType,
+    pub platform_project_id: String,
+    pub name: String,
+    pub full_path: String,
+    pub web_url: String,
+    pub default_branch: Option<String>,
+    pub visibility: Option<String>,
+    pub enabled: bool,
+    pub auto_review: Option<bool>,
+    pub file_ignore_patterns: Option<Vec<String>>,
+    pub ai_config_id: Option<Uuid>,
+    pub send_to_platform: Option<bool>,
+    pub default_reviewer_ids: Vec<String>,
+    pub auto_assign_author: bool,
+    pub template_id: Option<Uuid>,
+    pub webhook_id: Option<String>,
+    pub webhook_url: Option<String>,
+    pub webhook_status: Option<WebhookStatus>,
+    pub webhook_checked_at: Option<DateTime<Utc>>,
+    pub last_synced_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Project {
+    /// How platform calls address this project.
+    #[must_use]
+    pub fn platform_ref(&self) -> ProjectRef {
+        ProjectRef {
+            id: self.platform_project_id.clone(),
+            full_path: self.full_path.clone(),
+        }
+    }
+}
+
+/// The settings a user may change (`PATCH /api/projects/:id`). `None` keeps a value;
+/// for nullable settings `Some(None)` returns to the inherited global value.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectSettingsChanges {
+    pub enabled: Option<bool>,
+    pub auto_review: Option<Option<bool>>,
+    pub file_ignore_patterns: Option<Option<Vec<String>>>,
+    pub ai_config_id: Option<Option<Uuid>>,
+    pub default_reviewer_ids: Option<Vec<String>>,
+    pub auto_assign_author: Option<bool>,
+}
+
+/// What is stored about a project's webhook.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WebhookState {
+    pub webhook_id: Option<String>,
+    pub webhook_url: Option<String>,
+    pub status: Option<WebhookStatus>,
+}
+
+/// The webhook filter of the paginated list: a status, or "none configured".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WebhookStatusFilter {
+    Is(WebhookStatus),
+    NotConfigured,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ProjectFilter {
+    /// Case-insensitive substring of the name or the full path.
+    pub search: Option<String>,
+    pub platform_type: Option<PlatformType>,
+    pub platform_config_id: Option<Uuid>,
+    pub enabled: Option<bool>,
+    pub webhook_status: Option<WebhookStatusFilter>,
+}
+
+/// Settings every project inherits unless it overrides them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GlobalSettings {
+    pub auto_review: bool,
+    pub send_to_platform: bool,
+    pub file_ignore_patterns: Vec<String>,
+    pub review_commands: Vec<String>,
+}
+
+/// Aggregates over all projects.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectStats {
+    pub total: u64,
+    pub enabled: u64,
+    pub disabled: u64,
+    pub host_a: u64,
+    pub host_b: u64,
+    pub webhook_active: u64,
+    pub webhook_inactive: u64,
+    pub webhook_error: u64,
+    pub webhook_unknown: u64,
+    pub webhook_not_configured: u64,
+    pub auto_review_overrides: u64,
+    pub reviews_total: u64,
+    pub reviews_pending: u64,
+    pub reviews_completed: u64,
+    pub reviews_failed: u64,
+}
+
+/// A review as listed in a project's workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewSummary {
+    pub id: Uuid,
+    pub mr_iid: i64,
+    pub mr_title: String,
+    pub mr_url: String,
+    pub status: String,
+    pub overall_rating: Option<String>,
+    pub comment_count: i32,
+    pub triggered_by: String,
+    pub created_at: DateTime<Utc>,
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+/// One review task of a project's pipeline history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PipelineEntry {
+    pub id: Uuid,
+    pub review_id: Option<Uuid>,
+    pub mr_iid: i64,
+    pub head_sha: Option<String>,
+    pub status: String,
+    pub triggered_by: String,
+    pub attempts: i32,
+    pub runner_id: Option<String>,
+    pub error_message: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PipelineFilter {
+    pub status: Option<String>,
+    pub triggered_by: Option<String>,
+    pub mr_iid: Option<i64>,
+}

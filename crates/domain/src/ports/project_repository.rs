@@ -1,0 +1,84 @@
+use super::RepoError;
+use crate::model::{
+    PipelineEntry, PipelineFilter, PlatformProject, Project, ProjectFilter, ProjectSettingsChanges,
+    ProjectStats, ReviewSummary, WebhookState,
+};
+use crate::{Page, PageRequest};
+use async_trait::async_trait;
+use uuid::Uuid;
+
+/// Storage of synced projects and the reads that list their activity.
+#[async_trait]
+pub trait ProjectRepository: Send + Sync {
+    /// Inserts the platform project, or refreshes its platform fields (name, path,
+    /// URL, branch, visibility) when the config already has it; settings are kept.
+    ///
+    /// # Errors
+    /// `NotFound` when the config is gone.
+    async fn upsert_synced(
+        &self,
+        platform_config_id: Uuid,
+        project: &PlatformProject,
+    ) -> Result<Project, RepoError>;
+
+    /// # Errors
+    /// Only store failures.
+    async fn list_all(&self) -> Result<Vec<Project>, RepoError>;
+
+    /// # Errors
+    /// Only store failures.
+    async fn list(
+        &self,
+        filter: &ProjectFilter,
+        page: PageRequest,
+    ) -> Result<Page<Project>, RepoError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn get(&self, id: Uuid) -> Result<Project, RepoError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn update_settings(
+        &self,
+        id: Uuid,
+        changes: ProjectSettingsChanges,
+    ) -> Result<Project, RepoError>;
+
+    /// Stores the webhook metadata and when it was checked.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn delete(&self, id: Uuid) -> Result<(), RepoError>;
+
+    /// Deletes the projects that exist among `ids`; returns the ids deleted.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, RepoError>;
+
+    /// # Errors
+    /// Only store failures.
+    async fn stats(&self) -> Result<ProjectStats, RepoError>;
+
+    /// The project's latest reviews, newest first.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn recent_reviews(&self, id: Uuid, limit: u32) -> Result<Vec<ReviewSummary>, RepoError>;
+
+    /// The project's review tasks, newest first.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn pipelines(
+        &self,
+        id: Uuid,
+        filter: &PipelineFilter,
+        page: PageRequest,
+    ) -> Result<Page<PipelineEntry>, RepoError>;
+}

@@ -1,0 +1,342 @@
+//! Projects: syncing them from their platform, listing them, their review settings
+//! and the live views of their platform project, members and merge requests.
+
+use super::ServiceError;
+use super::platform_access::platform_for;
+use crate::model::{
+    GlobalSettings, MergeRequest, MrState, PipelineEntry, PipelineFilter, PlatformPage,
+    PlatformProject, PlatformUser, Project, ProjectFilter, ProjectSettingsChanges, ProjectStats,
+    ReviewSummary,
+};
+use crate::ports::{
+    HostingPlatform, PlatformClients, PlatformConfigRepository, ProjectRepository, RepoError,
+    SettingsRepository,
+};
+use crate::{Page, PageRequest};
+use serde::Serialize;
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// One project a sync could not store.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncFailure {
+    pub platform_project_id: String,
+    pub full_path: String,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncReport {
+    pub synced: usize,
+    pub total: usize,
+    pub errors: Vec<SyncFailure>,
+}
+
+/// A project's settings with the global values it inherits filled in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedProjectConfig {
+    pub project_id: Uuid,
+    pub enabled: bool,
+    pub auto_review: bool,
+    pub auto_review_inherited: bool,
+    pub file_ignore_patterns: Vec<String>,
+    pub file_ignore_patterns_inherited: bool,
+    /// The project's AI configuration, else the stored default; `None` means the
+    /// `PROVIDERA_*` environment configuration.
+    pub ai_config_id: Option<Uuid>,
+    pub ai_config_inherited: bool,
+    pub send_to_platform: bool,
+    pub default_reviewer_ids: Vec<String>,
+    pub auto_assign_author: bool,
+    pub template_id: Option<Uuid>,
+    pub review_commands: Vec<String>,
+}
+
+/// A project's recent activity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workspace {
+    pub recent_reviews: Vec<ReviewSummary>,
+    pub recent_tasks: Vec<PipelineEntry>,
+}
+
+pub struct ProjectService {
+    projects: Arc<dyn ProjectRepository>,
+    configs: Arc<dyn PlatformConfigRepository>,
+    settings: Arc<dyn SettingsRepository>,
+    clients: Arc<dyn PlatformClients>,
+}
+
+fn project_not_found(e: RepoError) -> ServiceError {
+    ServiceError::from_repo(e, "project")
+}
+
+/// Longest accepted glob pattern; longer ones are surely a mistake.
+const MAX_PATTERN_LEN: usize = 500;
+
+impl ProjectService {
+    pub fn new(
+        projects: Arc<dyn ProjectRepository>,
+        configs: Arc<dyn PlatformConfigRepository>,
+        settings: Arc<dyn SettingsRepository>,
+        clients: Arc<dyn PlatformClients>,
+    ) -> Self {
+        Self {
+            projects,
+            configs,
+            settings,
+            clients,
+        }
+    }
+
+    /// Fetches every project of the config from its platform and upserts each one:
+    /// new ones are added, known ones refreshed (their settings kept). A project that
+    /// cannot be stored is reported in `errors`; the others still are.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown config; platform failures of the listing itself.
+    pub async fn sync(&self, platform_config_id: Uuid) -> Result<SyncReport, ServiceError> {
+        let config = self
+            .configs
+            .get(platform_config_id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "platform config"))?;
+        let platform = platform_for(self.clients.as_ref(), &config)?;
+        let remote = platform.list_projects().await?;
+        let mut report = SyncReport {
+            synced: 0,
+            total: remote.len(),
+            errors: Vec::new(),
+        };
+        for project in &remote {
+            match self
+                .projects
+                .upsert_synced(platform_config_id, project)
+                .await
+            {
+                Ok(_) => report.synced += 1,
+                Err(e) => {
+                    tracing::warn!(project.platform_id = %project.id, error = %e, "project.sync_failed");
+                    report.errors.push(SyncFailure {
+                        platform_project_id: project.id.clone(),
+                        full_path: project.full_path.clone(),
+                        error: e.to_string(),
+                    });
+                }
+            }
+        }
+        tracing::info!(platform_config.id = %platform_config_id, synced = report.synced, total = report.total, "projects.synced");
+        Ok(report)
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn list_all(&self) -> Result<Vec<Project>, ServiceError> {
+        Ok(self.projects.list_all().await?)
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn list(
+        &self,
+        filter: &ProjectFilter,
+        page: PageRequest,
+    ) -> Result<Page<Project>, ServiceError> {
+        Ok(self.projects.list(filter, page).await?)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    pub async fn get(&self, id: Uuid) -> Result<Project, ServiceError> {
+        self.projects.get(id).await.map_err(project_not_found)
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn stats(&self) -> Result<ProjectStats, ServiceError> {
+        Ok(self.projects.stats().await?)
+    }
+
+    /// # Errors
+    /// `NotFound`; `Invalid` for an unknown AI configuration or a bad pattern.
+    pub async fn update_settings(
+        &self,
+        id: Uuid,
+        changes: ProjectSettingsChanges,
+    ) -> Result<Project, ServiceError> {
+        self.get(id).await?;
+        if let Some(Some(ai_config_id)) = changes.ai_config_id
+            && !self.settings.ai_config_exists(ai_config_id).await?
+        {
+            return Err(ServiceError::invalid(
+                "aiConfigId",
+                "no AI configuration has this id",
+            ));
+        }
+        if let Some(Some(patterns)) = &changes.file_ignore_patterns
+            && patterns
+                .iter()
+                .any(|p| p.trim().is_empty() || p.len() > MAX_PATTERN_LEN)
+        {
+            return Err(ServiceError::invalid(
+                "fileIgnorePatterns",
+                "patterns must be non-empty and at most 500 characters",
+            ));
+        }
+        if let Some(ids) = &changes.default_reviewer_ids
+            && ids.iter().any(|i| i.trim().is_empty())
+        {
+            return Err(ServiceError::invalid(
+                "defaultReviewerIds",
+                "ids must be non-empty",
+            ));
+        }
+        let project = self
+            .projects
+            .update_settings(id, changes)
+            .await
+            .map_err(project_not_found)?;
+        tracing::info!(project.id = %id, "project.settings_updated");
+        Ok(project)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    pub async fn resolved_config(&self, id: Uuid) -> Result<ResolvedProjectConfig, ServiceError> {
+        let project = self.get(id).await?;
+        let global: GlobalSettings = self.settings.global().await?;
+        let default_ai = match project.ai_config_id {
+            Some(_) => None,
+            None => self.settings.default_ai_config_id().await?,
+        };
+        Ok(ResolvedProjectConfig {
+            project_id: project.id,
+            enabled: project.enabled,
+            auto_review: project.auto_review.unwrap_or(global.auto_review),
+            auto_review_inherited: project.auto_review.is_none(),
+            file_ignore_patterns: project
+                .file_ignore_patterns
+                .clone()
+                .unwrap_or(global.file_ignore_patterns),
+            file_ignore_patterns_inherited: project.file_ignore_patterns.is_none(),
+            ai_config_id: project.ai_config_id.or(default_ai),
+            ai_config_inherited: project.ai_config_id.is_none(),
+            send_to_platform: project.send_to_platform.unwrap_or(global.send_to_platform),
+            default_reviewer_ids: project.default_reviewer_ids,
+            auto_assign_author: project.auto_assign_author,
+            template_id: project.template_id,
+            review_commands: global.review_commands,
+        })
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    pub async fn workspace(&self, id: Uuid) -> Result<Workspace, ServiceError> {
+        self.get(id).await?;
+        let recent_reviews = self.projects.recent_reviews(id, 10).await?;
+        let recent_tasks = self
+            .projects
+            .pipelines(id, &PipelineFilter::default(), PageRequest::new(1, 10, 10))
+            .await?
+            .items;
+        Ok(Workspace {
+            recent_reviews,
+            recent_tasks,
+        })
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    pub async fn pipelines(
+        &self,
+        id: Uuid,
+        filter: &PipelineFilter,
+        page: PageRequest,
+    ) -> Result<Page<PipelineEntry>, ServiceError> {
+        self.get(id).await?;
+        Ok(self.projects.pipelines(id, filter, page).await?)
+    }
+
+    /// The project and a client of its platform.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown project or a config gone missing.
+    pub async fn with_platform(
+        &self,
+        id: Uuid,
+    ) -> Result<(Project, Arc<dyn HostingPlatform>), ServiceError> {
+        let project = self.get(id).await?;
+        let config = self
+            .configs
+            .get(project.platform_config_id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "platform config"))?;
+        let platform = platform_for(self.clients.as_ref(), &config)?;
+        Ok((project, platform))
+    }
+
+    /// # Errors
+    /// `NotFound`; platform failures.
+    pub async fn platform_details(&self, id: Uuid) -> Result<PlatformProject, ServiceError> {
+        let (project, platform) = self.with_platform(id).await?;
+        Ok(platform.get_project(&project.platform_ref()).await?)
+    }
+
+    /// # Errors
+    /// `NotFound`; platform failures.
+    pub async fn members(
+        &self,
+        id: Uuid,
+        search: Option<&str>,
+        page: PageRequest,
+    ) -> Result<PlatformPage<PlatformUser>, ServiceError> {
+        let (project, platform) = self.with_platform(id).await?;
+        Ok(platform
+            .list_members(&project.platform_ref(), search, page.page, page.page_size)
+            .await?)
+    }
+
+    /// # Errors
+    /// `NotFound`; platform failures.
+    pub async fn merge_requests(
+        &self,
+        id: Uuid,
+        state: MrState,
+        search: Option<&str>,
+        page: PageRequest,
+    ) -> Result<PlatformPage<MergeRequest>, ServiceError> {
+        let (project, platform) = self.with_platform(id).await?;
+        Ok(platform
+            .list_merge_requests(
+                &project.platform_ref(),
+                state,
+                search,
+                page.page,
+                page.page_size,
+            )
+            .await?)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    pub async fn delete(&self, id: Uuid) -> Result<(), ServiceError> {
+        self.projects.delete(id).await.map_err(project_not_found)?;
+        tracing::info!(project.id = %id, "project.deleted");
+        Ok(())
+    }
+
+    /// Deletes those of `ids` that exist; returns the ids deleted.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, ServiceError> {
+        let deleted = self.projects.delete_many(ids).await?;
+        tracing::info!(
+            requested = ids.len(),
+            deleted = deleted.len(),
+            "projects.deleted"
+        );
+        Ok(deleted)
+    }
+}

@@ -1,0 +1,435 @@
+use super::{bounds, conn, count};
+use crate::PgPool;
+use crate::error::map_diesel_error;
+use crate::rows_platform::ProjectRow;
+use crate::schema::{projects, review_tasks, reviews};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::dsl::sql;
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel::sql_types::BigInt;
+use diesel::upsert::excluded;
+use diesel_async::RunQueryDsl;
+use reviewd_domain::model::{
+    PipelineEntry, PipelineFilter, PlatformProject, Project, ProjectFilter, ProjectSettingsChanges,
+    ProjectStats, ReviewSummary, WebhookState, WebhookStatusFilter,
+};
+use reviewd_domain::ports::{ProjectRepository, RepoError};
+use reviewd_domain::{Page, PageRequest};
+use uuid::Uuid;
+
+pub struct PgProjectRepository {
+    pool: PgPool,
+}
+
+impl PgProjectRepository {
+    #[must_use]
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+fn to_projects(rows: Vec<ProjectRow>) -> Result<Vec<Project>, RepoError> {
+    rows.into_iter().map(Project::try_from).collect()
+}
+
+/// `%text%` for ILIKE, with the caller's wildcards taken literally.
+fn contains_pattern(text: &str) -> String {
+    let escaped = text
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+fn filtered(filter: &ProjectFilter) -> projects::BoxedQuery<'static, Pg> {
+    let mut query = projects::table.into_boxed();
+    if let Some(search) = filter
+        .search
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        let pattern = contains_pattern(search);
+        query = query.filter(
+            projects::name
+                .ilike(pattern.clone())
+                .or(projects::full_path.ilike(pattern)),
+        );
+    }
+    if let Some(t) = filter.platform_type {
+        query = query.filter(projects::platform_type.eq(t.as_str()));
+    }
+    if let Some(id) = filter.platform_config_id {
+        query = query.filter(projects::platform_config_id.eq(id));
+    }
+    if let Some(enabled) = filter.enabled {
+        query = query.filter(projects::enabled.eq(enabled));
+    }
+    match filter.webhook_status {
+        Some(WebhookStatusFilter::Is(status)) => {
+            query = query.filter(projects::webhook_status.eq(status.as_str()))
+        }
+        Some(WebhookStatusFilter::NotConfigured) => {
+            query = query.filter(projects::webhook_status.is_null())
+        }
+        None => {}
+    }
+    query
+}
+
+#[derive(AsChangeset)]
+#[diesel(table_name = projects)]
+struct SettingsChangeset {
+    enabled: Option<bool>,
+    auto_review: Option<Option<bool>>,
+    file_ignore_patterns: Option<Option<Vec<String>>>,
+    ai_config_id: Option<Option<Uuid>>,
+    default_reviewer_ids: Option<Vec<String>>,
+    auto_assign_author: Option<bool>,
+    updated_at: DateTime<Utc>,
+}
+
+/// A count with a filter, for the one-pass stats queries.
+fn counted(condition: &str) -> diesel::expression::SqlLiteral<BigInt> {
+    sql::<BigInt>(&format!("count(*) FILTER (WHERE {condition})"))
+}
+
+#[async_trait]
+impl ProjectRepository for PgProjectRepository {
+    async fn upsert_synced(
+        &self,
+        platform_config_id: Uuid,
+        p: &PlatformProject,
+    ) -> Result<Project, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let now = Utc::now();
+        diesel::insert_into(projects::table)
+            .values((
+                projects::platform_config_id.eq(platform_config_id),
+                projects::platform_type.eq(p.platform_type.as_str()),
+                projects::platform_project_id.eq(&p.id),
+                projects::name.eq(&p.name),
+                projects::full_path.eq(&p.full_path),
+                projects::web_url.eq(&p.web_url),
+                projects::default_branch.eq(&p.default_branch),
+                projects::visibility.eq(&p.visibility),
+                projects::last_synced_at.eq(now),
+            ))
+            .on_conflict((projects::platform_config_id, projects::platform_project_id))
+            .do_update()
+            .set((
+                projects::name.eq(excluded(projects::name)),
+                projects::full_path.eq(excluded(projects::full_path)),
+                projects::web_url.eq(excluded(projects::web_url)),
+                projects::default_branch.eq(excluded(projects::default_branch)),
+                projects::visibility.eq(excluded(projects::visibility)),
+                projects::last_synced_at.eq(now),
+                projects::updated_at.eq(now),
+            ))
+            .returning(ProjectRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?
+            .try_into()
+    }
+
+    async fn list_all(&self) -> Result<Vec<Project>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let rows = projects::table
+            .select(ProjectRow::as_select())
+            .order((projects::full_path.asc(), projects::id.asc()))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        to_projects(rows)
+    }
+
+    async fn list(
+        &self,
+        filter: &ProjectFilter,
+        page: PageRequest,
+    ) -> Result<Page<Project>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let (limit, offset) = bounds(page);
+        let total: i64 = filtered(filter)
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        let rows = filtered(filter)
+            .select(ProjectRow::as_select())
+            .order((projects::full_path.asc(), projects::id.asc()))
+            .limit(limit)
+            .offset(offset)
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(Page {
+            items: to_projects(rows)?,
+            total: count(total),
+            request: page,
+        })
+    }
+
+    async fn get(&self, id: Uuid) -> Result<Project, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        projects::table
+            .find(id)
+            .select(ProjectRow::as_select())
+            .first(&mut conn)
+            .await
+            .map_err(map_diesel_error)?
+            .try_into()
+    }
+
+    async fn update_settings(
+        &self,
+        id: Uuid,
+        c: ProjectSettingsChanges,
+    ) -> Result<Project, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let changeset = SettingsChangeset {
+            enabled: c.enabled,
+            auto_review: c.auto_review,
+            file_ignore_patterns: c.file_ignore_patterns,
+            ai_config_id: c.ai_config_id,
+            default_reviewer_ids: c.default_reviewer_ids,
+            auto_assign_author: c.auto_assign_author,
+            updated_at: Utc::now(),
+        };
+        diesel::update(projects::table.find(id))
+            .set(changeset)
+            .returning(ProjectRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?
+            .try_into()
+    }
+
+    async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let now = Utc::now();
+        diesel::update(projects::table.find(id))
+            .set((
+                projects::webhook_id.eq(state.webhook_id),
+                projects::webhook_url.eq(state.webhook_url),
+                projects::webhook_status.eq(state.status.map(|s| s.as_str())),
+                projects::webhook_checked_at.eq(now),
+                projects::updated_at.eq(now),
+            ))
+            .returning(ProjectRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?
+            .try_into()
+    }
+
+    async fn delete(&self, id: Uuid) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let n = diesel::delete(projects::table.find(id))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if n == 0 {
+            Err(RepoError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        diesel::delete(projects::table.filter(projects::id.eq_any(ids)))
+            .returning(projects::id)
+            .get_results(&mut conn)
+            .await
+            .map_err(map_diesel_error)
+    }
+
+    async fn stats(&self) -> Result<ProjectStats, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        #[allow(clippy::type_complexity)]
+        let p: (i64, i64, i64, i64, i64, i64, i64, i64, i64) = projects::table
+            .select((
+                sql::<BigInt>("count(*)"),
+                counted("enabled"),
+                counted("platform_type = 'hostA'"),
+                counted("platform_type = 'hostB'"),
+                counted("webhook_status = 'active'"),
+                counted("webhook_status = 'inactive'"),
+                counted("webhook_status = 'error'"),
+                counted("webhook_status = 'unknown'"),
+                counted("auto_review IS NOT NULL"),
+            ))
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        let r: (i64, i64, i64, i64) = reviews::table
+            .select((
+                sql::<BigInt>("count(*)"),
+                counted("status = 'pending'"),
+                counted("status = 'completed'"),
+                counted("status = 'failed'"),
+            ))
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        let configured = p.4 + p.5 + p.6 + p.7;
+        Ok(ProjectStats {
+            total: count(p.0),
+            enabled: count(p.1),
+            disabled: count(p.0 - p.1),
+            host_a: count(p.2),
+            host_b: count(p.3),
+            webhook_active: count(p.4),
+            webhook_inactive: count(p.5),
+            webhook_error: count(p.6),
+            webhook_unknown: count(p.7),
+            webhook_not_configured: count(p.0 - configured),
+            auto_review_overrides: count(p.8),
+            reviews_total: count(r.0),
+            reviews_pending: count(r.1),
+            reviews_completed: count(r.2),
+            reviews_failed: count(r.3),
+        })
+    }
+
+    async fn recent_reviews(&self, id: Uuid, limit: u32) -> Result<Vec<ReviewSummary>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        #[allow(clippy::type_complexity)]
+        let rows: Vec<(
+            Uuid,
+            i64,
+            String,
+            String,
+            String,
+            Option<String>,
+            i32,
+            String,
+            DateTime<Utc>,
+            Option<DateTime<Utc>>,
+        )> = reviews::table
+            .filter(reviews::project_id.eq(id))
+            .order((reviews::created_at.desc(), reviews::id.desc()))
+            .limit(i64::from(limit))
+            .select((
+                reviews::id,
+                reviews::mr_iid,
+                reviews::mr_title,
+                reviews::mr_url,
+                reviews::status,
+                reviews::overall_rating,
+                reviews::comment_count,
+                reviews::triggered_by,
+                reviews::created_at,
+                reviews::completed_at,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| ReviewSummary {
+                id: r.0,
+                mr_iid: r.1,
+                mr_title: r.2,
+                mr_url: r.3,
+                status: r.4,
+                overall_rating: r.5,
+                comment_count: r.6,
+                triggered_by: r.7,
+                created_at: r.8,
+                completed_at: r.9,
+            })
+            .collect())
+    }
+
+    async fn pipelines(
+        &self,
+        id: Uuid,
+        filter: &PipelineFilter,
+        page: PageRequest,
+    ) -> Result<Page<PipelineEntry>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let (limit, offset) = bounds(page);
+        let query = || {
+            let mut q = review_tasks::table
+                .filter(review_tasks::project_id.eq(id))
+                .into_boxed::<Pg>();
+            if let Some(status) = &filter.status {
+                q = q.filter(review_tasks::status.eq(status.clone()));
+            }
+            if let Some(t) = &filter.triggered_by {
+                q = q.filter(review_tasks::triggered_by.eq(t.clone()));
+            }
+            if let Some(iid) = filter.mr_iid {
+                q = q.filter(review_tasks::mr_iid.eq(iid));
+            }
+            q
+        };
+        let total: i64 = query()
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        #[allow(clippy::type_complexity)]
+        let rows: Vec<(
+            Uuid,
+            Option<Uuid>,
+            i64,
+            Option<String>,
+            String,
+            String,
+            i32,
+            Option<String>,
+            Option<String>,
+            DateTime<Utc>,
+            Option<DateTime<Utc>>,
+            Option<DateTime<Utc>>,
+        )> = query()
+            .order((review_tasks::created_at.desc(), review_tasks::id.desc()))
+            .limit(limit)
+            .offset(offset)
+            .select((
+                review_tasks::id,
+                review_tasks::review_id,
+                review_tasks::mr_iid,
+                review_tasks::head_sha,
+                review_tasks::status,
+                review_tasks::triggered_by,
+                review_tasks::attempts,
+                review_tasks::runner_id,
+                review_tasks::error_message,
+                review_tasks::created_at,
+                review_tasks::started_at,
+                review_tasks::completed_at,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        let items = rows
+            .into_iter()
+            .map(|r| PipelineEntry {
+                id: r.0,
+                review_id: r.1,
+                mr_iid: r.2,
+                head_sha: r.3,
+                status: r.4,
+                triggered_by: r.5,
+                attempts: r.6,
+                runner_id: r.7,
+                error_message: r.8,
+                created_at: r.9,
+                started_at: r.10,
+                completed_at: r.11,
+            })
+            .collect();
+        Ok(Page {
+            items,
+            total: count(total),
+            request: page,
+        })
+    }
+}

@@ -1,0 +1,68 @@
+use super::conn;
+use crate::PgPool;
+use crate::error::map_diesel_error;
+use crate::schema::{ai_configs, global_settings};
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use reviewd_domain::model::GlobalSettings;
+use reviewd_domain::ports::{RepoError, SettingsRepository};
+use uuid::Uuid;
+
+pub struct PgSettingsRepository {
+    pool: PgPool,
+}
+
+impl PgSettingsRepository {
+    #[must_use]
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+#[async_trait]
+impl SettingsRepository for PgSettingsRepository {
+    async fn global(&self) -> Result<GlobalSettings, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let (auto_review, send_to_platform, file_ignore_patterns, review_commands): (
+            bool,
+            bool,
+            Vec<String>,
+            Vec<String>,
+        ) = global_settings::table
+            .select((
+                global_settings::auto_review,
+                global_settings::send_to_platform,
+                global_settings::file_ignore_patterns,
+                global_settings::review_commands,
+            ))
+            .first(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(GlobalSettings {
+            auto_review,
+            send_to_platform,
+            file_ignore_patterns,
+            review_commands,
+        })
+    }
+
+    async fn ai_config_exists(&self, id: Uuid) -> Result<bool, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        diesel::select(diesel::dsl::exists(ai_configs::table.find(id)))
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)
+    }
+
+    async fn default_ai_config_id(&self) -> Result<Option<Uuid>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        ai_configs::table
+            .filter(ai_configs::is_default.eq(true))
+            .select(ai_configs::id)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)
+    }
+}
