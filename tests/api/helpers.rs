@@ -39,6 +39,9 @@ impl TestApp {
             ("PORT", "0".to_owned()),
             ("HTTP_WORKERS", "1".to_owned()),
             ("NODE_ENV", "test".to_owned()),
+            ("WEBHOOK_BASE_URL", "https://reviewd.example.com".to_owned()),
+            ("OUTBOUND_RETRY_BASE_MS", "10".to_owned()),
+            ("OUTBOUND_TIMEOUT_SECS", "5".to_owned()),
             ("LOG_DIR", scratch.join("logs").display().to_string()),
             ("BACKUP_DIR", scratch.join("backups").display().to_string()),
         ]);
@@ -157,4 +160,38 @@ pub async fn expect_error(response: Response, status: StatusCode, code: &str) ->
 pub async fn json(response: Response, status: StatusCode) -> Value {
     assert_eq!(response.status(), status);
     response.json().await.unwrap()
+}
+
+/// Creates a hostA config for `fake` (as root) and returns its id.
+pub async fn create_host_a_config(app: &TestApp, fake: &reviewd_testkit::FakeGitlab) -> String {
+    let body = json(
+        app.root()
+            .await
+            .post(
+                "/api/platform-configs",
+                json!({ "name": "GitLab", "platformType": "hostA", "baseUrl": fake.base_url(),
+                        "accessToken": fake.token, "webhookSecret": "hook-secret-a" }),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    body["data"]["config"]["id"].as_str().unwrap().to_owned()
+}
+
+/// Creates a hostB config for `fake` (as root) and returns its id.
+pub async fn create_host_b_config(app: &TestApp, fake: &reviewd_testkit::FakeGithub) -> String {
+    let body = json(
+        app.root()
+            .await
+            .post(
+                "/api/platform-configs",
+                json!({ "name": "GitHub", "platformType": "hostB", "baseUrl": fake.base_url(),
+                        "accessToken": fake.token, "webhookSecret": "hook-secret-b" }),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    body["data"]["config"]["id"].as_str().unwrap().to_owned()
 }

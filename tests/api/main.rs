@@ -8,4 +8,6 @@ mod api_keys;
 mod auth;
 mod conventions;
 mod health;
+mod platform_configs;
+mod projects;
 mod users;

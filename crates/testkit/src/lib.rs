@@ -1,8 +1,13 @@
 //! Test support for reviewd: small working in-memory implementations of the ports
-//! (for domain tests) and [`TestDb`], a migrated PostgreSQL database per test.
+//! (for domain tests), [`TestDb`] (a migrated PostgreSQL database per test), and
+//! fake GitLab/GitHub servers that answer with the real APIs' JSON shapes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod fake_github;
+mod fake_gitlab;
 pub mod fakes;
 mod test_db;
 
+pub use fake_github::{FakeGithub, github_repo};
+pub use fake_gitlab::{FakeGitlab, gitlab_project};
 pub use test_db::{TestDb, test_redis_url};
