@@ -25,7 +25,7 @@ impl PgPlatformConfigRepository {
         Self { pool, secrets }
     }
 
-    fn into_configs(&self, rows: Vec<PlatformConfigRow>) -> Result<Vec<PlatformConfig>, RepoError> {
+    fn decrypt_all(&self, rows: Vec<PlatformConfigRow>) -> Result<Vec<PlatformConfig>, RepoError> {
         rows.into_iter()
             .map(|r| r.into_config(&self.secrets))
             .collect()
@@ -89,7 +89,7 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        self.into_configs(rows)
+        self.decrypt_all(rows)
     }
 
     async fn get(&self, id: Uuid) -> Result<PlatformConfig, RepoError> {
