@@ -17,5 +17,5 @@ pub use migrate::{MigrateError, revert_all_migrations, run_migrations};
 pub use pool::{ConnectError, PgPool, connect, ping};
 pub use repos::{
     PgApiKeyRepository, PgPlatformConfigRepository, PgProjectRepository, PgSessionRepository,
-    PgSettingsRepository, PgUserRepository,
+    PgSettingsRepository, PgTaskRepository, PgUserRepository,
 };

@@ -7,6 +7,8 @@ pub mod principal;
 pub mod project;
 pub mod role;
 pub mod secret;
+pub mod task;
+pub mod webhook;
 pub mod session;
 pub mod user;
 
@@ -23,5 +25,7 @@ pub use project::{
 };
 pub use role::{Permission, Role};
 pub use secret::{MASK, SecretString};
+pub use task::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
+pub use webhook::{CommentEvent, MergeRequestEvent, MrAction, WebhookEvent};
 pub use session::{NewSession, Session};
 pub use user::{NewUser, User, UserChanges};

@@ -11,6 +11,8 @@ pub mod project_repository;
 pub mod repo_error;
 pub mod session_repository;
 pub mod settings_repository;
+pub mod task_queue;
+pub mod task_repository;
 pub mod user_repository;
 
 pub use api_key_repository::ApiKeyRepository;
@@ -25,4 +27,6 @@ pub use project_repository::ProjectRepository;
 pub use repo_error::RepoError;
 pub use session_repository::SessionRepository;
 pub use settings_repository::SettingsRepository;
+pub use task_queue::{Delivery, DeliveryLog, QueueError, TaskQueue};
+pub use task_repository::{TaskInsert, TaskRepository};
 pub use user_repository::UserRepository;

@@ -21,6 +21,12 @@ pub trait ProjectRepository: Send + Sync {
         project: &PlatformProject,
     ) -> Result<Project, RepoError>;
 
+    /// Projects synced with this platform project id (one per config that sees it).
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn find_by_platform(&self, platform_type: crate::model::PlatformType, platform_project_id: &str) -> Result<Vec<Project>, RepoError>;
+
     /// # Errors
     /// Only store failures.
     async fn list_all(&self) -> Result<Vec<Project>, RepoError>;

@@ -7,7 +7,9 @@ pub mod error;
 pub mod platform_access;
 pub mod platform_configs;
 pub mod projects;
+pub mod tasks;
 pub mod users;
+pub mod webhook_intake;
 pub mod webhooks;
 
 pub use api_keys::{ApiKeyService, CreatedApiKey};
@@ -18,5 +20,7 @@ pub use platform_configs::{
     PlatformConfigService,
 };
 pub use projects::{ProjectService, ResolvedProjectConfig, SyncFailure, SyncReport, Workspace};
+pub use tasks::{Enqueued, TaskService};
 pub use users::{NewUserInput, UserService, UserUpdateInput};
+pub use webhook_intake::{AssignmentPlan, DeliveryRef, IntakeOutcome, WebhookIntake};
 pub use webhooks::{VerifySummary, WebhookResult, WebhookService};

@@ -3,6 +3,7 @@ mod platform_configs;
 mod projects;
 mod sessions;
 mod settings;
+mod tasks;
 mod users;
 
 pub use api_keys::PgApiKeyRepository;
@@ -10,6 +11,7 @@ pub use platform_configs::PgPlatformConfigRepository;
 pub use projects::PgProjectRepository;
 pub use sessions::PgSessionRepository;
 pub use settings::PgSettingsRepository;
+pub use tasks::PgTaskRepository;
 pub use users::PgUserRepository;
 
 use crate::error::map_pool_error;

@@ -135,6 +135,22 @@ impl ProjectRepository for PgProjectRepository {
             .try_into()
     }
 
+    async fn find_by_platform(
+        &self,
+        platform_type: reviewd_domain::model::PlatformType,
+        platform_project_id: &str,
+    ) -> Result<Vec<Project>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let rows = projects::table
+            .filter(projects::platform_type.eq(platform_type.as_str()))
+            .filter(projects::platform_project_id.eq(platform_project_id))
+            .select(ProjectRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        to_projects(rows)
+    }
+
     async fn list_all(&self) -> Result<Vec<Project>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let rows = projects::table

@@ -1,0 +1,108 @@
+//! Review tasks: the Postgres record of each unit of queued review work.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::str::FromStr;
+use uuid::Uuid;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TriggeredBy {
+    Auto,
+    Manual,
+}
+
+impl TriggeredBy {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriggeredBy::Auto => "auto",
+            TriggeredBy::Manual => "manual",
+        }
+    }
+}
+
+/// Where a task is in its life. `queued` → `processing` → `completed`/`failed`;
+/// a queued task whose MR got a newer head becomes `superseded`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Queued,
+    Processing,
+    Completed,
+    Failed,
+    Superseded,
+    Cancelled,
+}
+
+impl TaskStatus {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Queued => "queued",
+            TaskStatus::Processing => "processing",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Superseded => "superseded",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl FromStr for TaskStatus {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "queued" | "pending" => Ok(TaskStatus::Queued),
+            "processing" | "in_progress" => Ok(TaskStatus::Processing),
+            "completed" => Ok(TaskStatus::Completed),
+            "failed" => Ok(TaskStatus::Failed),
+            "superseded" => Ok(TaskStatus::Superseded),
+            "cancelled" => Ok(TaskStatus::Cancelled),
+            other => Err(format!("unknown task status `{other}`")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewTask {
+    pub id: Uuid,
+    pub triggered_by: TriggeredBy,
+    pub project_id: Uuid,
+    pub review_id: Option<Uuid>,
+    pub mr_iid: i64,
+    pub head_sha: Option<String>,
+    pub status: TaskStatus,
+    pub send_to_platform: bool,
+    pub template_id: Option<Uuid>,
+    pub requested_by: Option<Uuid>,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    pub error_message: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewReviewTask {
+    pub triggered_by: TriggeredBy,
+    pub project_id: Uuid,
+    pub mr_iid: i64,
+    pub head_sha: Option<String>,
+    pub send_to_platform: bool,
+    pub template_id: Option<Uuid>,
+    pub requested_by: Option<Uuid>,
+    pub max_attempts: i32,
+}
+
+impl NewReviewTask {
+    /// At most one active task per MR head: a redelivered or repeated event for the
+    /// same head finds the existing task instead of queueing a second one.
+    #[must_use]
+    pub fn dedup_key(&self) -> Option<String> {
+        self.head_sha.as_ref().map(|sha| format!("{}:{}:{sha}", self.project_id, self.mr_iid))
+    }
+}

@@ -1,0 +1,52 @@
+use super::RepoError;
+use crate::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
+use crate::{Page, PageRequest};
+use async_trait::async_trait;
+use uuid::Uuid;
+
+/// What happened when a task was offered to the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskInsert {
+    Created(ReviewTask),
+    /// An active task already covers the same MR head.
+    Duplicate(ReviewTask),
+}
+
+/// The Postgres record of each queued task (status, attempts, timestamps).
+#[async_trait]
+pub trait TaskRepository: Send + Sync {
+    /// Inserts the task unless an active one has the same dedup key; queued tasks of
+    /// the same MR at another head become `superseded`, in the same transaction.
+    /// Returns the inserted (or existing) task and how many were superseded.
+    ///
+    /// # Errors
+    /// `NotFound` when the project is gone.
+    async fn insert(&self, task: NewReviewTask) -> Result<(TaskInsert, u64), RepoError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn get(&self, id: Uuid) -> Result<ReviewTask, RepoError>;
+
+    /// Records the queue's id for the task's message.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn set_stream_id(&self, id: Uuid, stream_id: &str) -> Result<(), RepoError>;
+
+    /// Marks a task failed with a reason.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn fail(&self, id: Uuid, error: &str) -> Result<(), RepoError>;
+
+    /// Tasks newest first, optionally of one status and one trigger kind.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn list(
+        &self,
+        status: Option<TaskStatus>,
+        triggered_by: Option<TriggeredBy>,
+        page: PageRequest,
+    ) -> Result<Page<ReviewTask>, RepoError>;
+}

@@ -1,0 +1,90 @@
+//! Queueing review tasks: a Postgres record for the API, a message on the durable
+//! queue for the workers and runners.
+
+use super::ServiceError;
+use crate::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
+use crate::ports::{TaskInsert, TaskQueue, TaskRepository};
+use crate::{Page, PageRequest};
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// What became of a task offered to the queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Enqueued {
+    Queued(ReviewTask),
+    /// An active task already covers this MR head; nothing new was queued.
+    AlreadyActive(ReviewTask),
+    /// Recorded, but the queue could not take it: the task is `failed`.
+    QueueFailed(ReviewTask),
+}
+
+impl Enqueued {
+    #[must_use]
+    pub fn task(&self) -> &ReviewTask {
+        match self {
+            Enqueued::Queued(t) | Enqueued::AlreadyActive(t) | Enqueued::QueueFailed(t) => t,
+        }
+    }
+}
+
+pub struct TaskService {
+    tasks: Arc<dyn TaskRepository>,
+    queue: Arc<dyn TaskQueue>,
+}
+
+impl TaskService {
+    pub fn new(tasks: Arc<dyn TaskRepository>, queue: Arc<dyn TaskQueue>) -> Self {
+        Self { tasks, queue }
+    }
+
+    /// Records the task (superseding queued ones of the same MR at an older head) and
+    /// pushes it on the queue. A queue failure leaves a `failed` record, never a task
+    /// that looks queued but is not.
+    ///
+    /// # Errors
+    /// `NotFound` for a vanished project; store failures.
+    pub async fn enqueue(&self, task: NewReviewTask) -> Result<Enqueued, ServiceError> {
+        let (inserted, superseded) = self.tasks.insert(task).await.map_err(|e| ServiceError::from_repo(e, "project"))?;
+        let task = match inserted {
+            TaskInsert::Duplicate(existing) => {
+                tracing::info!(task.id = %existing.id, "task.duplicate_ignored");
+                return Ok(Enqueued::AlreadyActive(existing));
+            }
+            TaskInsert::Created(task) => task,
+        };
+        if superseded > 0 {
+            tracing::info!(task.id = %task.id, superseded, "task.superseded_older");
+        }
+        match self.queue.push(task.id).await {
+            Ok(stream_id) => {
+                self.tasks.set_stream_id(task.id, &stream_id).await?;
+                tracing::info!(task.id = %task.id, project.id = %task.project_id, mr.iid = task.mr_iid, "task.queued");
+                Ok(Enqueued::Queued(task))
+            }
+            Err(err) => {
+                let reason = format!("could not be queued: {err}");
+                tracing::error!(task.id = %task.id, error = %err, "task.queue_failed");
+                self.tasks.fail(task.id, &reason).await?;
+                let failed = ReviewTask { status: TaskStatus::Failed, error_message: Some(reason), ..task };
+                Ok(Enqueued::QueueFailed(failed))
+            }
+        }
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    pub async fn get(&self, id: Uuid) -> Result<ReviewTask, ServiceError> {
+        self.tasks.get(id).await.map_err(|e| ServiceError::from_repo(e, "task"))
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn list(
+        &self,
+        status: Option<TaskStatus>,
+        triggered_by: Option<TriggeredBy>,
+        page: PageRequest,
+    ) -> Result<Page<ReviewTask>, ServiceError> {
+        Ok(self.tasks.list(status, triggered_by, page).await?)
+    }
+}

@@ -1,0 +1,204 @@
+//! The rules applied to platform events (the contract's Events section): which
+//! events queue a review, which are only acknowledged, and the hostA assignment.
+
+use super::ServiceError;
+use super::tasks::{Enqueued, TaskService};
+use crate::model::{
+    CommentEvent, MergeRequestEvent, MrAction, NewReviewTask, PlatformType, Project, TriggeredBy, WebhookEvent,
+};
+use crate::ports::{DeliveryLog, ProjectRepository, SettingsRepository};
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// Attempts a review task gets before it is failed for good.
+pub const DEFAULT_MAX_ATTEMPTS: i32 = 3;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntakeOutcome {
+    Queued { task_id: Uuid },
+    /// An active task already covers this MR head (a redelivery or a repeat).
+    AlreadyQueued { task_id: Uuid },
+    /// Acknowledged, not acted on; the reason is returned to the platform.
+    Ignored(String),
+    /// The task could not be queued: the platform should retry (HTTP 500).
+    QueueFailed { task_id: Uuid },
+}
+
+/// Assignment to apply on hostA after an MR was opened or reopened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssignmentPlan {
+    pub project_id: Uuid,
+    pub iid: i64,
+    pub assignee_ids: Vec<String>,
+    pub reviewer_ids: Vec<String>,
+}
+
+/// A platform delivery id, for deduplication.
+#[derive(Debug, Clone, Copy)]
+pub struct DeliveryRef<'a> {
+    pub platform: PlatformType,
+    pub id: &'a str,
+}
+
+pub struct WebhookIntake {
+    projects: Arc<dyn ProjectRepository>,
+    settings: Arc<dyn SettingsRepository>,
+    tasks: Arc<TaskService>,
+    deliveries: Arc<dyn DeliveryLog>,
+}
+
+/// Whether a comment asks for a review: a line that is a command, or starts with one
+/// followed by a space (`/review please`).
+#[must_use]
+pub fn is_review_command(body: &str, commands: &[String]) -> bool {
+    body.lines().map(str::trim).any(|line| {
+        commands.iter().any(|c| line == c || line.strip_prefix(c.as_str()).is_some_and(|rest| rest.starts_with(char::is_whitespace)))
+    })
+}
+
+impl WebhookIntake {
+    pub fn new(
+        projects: Arc<dyn ProjectRepository>,
+        settings: Arc<dyn SettingsRepository>,
+        tasks: Arc<TaskService>,
+        deliveries: Arc<dyn DeliveryLog>,
+    ) -> Self {
+        Self { projects, settings, tasks, deliveries }
+    }
+
+    /// Applies the rules to an authenticated event. `config_ids` are the platform
+    /// configs whose secret authenticated it: only their projects are considered.
+    ///
+    /// # Errors
+    /// Store failures (the platform should retry).
+    pub async fn handle(
+        &self,
+        config_ids: &[Uuid],
+        delivery: Option<DeliveryRef<'_>>,
+        event: WebhookEvent,
+    ) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
+        if let Some(d) = delivery {
+            let first = self.deliveries.first_seen(d.platform.as_str(), d.id).await.map_err(|e| ServiceError::Unavailable(e.to_string()))?;
+            if !first {
+                return Ok((IntakeOutcome::Ignored("duplicate delivery: already processed".into()), None));
+            }
+        }
+        let result = self.route(config_ids, event).await;
+        // A delivery that was not processed must stay processable when redelivered.
+        let failed = matches!(result, Err(_) | Ok((IntakeOutcome::QueueFailed { .. }, _)));
+        if let (true, Some(d)) = (failed, delivery)
+            && let Err(e) = self.deliveries.forget(d.platform.as_str(), d.id).await
+        {
+            tracing::warn!(error = %e, "webhook.delivery_forget_failed");
+        }
+        result
+    }
+
+    async fn route(&self, config_ids: &[Uuid], event: WebhookEvent) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
+        match event {
+            WebhookEvent::Ignored(reason) => Ok((IntakeOutcome::Ignored(reason), None)),
+            WebhookEvent::MergeRequest(mr) => self.merge_request(config_ids, mr).await,
+            WebhookEvent::Comment(comment) => Ok((self.comment(config_ids, comment).await?, None)),
+        }
+    }
+
+    async fn find_project(&self, config_ids: &[Uuid], platform_type: PlatformType, platform_project_id: &str) -> Result<Option<Project>, ServiceError> {
+        let candidates = self.projects.find_by_platform(platform_type, platform_project_id).await?;
+        Ok(candidates.into_iter().find(|p| config_ids.contains(&p.platform_config_id)))
+    }
+
+    async fn merge_request(&self, config_ids: &[Uuid], mr: MergeRequestEvent) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
+        let ignored = |why: String| Ok((IntakeOutcome::Ignored(why), None));
+        match &mr.action {
+            MrAction::AssignmentOnly => return ignored("only assignees or reviewers changed".into()),
+            MrAction::Other(action) => return ignored(format!("action `{action}` does not trigger a review")),
+            MrAction::Opened | MrAction::Reopened | MrAction::Updated => {}
+        }
+        let Some(project) = self.find_project(config_ids, mr.platform_type, &mr.platform_project_id).await? else {
+            return ignored(format!("project {} is not synced", mr.platform_project_id));
+        };
+        if !project.enabled {
+            return ignored("reviews are disabled for this project".into());
+        }
+        let global = self.settings.global().await?;
+        let assignment = self.assignment(&project, &mr);
+        if !project.auto_review.unwrap_or(global.auto_review) {
+            return Ok((IntakeOutcome::Ignored("auto-review is off for this project".into()), assignment));
+        }
+        let outcome = self.enqueue(&project, mr.iid, mr.head_sha, TriggeredBy::Auto, global.send_to_platform).await?;
+        Ok((outcome, assignment))
+    }
+
+    async fn comment(&self, config_ids: &[Uuid], comment: CommentEvent) -> Result<IntakeOutcome, ServiceError> {
+        let global = self.settings.global().await?;
+        if !is_review_command(&comment.body, &global.review_commands) {
+            return Ok(IntakeOutcome::Ignored("comment holds no review command".into()));
+        }
+        let Some(project) = self.find_project(config_ids, comment.platform_type, &comment.platform_project_id).await? else {
+            return Ok(IntakeOutcome::Ignored(format!("project {} is not synced", comment.platform_project_id)));
+        };
+        if !project.enabled {
+            return Ok(IntakeOutcome::Ignored("reviews are disabled for this project".into()));
+        }
+        // A command is a manual trigger: it runs even with auto-review off.
+        self.enqueue(&project, comment.iid, comment.head_sha, TriggeredBy::Manual, global.send_to_platform).await
+    }
+
+    async fn enqueue(
+        &self,
+        project: &Project,
+        iid: i64,
+        head_sha: Option<String>,
+        triggered_by: TriggeredBy,
+        global_send: bool,
+    ) -> Result<IntakeOutcome, ServiceError> {
+        let task = NewReviewTask {
+            triggered_by,
+            project_id: project.id,
+            mr_iid: iid,
+            head_sha,
+            send_to_platform: project.send_to_platform.unwrap_or(global_send),
+            template_id: project.template_id,
+            requested_by: None,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+        };
+        Ok(match self.tasks.enqueue(task).await? {
+            Enqueued::Queued(t) => IntakeOutcome::Queued { task_id: t.id },
+            Enqueued::AlreadyActive(t) => IntakeOutcome::AlreadyQueued { task_id: t.id },
+            Enqueued::QueueFailed(t) => IntakeOutcome::QueueFailed { task_id: t.id },
+        })
+    }
+
+    /// hostA open/reopen: the author as assignee (when the project says so) and the
+    /// project's default reviewers.
+    fn assignment(&self, project: &Project, mr: &MergeRequestEvent) -> Option<AssignmentPlan> {
+        let opening = matches!(mr.action, MrAction::Opened | MrAction::Reopened);
+        if mr.platform_type != PlatformType::HostA || !opening {
+            return None;
+        }
+        let assignee_ids: Vec<String> = mr.author_id.clone().filter(|_| project.auto_assign_author).into_iter().collect();
+        let reviewer_ids = project.default_reviewer_ids.clone();
+        (!assignee_ids.is_empty() || !reviewer_ids.is_empty()).then(|| AssignmentPlan {
+            project_id: project.id,
+            iid: mr.iid,
+            assignee_ids,
+            reviewer_ids,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_review_command;
+
+    #[test]
+    fn commands_match_whole_words_on_any_line() {
+        let commands = vec!["/review".to_owned()];
+        assert!(is_review_command("/review", &commands));
+        assert!(is_review_command("  /review please  ", &commands));
+        assert!(is_review_command("Thanks!\n/review", &commands));
+        assert!(!is_review_command("/reviewed it", &commands));
+        assert!(!is_review_command("please /review", &commands));
+        assert!(!is_review_command("", &commands));
+    }
+}

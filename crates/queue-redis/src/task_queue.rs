@@ -1,0 +1,148 @@
+use crate::RedisPool;
+use async_trait::async_trait;
+use deadpool_redis::redis::streams::{StreamAutoClaimReply, StreamId, StreamReadReply};
+use deadpool_redis::redis::{self, Value};
+use reviewd_domain::ports::{Delivery, QueueError, TaskQueue};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// Consumer group shared by every server replica (runners claim through the API).
+const GROUP: &str = "reviewd-workers";
+
+/// The task queue as a Redis stream with a consumer group: a message stays in the
+/// group's pending list until acknowledged, so a consumer that dies mid-task leaves
+/// it for `reclaim` (`XAUTOCLAIM`) instead of losing it.
+pub struct RedisTaskQueue {
+    pool: RedisPool,
+    key: String,
+}
+
+fn unavailable(e: impl std::fmt::Display) -> QueueError {
+    QueueError::Unavailable(e.to_string())
+}
+
+impl RedisTaskQueue {
+    /// Creates the stream and its group when missing.
+    ///
+    /// # Errors
+    /// `Unavailable` when Redis cannot be reached.
+    pub async fn new(pool: RedisPool, prefix: &str) -> Result<Self, QueueError> {
+        let queue = Self { pool, key: format!("{prefix}review-tasks") };
+        let mut conn = queue.pool.get().await.map_err(unavailable)?;
+        let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
+            .arg("CREATE")
+            .arg(&queue.key)
+            .arg(GROUP)
+            .arg("0")
+            .arg("MKSTREAM")
+            .query_async(&mut conn)
+            .await;
+        match created {
+            Ok(()) => {}
+            Err(e) if e.to_string().contains("BUSYGROUP") => {}
+            Err(e) => return Err(unavailable(e)),
+        }
+        Ok(queue)
+    }
+
+    async fn conn(&self) -> Result<deadpool_redis::Connection, QueueError> {
+        self.pool.get().await.map_err(unavailable)
+    }
+
+    /// Turns entries into deliveries; an entry without a readable task id cannot be
+    /// processed by anyone, so it is acknowledged and dropped (and logged).
+    async fn deliveries(&self, entries: Vec<StreamId>) -> Result<Vec<Delivery>, QueueError> {
+        let mut out = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let task_id = match entry.map.get("task") {
+                Some(Value::BulkString(bytes)) => std::str::from_utf8(bytes).ok().and_then(|s| Uuid::parse_str(s).ok()),
+                Some(Value::SimpleString(s)) => Uuid::parse_str(s).ok(),
+                _ => None,
+            };
+            match task_id {
+                Some(task_id) => out.push(Delivery { id: entry.id, task_id }),
+                None => {
+                    tracing::error!(queue.entry = %entry.id, "queue.malformed_entry_dropped");
+                    self.ack(&entry.id).await?;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[async_trait]
+impl TaskQueue for RedisTaskQueue {
+    async fn push(&self, task_id: Uuid) -> Result<String, QueueError> {
+        let mut conn = self.conn().await?;
+        redis::cmd("XADD")
+            .arg(&self.key)
+            .arg("*")
+            .arg("task")
+            .arg(task_id.to_string())
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)
+    }
+
+    async fn pull(&self, consumer: &str, max: usize, block: Duration) -> Result<Vec<Delivery>, QueueError> {
+        let mut conn = self.conn().await?;
+        let reply: Option<StreamReadReply> = redis::cmd("XREADGROUP")
+            .arg("GROUP")
+            .arg(GROUP)
+            .arg(consumer)
+            .arg("COUNT")
+            .arg(max.max(1))
+            .arg("BLOCK")
+            .arg(u64::try_from(block.as_millis()).unwrap_or(u64::MAX).max(1))
+            .arg("STREAMS")
+            .arg(&self.key)
+            .arg(">")
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        let entries = reply.map(|r| r.keys.into_iter().flat_map(|k| k.ids).collect()).unwrap_or_default();
+        self.deliveries(entries).await
+    }
+
+    async fn reclaim(&self, consumer: &str, min_idle: Duration, max: usize) -> Result<Vec<Delivery>, QueueError> {
+        let mut conn = self.conn().await?;
+        let reply: StreamAutoClaimReply = redis::cmd("XAUTOCLAIM")
+            .arg(&self.key)
+            .arg(GROUP)
+            .arg(consumer)
+            .arg(u64::try_from(min_idle.as_millis()).unwrap_or(u64::MAX))
+            .arg("0-0")
+            .arg("COUNT")
+            .arg(max.max(1))
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        self.deliveries(reply.claimed).await
+    }
+
+    async fn ack(&self, delivery_id: &str) -> Result<(), QueueError> {
+        let mut conn = self.conn().await?;
+        let _: () = redis::pipe()
+            .atomic()
+            .cmd("XACK")
+            .arg(&self.key)
+            .arg(GROUP)
+            .arg(delivery_id)
+            .ignore()
+            .cmd("XDEL")
+            .arg(&self.key)
+            .arg(delivery_id)
+            .ignore()
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    async fn depth(&self) -> Result<u64, QueueError> {
+        let mut conn = self.conn().await?;
+        // Acknowledged entries are deleted, so the length is what is left to finish.
+        redis::cmd("XLEN").arg(&self.key).query_async(&mut conn).await.map_err(unavailable)
+    }
+}

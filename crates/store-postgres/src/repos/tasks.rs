@@ -1,0 +1,221 @@
+use super::{bounds, conn, count};
+use crate::PgPool;
+use crate::error::{corrupt, map_diesel_error};
+use crate::schema::review_tasks;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use reviewd_domain::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
+use reviewd_domain::ports::{RepoError, TaskInsert, TaskRepository};
+use reviewd_domain::{Page, PageRequest};
+use uuid::Uuid;
+
+pub struct PgTaskRepository {
+    pool: PgPool,
+}
+
+impl PgTaskRepository {
+    #[must_use]
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+/// Statuses that hold a dedup key (the partial unique index's condition).
+const ACTIVE: [&str; 4] = ["pending", "queued", "processing", "in_progress"];
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = review_tasks, check_for_backend(diesel::pg::Pg))]
+struct TaskRow {
+    id: Uuid,
+    triggered_by: String,
+    project_id: Uuid,
+    review_id: Option<Uuid>,
+    mr_iid: i64,
+    head_sha: Option<String>,
+    status: String,
+    send_to_platform: bool,
+    template_id: Option<Uuid>,
+    requested_by: Option<Uuid>,
+    attempts: i32,
+    max_attempts: i32,
+    error_message: Option<String>,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+    started_at: Option<DateTime<Utc>>,
+    completed_at: Option<DateTime<Utc>>,
+}
+
+impl TryFrom<TaskRow> for ReviewTask {
+    type Error = RepoError;
+
+    fn try_from(r: TaskRow) -> Result<Self, RepoError> {
+        Ok(ReviewTask {
+            triggered_by: match r.triggered_by.as_str() {
+                "manual" => TriggeredBy::Manual,
+                "auto" => TriggeredBy::Auto,
+                other => return Err(corrupt(format!("task {}: triggered_by `{other}`", r.id))),
+            },
+            status: r.status.parse().map_err(|e: String| corrupt(e))?,
+            id: r.id,
+            project_id: r.project_id,
+            review_id: r.review_id,
+            mr_iid: r.mr_iid,
+            head_sha: r.head_sha,
+            send_to_platform: r.send_to_platform,
+            template_id: r.template_id,
+            requested_by: r.requested_by,
+            attempts: r.attempts,
+            max_attempts: r.max_attempts,
+            error_message: r.error_message,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            started_at: r.started_at,
+            completed_at: r.completed_at,
+        })
+    }
+}
+
+#[async_trait]
+impl TaskRepository for PgTaskRepository {
+    async fn insert(&self, task: NewReviewTask) -> Result<(TaskInsert, u64), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let dedup_key = task.dedup_key();
+        let race_key = dedup_key.clone().unwrap_or_default();
+        let result: Result<(TaskInsert, usize), diesel::result::Error> = conn
+            .transaction(async move |conn| {
+                if let Some(key) = &dedup_key {
+                    let existing: Option<TaskRow> = review_tasks::table
+                        .filter(review_tasks::dedup_key.eq(key))
+                        .filter(review_tasks::status.eq_any(ACTIVE))
+                        .select(TaskRow::as_select())
+                        .first(conn)
+                        .await
+                        .optional()?;
+                    if let Some(row) = existing {
+                        return Ok((TaskInsert::Duplicate(row.try_into().map_err(|_| diesel::result::Error::NotFound)?), 0));
+                    }
+                }
+                // A newer head makes queued reviews of older heads of the MR pointless.
+                let superseded = match &task.head_sha {
+                    Some(head) => {
+                        diesel::update(review_tasks::table)
+                            .filter(review_tasks::project_id.eq(task.project_id))
+                            .filter(review_tasks::mr_iid.eq(task.mr_iid))
+                            .filter(review_tasks::status.eq_any(["queued", "pending"]))
+                            .filter(review_tasks::head_sha.ne(head))
+                            .set((
+                                review_tasks::status.eq("superseded"),
+                                review_tasks::dedup_key.eq(None::<String>),
+                                review_tasks::completed_at.eq(Utc::now()),
+                            ))
+                            .execute(conn)
+                            .await?
+                    }
+                    None => 0,
+                };
+                let row: TaskRow = diesel::insert_into(review_tasks::table)
+                    .values((
+                        review_tasks::triggered_by.eq(task.triggered_by.as_str()),
+                        review_tasks::project_id.eq(task.project_id),
+                        review_tasks::mr_iid.eq(task.mr_iid),
+                        review_tasks::head_sha.eq(&task.head_sha),
+                        review_tasks::status.eq("queued"),
+                        review_tasks::send_to_platform.eq(task.send_to_platform),
+                        review_tasks::template_id.eq(task.template_id),
+                        review_tasks::requested_by.eq(task.requested_by),
+                        review_tasks::max_attempts.eq(task.max_attempts),
+                        review_tasks::dedup_key.eq(&dedup_key),
+                    ))
+                    .returning(TaskRow::as_returning())
+                    .get_result(conn)
+                    .await?;
+                Ok((TaskInsert::Created(row.try_into().map_err(|_| diesel::result::Error::NotFound)?), superseded))
+            })
+            .await;
+        match result {
+            Ok((insert, superseded)) => Ok((insert, superseded as u64)),
+            // Two deliveries racing past the check: the unique index stops the second.
+            Err(diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)) => {
+                let existing: TaskRow = review_tasks::table
+                    .filter(review_tasks::dedup_key.eq(race_key))
+                    .filter(review_tasks::status.eq_any(ACTIVE))
+                    .select(TaskRow::as_select())
+                    .first(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)?;
+                Ok((TaskInsert::Duplicate(existing.try_into()?), 0))
+            }
+            Err(e) => Err(map_diesel_error(e)),
+        }
+    }
+
+    async fn get(&self, id: Uuid) -> Result<ReviewTask, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        review_tasks::table
+            .find(id)
+            .select(TaskRow::as_select())
+            .first(&mut conn)
+            .await
+            .map_err(map_diesel_error)?
+            .try_into()
+    }
+
+    async fn set_stream_id(&self, id: Uuid, stream_id: &str) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let n = diesel::update(review_tasks::table.find(id))
+            .set(review_tasks::stream_message_id.eq(stream_id))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if n == 0 { Err(RepoError::NotFound) } else { Ok(()) }
+    }
+
+    async fn fail(&self, id: Uuid, error: &str) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let n = diesel::update(review_tasks::table.find(id))
+            .set((
+                review_tasks::status.eq("failed"),
+                review_tasks::error_message.eq(error),
+                review_tasks::dedup_key.eq(None::<String>),
+                review_tasks::completed_at.eq(Utc::now()),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if n == 0 { Err(RepoError::NotFound) } else { Ok(()) }
+    }
+
+    async fn list(
+        &self,
+        status: Option<TaskStatus>,
+        triggered_by: Option<TriggeredBy>,
+        page: PageRequest,
+    ) -> Result<Page<ReviewTask>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let (limit, offset) = bounds(page);
+        let query = || {
+            let mut q = review_tasks::table.into_boxed::<Pg>();
+            if let Some(s) = status {
+                q = q.filter(review_tasks::status.eq(s.as_str()));
+            }
+            if let Some(t) = triggered_by {
+                q = q.filter(review_tasks::triggered_by.eq(t.as_str()));
+            }
+            q
+        };
+        let total: i64 = query().count().get_result(&mut conn).await.map_err(map_diesel_error)?;
+        let rows: Vec<TaskRow> = query()
+            .select(TaskRow::as_select())
+            .order((review_tasks::created_at.desc(), review_tasks::id.desc()))
+            .limit(limit)
+            .offset(offset)
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        let items = rows.into_iter().map(ReviewTask::try_from).collect::<Result<_, _>>()?;
+        Ok(Page { items, total: count(total), request: page })
+    }
+}
