@@ -11,6 +11,8 @@ pub const ROOT_PASSWORD: &str = "root-password-1";
 
 pub struct TestApp {
     pub base_url: String,
+    /// The app's Redis key prefix, for tests that look at (or break) the queue.
+    pub queue_prefix: String,
     /// Kept so the database lives as long as the app.
     pub _db: TestDb,
 }
@@ -18,16 +20,14 @@ pub struct TestApp {
 impl TestApp {
     pub async fn spawn() -> TestApp {
         let db = TestDb::new().await;
+        let queue_prefix = format!("reviewd-test:{}:", uuid::Uuid::new_v4().simple());
         let scratch =
             std::env::temp_dir().join(format!("reviewd-api-{}", uuid::Uuid::new_v4().simple()));
         let vars: HashMap<&str, String> = HashMap::from([
             ("DATABASE_URL", db.url().to_owned()),
             ("DATABASE_POOL_SIZE", "4".to_owned()),
             ("QUEUE_STORE_URL", test_redis_url()),
-            (
-                "QUEUE_KEY_PREFIX",
-                format!("reviewd-test:{}:", uuid::Uuid::new_v4().simple()),
-            ),
+            ("QUEUE_KEY_PREFIX", queue_prefix.clone()),
             (
                 "AUTH_SECRET",
                 "an-auth-secret-for-the-api-tests-0123456789".to_owned(),
@@ -49,7 +49,11 @@ impl TestApp {
         let app = Application::build(config).await.expect("the server starts");
         let base_url = format!("http://127.0.0.1:{}", app.port());
         tokio::spawn(app.run_until_stopped());
-        TestApp { base_url, _db: db }
+        TestApp {
+            base_url,
+            queue_prefix,
+            _db: db,
+        }
     }
 
     pub fn url(&self, path: &str) -> String {

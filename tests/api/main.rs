@@ -10,4 +10,6 @@ mod conventions;
 mod health;
 mod platform_configs;
 mod projects;
+mod reviews;
 mod users;
+mod webhooks;

@@ -10,17 +10,19 @@ use actix_web::dev::Server;
 use actix_web::middleware::{Compress, from_fn};
 use actix_web::{App, HttpServer, web};
 use reviewd_crypto::{Argon2PasswordHasher, HmacTokenHasher, SecretBox, derive};
-use reviewd_domain::ports::PlatformClients;
-use reviewd_domain::ports::{HealthProbe, PasswordHasher, TokenHasher};
+use reviewd_domain::ports::{HealthProbe, PasswordHasher, PlatformClients, TokenHasher};
 use reviewd_domain::services::{
-    ApiKeyService, AuthService, AuthSettings, OAuthSettings, PlatformConfigService, ProjectService,
-    RootOutcome, UserService, WebhookService,
+    ApiKeyService, AuthService, AuthSettings, ManualReviewService, OAuthSettings,
+    PlatformConfigService, ProjectService, RootOutcome, TaskService, UserService, WebhookIntake,
+    WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
-use reviewd_queue_redis::{RedisHealthProbe, RedisLoginThrottle, ThrottleLimits};
+use reviewd_queue_redis::{
+    RedisDeliveryLog, RedisHealthProbe, RedisLoginThrottle, RedisTaskQueue, ThrottleLimits,
+};
 use reviewd_store_postgres::{
     PgApiKeyRepository, PgHealthProbe, PgPlatformConfigRepository, PgProjectRepository,
-    PgSessionRepository, PgSettingsRepository, PgUserRepository, run_migrations,
+    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
@@ -151,18 +153,41 @@ impl Application {
                 allowed_redirect_origins: config.app_urls.clone(),
             },
         );
-        let projects = ProjectService::new(
+        let projects = Arc::new(ProjectService::new(
             project_repo.clone(),
             platform_config_repo.clone(),
-            settings_repo,
+            settings_repo.clone(),
             clients.clone(),
-        );
+        ));
         let webhooks = WebhookService::new(
-            project_repo,
+            project_repo.clone(),
             platform_config_repo,
             clients,
             &config.webhook_base_url,
         );
+        let queue = RedisTaskQueue::new(redis.clone(), &config.queue_key_prefix)
+            .await
+            .map_err(|e| {
+                StartupError::new(
+                    "QUEUE_STORE_URL",
+                    format!("cannot prepare the task queue: {e}"),
+                )
+            })?;
+        let tasks = Arc::new(TaskService::new(
+            Arc::new(PgTaskRepository::new(pool.clone())),
+            Arc::new(queue),
+        ));
+        let intake = WebhookIntake::new(
+            project_repo,
+            settings_repo.clone(),
+            tasks.clone(),
+            Arc::new(RedisDeliveryLog::new(
+                redis.clone(),
+                &config.queue_key_prefix,
+            )),
+        );
+        let manual_reviews =
+            ManualReviewService::new(projects.clone(), settings_repo, tasks.clone());
 
         let probes: Vec<Arc<dyn HealthProbe>> = vec![
             Arc::new(PgHealthProbe::new(pool.clone())),
@@ -174,6 +199,9 @@ impl Application {
             platform_configs,
             projects,
             webhooks,
+            tasks,
+            intake,
+            manual_reviews,
             auth,
             probes,
             started_at: Instant::now(),

@@ -3,7 +3,8 @@
 use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
-    ApiKeyService, AuthService, PlatformConfigService, ProjectService, UserService, WebhookService,
+    ApiKeyService, AuthService, ManualReviewService, PlatformConfigService, ProjectService,
+    TaskService, UserService, WebhookIntake, WebhookService,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,8 +15,11 @@ pub struct AppState {
     pub api_keys: ApiKeyService,
     pub users: UserService,
     pub platform_configs: PlatformConfigService,
-    pub projects: ProjectService,
+    pub projects: Arc<ProjectService>,
     pub webhooks: WebhookService,
+    pub tasks: Arc<TaskService>,
+    pub intake: WebhookIntake,
+    pub manual_reviews: ManualReviewService,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,
     pub started_at: Instant,

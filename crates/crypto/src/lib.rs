@@ -10,4 +10,4 @@ mod token;
 pub use password::Argon2PasswordHasher;
 pub use random::random_bytes;
 pub use secret_box::{SecretBox, SecretBoxError, derive};
-pub use token::{HmacTokenHasher, constant_time_eq};
+pub use token::{HmacTokenHasher, constant_time_eq, hmac_sha256_hex};

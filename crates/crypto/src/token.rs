@@ -43,6 +43,18 @@ impl TokenHasher for HmacTokenHasher {
     }
 }
 
+/// Lower-case hex HMAC-SHA256 of `body` under `key`: GitHub's `X-Hub-Signature-256`
+/// (after `sha256=`), and the signature of reviewd's own outbound webhooks.
+#[must_use]
+pub fn hmac_sha256_hex(key: &[u8], body: &[u8]) -> String {
+    let mut mac = match <HmacSha256 as KeyInit>::new_from_slice(key) {
+        Ok(mac) => mac,
+        Err(_) => unreachable!("HMAC takes keys of any length"),
+    };
+    mac.update(body);
+    hex(&mac.finalize().into_bytes())
+}
+
 /// Compares two byte strings in time that depends only on their lengths.
 #[must_use]
 pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -73,6 +85,15 @@ mod tests {
         assert_eq!(hasher.hash(&t1), hasher.hash(&t1));
         assert_ne!(hasher.hash(&t1), HmacTokenHasher::new(b"k2").hash(&t1));
         assert_eq!(hasher.hash(&t1).len(), 64);
+    }
+
+    #[test]
+    fn hmac_matches_githubs_documented_example() {
+        // From GitHub's "Validating webhook deliveries" documentation.
+        assert_eq!(
+            hmac_sha256_hex(b"It's a Secret to Everybody", b"Hello, World!"),
+            "757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+        );
     }
 
     #[test]

@@ -15,14 +15,22 @@ pub struct RedisDeliveryLog {
 impl RedisDeliveryLog {
     #[must_use]
     pub fn new(pool: RedisPool, prefix: &str) -> Self {
-        Self { pool, prefix: format!("{prefix}webhook-delivery:"), ttl: Duration::from_secs(7 * 24 * 3600) }
+        Self {
+            pool,
+            prefix: format!("{prefix}webhook-delivery:"),
+            ttl: Duration::from_secs(7 * 24 * 3600),
+        }
     }
 }
 
 #[async_trait]
 impl DeliveryLog for RedisDeliveryLog {
     async fn first_seen(&self, platform: &str, delivery_id: &str) -> Result<bool, QueueError> {
-        let mut conn = self.pool.get().await.map_err(|e| QueueError::Unavailable(e.to_string()))?;
+        let mut conn = self
+            .pool
+            .get()
+            .await
+            .map_err(|e| QueueError::Unavailable(e.to_string()))?;
         let set: Option<String> = redis::cmd("SET")
             .arg(format!("{}{platform}:{delivery_id}", self.prefix))
             .arg("1")
@@ -36,7 +44,11 @@ impl DeliveryLog for RedisDeliveryLog {
     }
 
     async fn forget(&self, platform: &str, delivery_id: &str) -> Result<(), QueueError> {
-        let mut conn = self.pool.get().await.map_err(|e| QueueError::Unavailable(e.to_string()))?;
+        let mut conn = self
+            .pool
+            .get()
+            .await
+            .map_err(|e| QueueError::Unavailable(e.to_string()))?;
         let _: () = redis::cmd("DEL")
             .arg(format!("{}{platform}:{delivery_id}", self.prefix))
             .query_async(&mut conn)

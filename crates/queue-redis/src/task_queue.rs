@@ -27,7 +27,10 @@ impl RedisTaskQueue {
     /// # Errors
     /// `Unavailable` when Redis cannot be reached.
     pub async fn new(pool: RedisPool, prefix: &str) -> Result<Self, QueueError> {
-        let queue = Self { pool, key: format!("{prefix}review-tasks") };
+        let queue = Self {
+            pool,
+            key: format!("{prefix}review-tasks"),
+        };
         let mut conn = queue.pool.get().await.map_err(unavailable)?;
         let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
             .arg("CREATE")
@@ -55,12 +58,17 @@ impl RedisTaskQueue {
         let mut out = Vec::with_capacity(entries.len());
         for entry in entries {
             let task_id = match entry.map.get("task") {
-                Some(Value::BulkString(bytes)) => std::str::from_utf8(bytes).ok().and_then(|s| Uuid::parse_str(s).ok()),
+                Some(Value::BulkString(bytes)) => std::str::from_utf8(bytes)
+                    .ok()
+                    .and_then(|s| Uuid::parse_str(s).ok()),
                 Some(Value::SimpleString(s)) => Uuid::parse_str(s).ok(),
                 _ => None,
             };
             match task_id {
-                Some(task_id) => out.push(Delivery { id: entry.id, task_id }),
+                Some(task_id) => out.push(Delivery {
+                    id: entry.id,
+                    task_id,
+                }),
                 None => {
                     tracing::error!(queue.entry = %entry.id, "queue.malformed_entry_dropped");
                     self.ack(&entry.id).await?;
@@ -85,7 +93,12 @@ impl TaskQueue for RedisTaskQueue {
             .map_err(unavailable)
     }
 
-    async fn pull(&self, consumer: &str, max: usize, block: Duration) -> Result<Vec<Delivery>, QueueError> {
+    async fn pull(
+        &self,
+        consumer: &str,
+        max: usize,
+        block: Duration,
+    ) -> Result<Vec<Delivery>, QueueError> {
         let mut conn = self.conn().await?;
         let reply: Option<StreamReadReply> = redis::cmd("XREADGROUP")
             .arg("GROUP")
@@ -101,11 +114,18 @@ impl TaskQueue for RedisTaskQueue {
             .query_async(&mut conn)
             .await
             .map_err(unavailable)?;
-        let entries = reply.map(|r| r.keys.into_iter().flat_map(|k| k.ids).collect()).unwrap_or_default();
+        let entries = reply
+            .map(|r| r.keys.into_iter().flat_map(|k| k.ids).collect())
+            .unwrap_or_default();
         self.deliveries(entries).await
     }
 
-    async fn reclaim(&self, consumer: &str, min_idle: Duration, max: usize) -> Result<Vec<Delivery>, QueueError> {
+    async fn reclaim(
+        &self,
+        consumer: &str,
+        min_idle: Duration,
+        max: usize,
+    ) -> Result<Vec<Delivery>, QueueError> {
         let mut conn = self.conn().await?;
         let reply: StreamAutoClaimReply = redis::cmd("XAUTOCLAIM")
             .arg(&self.key)
@@ -143,6 +163,10 @@ impl TaskQueue for RedisTaskQueue {
     async fn depth(&self) -> Result<u64, QueueError> {
         let mut conn = self.conn().await?;
         // Acknowledged entries are deleted, so the length is what is left to finish.
-        redis::cmd("XLEN").arg(&self.key).query_async(&mut conn).await.map_err(unavailable)
+        redis::cmd("XLEN")
+            .arg(&self.key)
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)
     }
 }

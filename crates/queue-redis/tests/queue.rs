@@ -8,9 +8,15 @@ use std::time::Duration;
 use uuid::Uuid;
 
 async fn queue() -> (RedisTaskQueue, deadpool_redis::Pool, String) {
-    let pool = connect(&test_redis_url(), Duration::from_secs(5)).await.unwrap();
+    let pool = connect(&test_redis_url(), Duration::from_secs(5))
+        .await
+        .unwrap();
     let prefix = format!("reviewd-test:{}:", Uuid::new_v4().simple());
-    (RedisTaskQueue::new(pool.clone(), &prefix).await.unwrap(), pool, prefix)
+    (
+        RedisTaskQueue::new(pool.clone(), &prefix).await.unwrap(),
+        pool,
+        prefix,
+    )
 }
 
 #[tokio::test]
@@ -23,10 +29,24 @@ async fn delivers_in_order_once_per_consumer_group_and_ack_removes() {
     let first = q.pull("w1", 1, Duration::from_millis(50)).await.unwrap();
     let second = q.pull("w2", 5, Duration::from_millis(50)).await.unwrap();
     assert_eq!(first.iter().map(|d| d.task_id).collect::<Vec<_>>(), vec![a]);
-    assert_eq!(second.iter().map(|d| d.task_id).collect::<Vec<_>>(), vec![b], "no message goes to two consumers");
-    assert!(q.pull("w3", 5, Duration::from_millis(50)).await.unwrap().is_empty(), "empty queue: the block times out");
+    assert_eq!(
+        second.iter().map(|d| d.task_id).collect::<Vec<_>>(),
+        vec![b],
+        "no message goes to two consumers"
+    );
+    assert!(
+        q.pull("w3", 5, Duration::from_millis(50))
+            .await
+            .unwrap()
+            .is_empty(),
+        "empty queue: the block times out"
+    );
     q.ack(&first[0].id).await.unwrap();
-    assert_eq!(q.depth().await.unwrap(), 1, "acknowledged work leaves the queue; unacknowledged stays");
+    assert_eq!(
+        q.depth().await.unwrap(),
+        1,
+        "acknowledged work leaves the queue; unacknowledged stays"
+    );
 }
 
 #[tokio::test]
@@ -34,12 +54,27 @@ async fn a_silent_consumers_task_is_reclaimed_by_another() {
     let (q, _, _) = queue().await;
     let task = Uuid::new_v4();
     q.push(task).await.unwrap();
-    let taken = q.pull("dies-mid-task", 1, Duration::from_millis(50)).await.unwrap();
+    let taken = q
+        .pull("dies-mid-task", 1, Duration::from_millis(50))
+        .await
+        .unwrap();
     assert_eq!(taken.len(), 1);
-    assert!(q.reclaim("rescuer", Duration::from_secs(60), 10).await.unwrap().is_empty(), "not idle long enough yet");
+    assert!(
+        q.reclaim("rescuer", Duration::from_secs(60), 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "not idle long enough yet"
+    );
     tokio::time::sleep(Duration::from_millis(150)).await;
-    let rescued = q.reclaim("rescuer", Duration::from_millis(100), 10).await.unwrap();
-    assert_eq!(rescued.iter().map(|d| d.task_id).collect::<Vec<_>>(), vec![task]);
+    let rescued = q
+        .reclaim("rescuer", Duration::from_millis(100), 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        rescued.iter().map(|d| d.task_id).collect::<Vec<_>>(),
+        vec![task]
+    );
     q.ack(&rescued[0].id).await.unwrap();
     assert_eq!(q.depth().await.unwrap(), 0);
 }
@@ -59,8 +94,15 @@ async fn a_malformed_entry_is_dropped_not_redelivered_forever() {
     let good = Uuid::new_v4();
     q.push(good).await.unwrap();
     let got = q.pull("w", 10, Duration::from_millis(50)).await.unwrap();
-    assert_eq!(got.iter().map(|d| d.task_id).collect::<Vec<_>>(), vec![good]);
-    assert_eq!(q.depth().await.unwrap(), 1, "the malformed entry was acknowledged and deleted");
+    assert_eq!(
+        got.iter().map(|d| d.task_id).collect::<Vec<_>>(),
+        vec![good]
+    );
+    assert_eq!(
+        q.depth().await.unwrap(),
+        1,
+        "the malformed entry was acknowledged and deleted"
+    );
 }
 
 #[tokio::test]
@@ -71,11 +113,16 @@ async fn creating_the_group_twice_is_fine() {
 
 #[tokio::test]
 async fn delivery_ids_are_seen_once_until_forgotten() {
-    let pool = connect(&test_redis_url(), Duration::from_secs(5)).await.unwrap();
+    let pool = connect(&test_redis_url(), Duration::from_secs(5))
+        .await
+        .unwrap();
     let log = RedisDeliveryLog::new(pool, &format!("reviewd-test:{}:", Uuid::new_v4().simple()));
     assert!(log.first_seen("hostB", "d-1").await.unwrap());
     assert!(!log.first_seen("hostB", "d-1").await.unwrap());
-    assert!(log.first_seen("hostA", "d-1").await.unwrap(), "per platform");
+    assert!(
+        log.first_seen("hostA", "d-1").await.unwrap(),
+        "per platform"
+    );
     log.forget("hostB", "d-1").await.unwrap();
     assert!(log.first_seen("hostB", "d-1").await.unwrap());
 }

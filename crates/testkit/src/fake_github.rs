@@ -45,6 +45,14 @@ impl FakeGithub {
             )
             .mount(&fake.server)
             .await;
+        Mock::given(header("authorization", format!("Bearer {token}").as_str()))
+            .respond_with(
+                ResponseTemplate::new(404)
+                    .set_body_json(json!({ "message": "Not Found", "status": "404" })),
+            )
+            .with_priority(u8::MAX - 1)
+            .mount(&fake.server)
+            .await;
         Mock::given(wiremock::matchers::any())
             .respond_with(ResponseTemplate::new(401).set_body_json(json!({
                 "message": "Bad credentials", "documentation_url": "https://docs.github.com/rest", "status": "401",

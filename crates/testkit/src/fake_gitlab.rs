@@ -48,6 +48,14 @@ impl FakeGitlab {
             .mount(&fake.server)
             .await;
         fake.mount_scopes(&["api", "read_user"], 3).await;
+        // As GitLab: a known token asking for something that is not there gets a 404.
+        Mock::given(header("PRIVATE-TOKEN", token))
+            .respond_with(
+                ResponseTemplate::new(404).set_body_json(json!({ "message": "404 Not found" })),
+            )
+            .with_priority(u8::MAX - 1)
+            .mount(&fake.server)
+            .await;
         Mock::given(wiremock::matchers::any())
             .respond_with(
                 ResponseTemplate::new(401).set_body_json(json!({ "message": "401 Unauthorized" })),

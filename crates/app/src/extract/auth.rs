@@ -111,7 +111,7 @@ pub mod perm {
 }
 
 /// An authenticated caller holding permission `P`: 401 without credentials, 403 without `P`.
-pub struct RequirePermission<P: PermissionMarker>(pub Principal, PhantomData<P>);
+pub struct RequirePermission<P: PermissionMarker>(pub Principal, pub PhantomData<P>);
 
 impl<P: PermissionMarker + 'static> FromRequest for RequirePermission<P> {
     type Error = actix_web::Error;

@@ -6,8 +6,10 @@ mod dto;
 mod health;
 mod platform_configs;
 mod projects;
+mod reviews;
 mod serde_helpers;
 mod users;
+mod webhooks;
 
 use crate::error::ApiError;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
@@ -21,7 +23,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(api_keys::configure)
             .configure(users::configure)
             .configure(platform_configs::configure)
-            .configure(projects::configure),
+            .configure(projects::configure)
+            .configure(reviews::configure)
+            .configure(webhooks::configure),
     );
 }
 

@@ -7,10 +7,10 @@ pub mod principal;
 pub mod project;
 pub mod role;
 pub mod secret;
-pub mod task;
-pub mod webhook;
 pub mod session;
+pub mod task;
 pub mod user;
+pub mod webhook;
 
 pub use api_key::{ApiKey, NewApiKey};
 pub use platform::{
@@ -25,7 +25,7 @@ pub use project::{
 };
 pub use role::{Permission, Role};
 pub use secret::{MASK, SecretString};
-pub use task::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
-pub use webhook::{CommentEvent, MergeRequestEvent, MrAction, WebhookEvent};
 pub use session::{NewSession, Session};
+pub use task::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 pub use user::{NewUser, User, UserChanges};
+pub use webhook::{CommentEvent, MergeRequestEvent, MrAction, WebhookEvent};

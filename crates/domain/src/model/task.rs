@@ -103,6 +103,8 @@ impl NewReviewTask {
     /// same head finds the existing task instead of queueing a second one.
     #[must_use]
     pub fn dedup_key(&self) -> Option<String> {
-        self.head_sha.as_ref().map(|sha| format!("{}:{}:{sha}", self.project_id, self.mr_iid))
+        self.head_sha
+            .as_ref()
+            .map(|sha| format!("{}:{}:{sha}", self.project_id, self.mr_iid))
     }
 }

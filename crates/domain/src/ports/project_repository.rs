@@ -25,7 +25,11 @@ pub trait ProjectRepository: Send + Sync {
     ///
     /// # Errors
     /// Only store failures.
-    async fn find_by_platform(&self, platform_type: crate::model::PlatformType, platform_project_id: &str) -> Result<Vec<Project>, RepoError>;
+    async fn find_by_platform(
+        &self,
+        platform_type: crate::model::PlatformType,
+        platform_project_id: &str,
+    ) -> Result<Vec<Project>, RepoError>;
 
     /// # Errors
     /// Only store failures.

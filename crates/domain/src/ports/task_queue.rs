@@ -33,13 +33,23 @@ pub trait TaskQueue: Send + Sync {
     ///
     /// # Errors
     /// `Unavailable`; `Malformed` is logged and the entry acknowledged by adapters.
-    async fn pull(&self, consumer: &str, max: usize, block: Duration) -> Result<Vec<Delivery>, QueueError>;
+    async fn pull(
+        &self,
+        consumer: &str,
+        max: usize,
+        block: Duration,
+    ) -> Result<Vec<Delivery>, QueueError>;
 
     /// Takes over messages another consumer has held unacknowledged for `min_idle`.
     ///
     /// # Errors
     /// `Unavailable`.
-    async fn reclaim(&self, consumer: &str, min_idle: Duration, max: usize) -> Result<Vec<Delivery>, QueueError>;
+    async fn reclaim(
+        &self,
+        consumer: &str,
+        min_idle: Duration,
+        max: usize,
+    ) -> Result<Vec<Delivery>, QueueError>;
 
     /// Acknowledges (and drops) a message once its result is stored.
     ///

@@ -4,6 +4,7 @@
 pub mod api_keys;
 pub mod auth;
 pub mod error;
+pub mod manual_reviews;
 pub mod platform_access;
 pub mod platform_configs;
 pub mod projects;
@@ -15,6 +16,7 @@ pub mod webhooks;
 pub use api_keys::{ApiKeyService, CreatedApiKey};
 pub use auth::{AuthService, AuthSettings, ClientInfo, LoggedIn, RootOutcome};
 pub use error::{FieldError, ServiceError};
+pub use manual_reviews::{ManualReviewRequest, ManualReviewService};
 pub use platform_configs::{
     ConnectionReport, OAuthSettings, PlatformConfigInput, PlatformConfigPatch,
     PlatformConfigService,

@@ -44,7 +44,11 @@ impl TaskService {
     /// # Errors
     /// `NotFound` for a vanished project; store failures.
     pub async fn enqueue(&self, task: NewReviewTask) -> Result<Enqueued, ServiceError> {
-        let (inserted, superseded) = self.tasks.insert(task).await.map_err(|e| ServiceError::from_repo(e, "project"))?;
+        let (inserted, superseded) = self
+            .tasks
+            .insert(task)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "project"))?;
         let task = match inserted {
             TaskInsert::Duplicate(existing) => {
                 tracing::info!(task.id = %existing.id, "task.duplicate_ignored");
@@ -65,7 +69,11 @@ impl TaskService {
                 let reason = format!("could not be queued: {err}");
                 tracing::error!(task.id = %task.id, error = %err, "task.queue_failed");
                 self.tasks.fail(task.id, &reason).await?;
-                let failed = ReviewTask { status: TaskStatus::Failed, error_message: Some(reason), ..task };
+                let failed = ReviewTask {
+                    status: TaskStatus::Failed,
+                    error_message: Some(reason),
+                    ..task
+                };
                 Ok(Enqueued::QueueFailed(failed))
             }
         }
@@ -74,7 +82,10 @@ impl TaskService {
     /// # Errors
     /// `NotFound` for an unknown id.
     pub async fn get(&self, id: Uuid) -> Result<ReviewTask, ServiceError> {
-        self.tasks.get(id).await.map_err(|e| ServiceError::from_repo(e, "task"))
+        self.tasks
+            .get(id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "task"))
     }
 
     /// # Errors

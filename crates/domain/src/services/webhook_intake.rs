@@ -4,7 +4,8 @@
 use super::ServiceError;
 use super::tasks::{Enqueued, TaskService};
 use crate::model::{
-    CommentEvent, MergeRequestEvent, MrAction, NewReviewTask, PlatformType, Project, TriggeredBy, WebhookEvent,
+    CommentEvent, MergeRequestEvent, MrAction, NewReviewTask, PlatformType, Project, TriggeredBy,
+    WebhookEvent,
 };
 use crate::ports::{DeliveryLog, ProjectRepository, SettingsRepository};
 use std::sync::Arc;
@@ -15,13 +16,19 @@ pub const DEFAULT_MAX_ATTEMPTS: i32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IntakeOutcome {
-    Queued { task_id: Uuid },
+    Queued {
+        task_id: Uuid,
+    },
     /// An active task already covers this MR head (a redelivery or a repeat).
-    AlreadyQueued { task_id: Uuid },
+    AlreadyQueued {
+        task_id: Uuid,
+    },
     /// Acknowledged, not acted on; the reason is returned to the platform.
     Ignored(String),
     /// The task could not be queued: the platform should retry (HTTP 500).
-    QueueFailed { task_id: Uuid },
+    QueueFailed {
+        task_id: Uuid,
+    },
 }
 
 /// Assignment to apply on hostA after an MR was opened or reopened.
@@ -52,7 +59,12 @@ pub struct WebhookIntake {
 #[must_use]
 pub fn is_review_command(body: &str, commands: &[String]) -> bool {
     body.lines().map(str::trim).any(|line| {
-        commands.iter().any(|c| line == c || line.strip_prefix(c.as_str()).is_some_and(|rest| rest.starts_with(char::is_whitespace)))
+        commands.iter().any(|c| {
+            line == c
+                || line
+                    .strip_prefix(c.as_str())
+                    .is_some_and(|rest| rest.starts_with(char::is_whitespace))
+        })
     })
 }
 
@@ -63,7 +75,12 @@ impl WebhookIntake {
         tasks: Arc<TaskService>,
         deliveries: Arc<dyn DeliveryLog>,
     ) -> Self {
-        Self { projects, settings, tasks, deliveries }
+        Self {
+            projects,
+            settings,
+            tasks,
+            deliveries,
+        }
     }
 
     /// Applies the rules to an authenticated event. `config_ids` are the platform
@@ -78,9 +95,16 @@ impl WebhookIntake {
         event: WebhookEvent,
     ) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
         if let Some(d) = delivery {
-            let first = self.deliveries.first_seen(d.platform.as_str(), d.id).await.map_err(|e| ServiceError::Unavailable(e.to_string()))?;
+            let first = self
+                .deliveries
+                .first_seen(d.platform.as_str(), d.id)
+                .await
+                .map_err(|e| ServiceError::Unavailable(e.to_string()))?;
             if !first {
-                return Ok((IntakeOutcome::Ignored("duplicate delivery: already processed".into()), None));
+                return Ok((
+                    IntakeOutcome::Ignored("duplicate delivery: already processed".into()),
+                    None,
+                ));
             }
         }
         let result = self.route(config_ids, event).await;
@@ -94,7 +118,11 @@ impl WebhookIntake {
         result
     }
 
-    async fn route(&self, config_ids: &[Uuid], event: WebhookEvent) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
+    async fn route(
+        &self,
+        config_ids: &[Uuid],
+        event: WebhookEvent,
+    ) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
         match event {
             WebhookEvent::Ignored(reason) => Ok((IntakeOutcome::Ignored(reason), None)),
             WebhookEvent::MergeRequest(mr) => self.merge_request(config_ids, mr).await,
@@ -102,19 +130,40 @@ impl WebhookIntake {
         }
     }
 
-    async fn find_project(&self, config_ids: &[Uuid], platform_type: PlatformType, platform_project_id: &str) -> Result<Option<Project>, ServiceError> {
-        let candidates = self.projects.find_by_platform(platform_type, platform_project_id).await?;
-        Ok(candidates.into_iter().find(|p| config_ids.contains(&p.platform_config_id)))
+    async fn find_project(
+        &self,
+        config_ids: &[Uuid],
+        platform_type: PlatformType,
+        platform_project_id: &str,
+    ) -> Result<Option<Project>, ServiceError> {
+        let candidates = self
+            .projects
+            .find_by_platform(platform_type, platform_project_id)
+            .await?;
+        Ok(candidates
+            .into_iter()
+            .find(|p| config_ids.contains(&p.platform_config_id)))
     }
 
-    async fn merge_request(&self, config_ids: &[Uuid], mr: MergeRequestEvent) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
+    async fn merge_request(
+        &self,
+        config_ids: &[Uuid],
+        mr: MergeRequestEvent,
+    ) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
         let ignored = |why: String| Ok((IntakeOutcome::Ignored(why), None));
         match &mr.action {
-            MrAction::AssignmentOnly => return ignored("only assignees or reviewers changed".into()),
-            MrAction::Other(action) => return ignored(format!("action `{action}` does not trigger a review")),
+            MrAction::AssignmentOnly => {
+                return ignored("only assignees or reviewers changed".into());
+            }
+            MrAction::Other(action) => {
+                return ignored(format!("action `{action}` does not trigger a review"));
+            }
             MrAction::Opened | MrAction::Reopened | MrAction::Updated => {}
         }
-        let Some(project) = self.find_project(config_ids, mr.platform_type, &mr.platform_project_id).await? else {
+        let Some(project) = self
+            .find_project(config_ids, mr.platform_type, &mr.platform_project_id)
+            .await?
+        else {
             return ignored(format!("project {} is not synced", mr.platform_project_id));
         };
         if !project.enabled {
@@ -123,25 +172,61 @@ impl WebhookIntake {
         let global = self.settings.global().await?;
         let assignment = self.assignment(&project, &mr);
         if !project.auto_review.unwrap_or(global.auto_review) {
-            return Ok((IntakeOutcome::Ignored("auto-review is off for this project".into()), assignment));
+            return Ok((
+                IntakeOutcome::Ignored("auto-review is off for this project".into()),
+                assignment,
+            ));
         }
-        let outcome = self.enqueue(&project, mr.iid, mr.head_sha, TriggeredBy::Auto, global.send_to_platform).await?;
+        let outcome = self
+            .enqueue(
+                &project,
+                mr.iid,
+                mr.head_sha,
+                TriggeredBy::Auto,
+                global.send_to_platform,
+            )
+            .await?;
         Ok((outcome, assignment))
     }
 
-    async fn comment(&self, config_ids: &[Uuid], comment: CommentEvent) -> Result<IntakeOutcome, ServiceError> {
+    async fn comment(
+        &self,
+        config_ids: &[Uuid],
+        comment: CommentEvent,
+    ) -> Result<IntakeOutcome, ServiceError> {
         let global = self.settings.global().await?;
         if !is_review_command(&comment.body, &global.review_commands) {
-            return Ok(IntakeOutcome::Ignored("comment holds no review command".into()));
+            return Ok(IntakeOutcome::Ignored(
+                "comment holds no review command".into(),
+            ));
         }
-        let Some(project) = self.find_project(config_ids, comment.platform_type, &comment.platform_project_id).await? else {
-            return Ok(IntakeOutcome::Ignored(format!("project {} is not synced", comment.platform_project_id)));
+        let Some(project) = self
+            .find_project(
+                config_ids,
+                comment.platform_type,
+                &comment.platform_project_id,
+            )
+            .await?
+        else {
+            return Ok(IntakeOutcome::Ignored(format!(
+                "project {} is not synced",
+                comment.platform_project_id
+            )));
         };
         if !project.enabled {
-            return Ok(IntakeOutcome::Ignored("reviews are disabled for this project".into()));
+            return Ok(IntakeOutcome::Ignored(
+                "reviews are disabled for this project".into(),
+            ));
         }
         // A command is a manual trigger: it runs even with auto-review off.
-        self.enqueue(&project, comment.iid, comment.head_sha, TriggeredBy::Manual, global.send_to_platform).await
+        self.enqueue(
+            &project,
+            comment.iid,
+            comment.head_sha,
+            TriggeredBy::Manual,
+            global.send_to_platform,
+        )
+        .await
     }
 
     async fn enqueue(
@@ -176,9 +261,14 @@ impl WebhookIntake {
         if mr.platform_type != PlatformType::HostA || !opening {
             return None;
         }
-        let assignee_ids: Vec<String> = mr.author_id.clone().filter(|_| project.auto_assign_author).into_iter().collect();
+        let assignee_ids: Vec<String> = mr
+            .author_id
+            .clone()
+            .filter(|_| project.auto_assign_author)
+            .into_iter()
+            .collect();
         let reviewer_ids = project.default_reviewer_ids.clone();
-        (!assignee_ids.is_empty() || !reviewer_ids.is_empty()).then(|| AssignmentPlan {
+        (!assignee_ids.is_empty() || !reviewer_ids.is_empty()).then_some(AssignmentPlan {
             project_id: project.id,
             iid: mr.iid,
             assignee_ids,

@@ -95,7 +95,13 @@ impl TaskRepository for PgTaskRepository {
                         .await
                         .optional()?;
                     if let Some(row) = existing {
-                        return Ok((TaskInsert::Duplicate(row.try_into().map_err(|_| diesel::result::Error::NotFound)?), 0));
+                        return Ok((
+                            TaskInsert::Duplicate(
+                                row.try_into()
+                                    .map_err(|_| diesel::result::Error::NotFound)?,
+                            ),
+                            0,
+                        ));
                     }
                 }
                 // A newer head makes queued reviews of older heads of the MR pointless.
@@ -132,13 +138,22 @@ impl TaskRepository for PgTaskRepository {
                     .returning(TaskRow::as_returning())
                     .get_result(conn)
                     .await?;
-                Ok((TaskInsert::Created(row.try_into().map_err(|_| diesel::result::Error::NotFound)?), superseded))
+                Ok((
+                    TaskInsert::Created(
+                        row.try_into()
+                            .map_err(|_| diesel::result::Error::NotFound)?,
+                    ),
+                    superseded,
+                ))
             })
             .await;
         match result {
             Ok((insert, superseded)) => Ok((insert, superseded as u64)),
             // Two deliveries racing past the check: the unique index stops the second.
-            Err(diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)) => {
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            )) => {
                 let existing: TaskRow = review_tasks::table
                     .filter(review_tasks::dedup_key.eq(race_key))
                     .filter(review_tasks::status.eq_any(ACTIVE))
@@ -170,7 +185,11 @@ impl TaskRepository for PgTaskRepository {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        if n == 0 { Err(RepoError::NotFound) } else { Ok(()) }
+        if n == 0 {
+            Err(RepoError::NotFound)
+        } else {
+            Ok(())
+        }
     }
 
     async fn fail(&self, id: Uuid, error: &str) -> Result<(), RepoError> {
@@ -185,7 +204,11 @@ impl TaskRepository for PgTaskRepository {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        if n == 0 { Err(RepoError::NotFound) } else { Ok(()) }
+        if n == 0 {
+            Err(RepoError::NotFound)
+        } else {
+            Ok(())
+        }
     }
 
     async fn list(
@@ -206,7 +229,11 @@ impl TaskRepository for PgTaskRepository {
             }
             q
         };
-        let total: i64 = query().count().get_result(&mut conn).await.map_err(map_diesel_error)?;
+        let total: i64 = query()
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
         let rows: Vec<TaskRow> = query()
             .select(TaskRow::as_select())
             .order((review_tasks::created_at.desc(), review_tasks::id.desc()))
@@ -215,7 +242,14 @@ impl TaskRepository for PgTaskRepository {
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        let items = rows.into_iter().map(ReviewTask::try_from).collect::<Result<_, _>>()?;
-        Ok(Page { items, total: count(total), request: page })
+        let items = rows
+            .into_iter()
+            .map(ReviewTask::try_from)
+            .collect::<Result<_, _>>()?;
+        Ok(Page {
+            items,
+            total: count(total),
+            request: page,
+        })
     }
 }

@@ -1,0 +1,222 @@
+//! `POST /api/webhook/hostA`: GitLab webhooks, authenticated by `X-HostA-Token`
+//! (or GitLab's own `X-Gitlab-Token`) against the configs' webhook secrets.
+
+use super::payload::{self, id, integer, optional_id, optional_string, string};
+use super::{header, read_body, respond, spawn_assignment};
+use crate::error::ApiError;
+use crate::state::AppState;
+use actix_web::{HttpRequest, HttpResponse, web};
+use reviewd_crypto::constant_time_eq;
+use reviewd_domain::model::{
+    CommentEvent, MergeRequestEvent, MrAction, PlatformType, WebhookEvent,
+};
+use reviewd_domain::services::DeliveryRef;
+use serde_json::Value;
+
+/// Fields GitLab lists in `changes` when only assignment changed.
+const ASSIGNMENT_FIELDS: [&str; 7] = [
+    "assignees",
+    "reviewers",
+    "assignee_id",
+    "assignee_ids",
+    "reviewer_ids",
+    "updated_at",
+    "updated_by_id",
+];
+
+pub async fn receive(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let token = header(&req, &["x-hosta-token", "x-gitlab-token"])
+        .ok_or_else(|| ApiError::unauthorized("missing X-HostA-Token"))?
+        .to_owned();
+    let configs = state
+        .platform_configs
+        .list(Some(PlatformType::HostA), true)
+        .await?;
+    let matching: Vec<_> = configs
+        .iter()
+        .filter(|c| {
+            c.webhook_secret
+                .as_ref()
+                .is_some_and(|s| constant_time_eq(s.expose().as_bytes(), token.as_bytes()))
+        })
+        .map(|c| c.id)
+        .collect();
+    if matching.is_empty() {
+        return Err(ApiError::unauthorized(
+            "X-HostA-Token matches no hostA platform config",
+        ));
+    }
+    let body = read_body(body).await?;
+    let event = parse_event(&payload::parse(&body)?)?;
+    let delivery_id = header(&req, &["x-gitlab-event-uuid", "x-hosta-delivery"]);
+    let delivery = delivery_id.map(|id| DeliveryRef {
+        platform: PlatformType::HostA,
+        id,
+    });
+    let (outcome, assignment) = state.intake.handle(&matching, delivery, event).await?;
+    spawn_assignment(&state, assignment);
+    respond(outcome)
+}
+
+/// GitLab's JSON as a domain event.
+///
+/// # Errors
+/// 400 when the event format is not recognised or a required field is missing.
+pub fn parse_event(v: &Value) -> Result<WebhookEvent, ApiError> {
+    let kind = string(v, "/object_kind", "object_kind")?;
+    match kind {
+        "merge_request" => {
+            let action = string(v, "/object_attributes/action", "object_attributes.action")?;
+            let action = match action {
+                "open" => MrAction::Opened,
+                "reopen" => MrAction::Reopened,
+                "update"
+                    if v.pointer("/object_attributes/oldrev")
+                        .is_some_and(|r| r.is_string()) =>
+                {
+                    MrAction::Updated
+                }
+                "update" if only_assignment_changed(v) => MrAction::AssignmentOnly,
+                "update" => MrAction::Updated,
+                other => MrAction::Other(other.to_owned()),
+            };
+            Ok(WebhookEvent::MergeRequest(MergeRequestEvent {
+                platform_type: PlatformType::HostA,
+                platform_project_id: id(v, "/project/id", "project.id")?,
+                iid: integer(v, "/object_attributes/iid", "object_attributes.iid")?,
+                action,
+                head_sha: optional_string(v, "/object_attributes/last_commit/id"),
+                author_id: optional_id(v, "/object_attributes/author_id"),
+            }))
+        }
+        "note" => {
+            let noteable =
+                optional_string(v, "/object_attributes/noteable_type").unwrap_or_default();
+            if noteable != "MergeRequest" {
+                return Ok(WebhookEvent::Ignored(format!(
+                    "comment on a {noteable}, not a merge request"
+                )));
+            }
+            Ok(WebhookEvent::Comment(CommentEvent {
+                platform_type: PlatformType::HostA,
+                platform_project_id: id(v, "/project/id", "project.id")?,
+                iid: integer(v, "/merge_request/iid", "merge_request.iid")?,
+                body: string(v, "/object_attributes/note", "object_attributes.note")?.to_owned(),
+                head_sha: optional_string(v, "/merge_request/last_commit/id"),
+            }))
+        }
+        other => Ok(WebhookEvent::Ignored(format!(
+            "`{other}` events do not trigger reviews"
+        ))),
+    }
+}
+
+fn only_assignment_changed(v: &Value) -> bool {
+    v.get("changes")
+        .and_then(Value::as_object)
+        .is_some_and(|changes| {
+            !changes.is_empty()
+                && changes
+                    .keys()
+                    .all(|k| ASSIGNMENT_FIELDS.contains(&k.as_str()))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fixture(name: &str) -> Value {
+        let path = format!(
+            "{}/../../tests/fixtures/webhooks/hostA/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_real_merge_request_open_becomes_an_opened_event() {
+        let WebhookEvent::MergeRequest(mr) = parse_event(&fixture("merge_request.json")).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(mr.action, MrAction::Opened);
+        assert_eq!((mr.platform_project_id.as_str(), mr.iid), ("1", 1));
+        assert_eq!(
+            mr.head_sha.as_deref(),
+            Some("da1560886d4f094c3e6c9ef40349f7d38b5d27d7")
+        );
+        assert_eq!(mr.author_id.as_deref(), Some("51"));
+    }
+
+    #[test]
+    fn updates_touching_only_assignment_are_marked_so() {
+        let mut v = fixture("merge_request.json");
+        v["object_attributes"]["action"] = json!("update");
+        v["changes"] =
+            json!({ "reviewers": { "previous": [], "current": [{ "id": 2 }] }, "updated_at": {} });
+        let WebhookEvent::MergeRequest(mr) = parse_event(&v).unwrap() else {
+            panic!()
+        };
+        assert_eq!(mr.action, MrAction::AssignmentOnly);
+
+        v["changes"]["title"] = json!({ "previous": "a", "current": "b" });
+        let WebhookEvent::MergeRequest(mr) = parse_event(&v).unwrap() else {
+            panic!()
+        };
+        assert_eq!(mr.action, MrAction::Updated);
+
+        v["object_attributes"]["oldrev"] = json!("0123");
+        v["changes"] = json!({ "assignees": {} });
+        let WebhookEvent::MergeRequest(mr) = parse_event(&v).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            mr.action,
+            MrAction::Updated,
+            "new commits are reviewed whatever else changed"
+        );
+    }
+
+    #[test]
+    fn a_real_note_becomes_a_comment_event() {
+        let WebhookEvent::Comment(c) = parse_event(&fixture("note_merge_request.json")).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (c.platform_project_id.as_str(), c.iid, c.body.as_str()),
+            ("5", 1, "This MR needs work.")
+        );
+        assert_eq!(
+            c.head_sha.as_deref(),
+            Some("562e173be03b8ff2efb05345d12df18815438a4b")
+        );
+    }
+
+    #[test]
+    fn malformed_events_are_400_and_other_kinds_ignored() {
+        let mut v = fixture("merge_request.json");
+        v["object_attributes"]
+            .as_object_mut()
+            .unwrap()
+            .remove("iid");
+        assert_eq!(parse_event(&v).unwrap_err().status.as_u16(), 400);
+        assert!(parse_event(&json!({ "project": {} })).is_err());
+        assert!(matches!(
+            parse_event(&json!({ "object_kind": "push" })).unwrap(),
+            WebhookEvent::Ignored(_)
+        ));
+        let mut note = fixture("note_merge_request.json");
+        note["object_attributes"]["noteable_type"] = json!("Issue");
+        assert!(matches!(
+            parse_event(&note).unwrap(),
+            WebhookEvent::Ignored(_)
+        ));
+    }
+}

@@ -1,0 +1,107 @@
+//! The webhook receivers. Each checks the token or signature before parsing the
+//! body, turns the platform's JSON into a domain event, and hands it to the intake;
+//! the review itself runs later from the queue, so they answer fast.
+
+mod host_a;
+mod host_b;
+mod payload;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use futures_util::StreamExt;
+use reviewd_domain::services::{AssignmentPlan, IntakeOutcome};
+use serde_json::json;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/webhook")
+            .route("/hostA", web::post().to(host_a::receive))
+            .route("/hostB", web::post().to(host_b::receive)),
+    );
+}
+
+/// Platforms send large MR payloads (GitLab includes commits and changes).
+const WEBHOOK_BODY_LIMIT: usize = 10 * 1024 * 1024;
+
+/// Reads the raw body (signatures are over the exact bytes), with a JSON 413 past the limit.
+async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| {
+            ApiError::bad_request("INVALID_BODY", format!("cannot read the body: {e}"))
+        })?;
+        if body.len() + chunk.len() > WEBHOOK_BODY_LIMIT {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "PAYLOAD_TOO_LARGE",
+                "webhook body exceeds 10 MiB",
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+fn header<'a>(req: &'a HttpRequest, names: &[&str]) -> Option<&'a str> {
+    names
+        .iter()
+        .find_map(|n| req.headers().get(*n))
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+}
+
+/// The contract's answer: 200 `{received: true, message}` for everything handled
+/// (queued or deliberately ignored), 500 when the task could not be queued.
+fn respond(outcome: IntakeOutcome) -> Result<HttpResponse, ApiError> {
+    let (message, task_id, status) = match outcome {
+        IntakeOutcome::Queued { task_id } => ("review queued".to_owned(), Some(task_id), "queued"),
+        IntakeOutcome::AlreadyQueued { task_id } => (
+            "a review of this head is already queued".to_owned(),
+            Some(task_id),
+            "duplicate",
+        ),
+        IntakeOutcome::Ignored(reason) => (reason, None, "ignored"),
+        IntakeOutcome::QueueFailed { task_id } => {
+            tracing::error!(task.id = %task_id, "webhook.queue_failed");
+            return Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "QUEUE_UNAVAILABLE",
+                "the review task could not be queued; retry the delivery",
+            ));
+        }
+    };
+    tracing::info!(webhook.outcome = status, webhook.message = %message, "webhook.received");
+    Ok(HttpResponse::Ok().json(json!({ "data": { "received": true, "message": message, "status": status, "taskId": task_id } })))
+}
+
+/// Applies a hostA assignment in the background: a slow platform must not delay the
+/// webhook's answer, and a failure only costs the assignment.
+fn spawn_assignment(state: &web::Data<AppState>, plan: Option<AssignmentPlan>) {
+    let Some(plan) = plan else { return };
+    let state = state.clone();
+    actix_web::rt::spawn(async move {
+        let result = match state.projects.with_platform(plan.project_id).await {
+            Ok((project, platform)) => platform
+                .assign(
+                    &project.platform_ref(),
+                    plan.iid,
+                    &plan.assignee_ids,
+                    &plan.reviewer_ids,
+                )
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        match result {
+            Ok(()) => {
+                tracing::info!(project.id = %plan.project_id, mr.iid = plan.iid, "mr.assigned")
+            }
+            Err(error) => {
+                tracing::warn!(project.id = %plan.project_id, mr.iid = plan.iid, %error, "mr.assign_failed")
+            }
+        }
+    });
+}

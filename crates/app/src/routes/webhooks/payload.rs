@@ -1,0 +1,51 @@
+//! Reading fields out of webhook JSON with errors that name the missing field.
+
+use crate::error::ApiError;
+use serde_json::Value;
+
+pub fn parse(body: &[u8]) -> Result<Value, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request("INVALID_PAYLOAD", format!("the body is not JSON: {e}")))
+}
+
+fn missing(field: &str) -> ApiError {
+    ApiError::bad_request(
+        "INVALID_PAYLOAD",
+        format!("missing or malformed field `{field}`"),
+    )
+}
+
+pub fn string<'a>(v: &'a Value, pointer: &str, name: &str) -> Result<&'a str, ApiError> {
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .ok_or_else(|| missing(name))
+}
+
+pub fn integer(v: &Value, pointer: &str, name: &str) -> Result<i64, ApiError> {
+    v.pointer(pointer)
+        .and_then(Value::as_i64)
+        .ok_or_else(|| missing(name))
+}
+
+/// An id that platforms send as a number (GitLab, GitHub) but some proxies stringify.
+pub fn id(v: &Value, pointer: &str, name: &str) -> Result<String, ApiError> {
+    match v.pointer(pointer) {
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+        _ => Err(missing(name)),
+    }
+}
+
+pub fn optional_string(v: &Value, pointer: &str) -> Option<String> {
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+pub fn optional_id(v: &Value, pointer: &str) -> Option<String> {
+    match v.pointer(pointer) {
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    }
+}
