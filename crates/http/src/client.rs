@@ -62,12 +62,32 @@ impl HttpClient {
         &self,
         build: impl Fn(&Client) -> RequestBuilder,
     ) -> Result<HttpResponse, HttpError> {
+        self.send_with(build, false).await
+    }
+
+    /// As [`HttpClient::send`], for a `POST` that is safe to repeat (a chat
+    /// completion): 5xx and timeouts are retried for it too.
+    ///
+    /// # Errors
+    /// As [`HttpClient::send`].
+    pub async fn send_repeatable(
+        &self,
+        build: impl Fn(&Client) -> RequestBuilder,
+    ) -> Result<HttpResponse, HttpError> {
+        self.send_with(build, true).await
+    }
+
+    async fn send_with(
+        &self,
+        build: impl Fn(&Client) -> RequestBuilder,
+        repeatable: bool,
+    ) -> Result<HttpResponse, HttpError> {
         let mut attempt = 1;
         loop {
             let request = build(&self.client)
                 .build()
                 .map_err(|e| HttpError::Connect(e.to_string()))?;
-            let idempotent = request.method() != Method::POST;
+            let idempotent = repeatable || request.method() != Method::POST;
             let (method, url) = (request.method().clone(), redacted_url(request.url()));
             let outcome = match self.client.execute(request).await {
                 Ok(response) => read(response).await,

@@ -1,6 +1,7 @@
 //! Port traits: what the domain needs from the outside world. Adapters implement
 //! them; services receive them as `Arc<dyn Port>`.
 
+pub mod ai_provider;
 pub mod api_key_repository;
 pub mod credentials;
 pub mod health_probe;
@@ -15,6 +16,7 @@ pub mod task_queue;
 pub mod task_repository;
 pub mod user_repository;
 
+pub use ai_provider::{AiCompletion, AiError, AiProvider, AiRequest, TokenUsage};
 pub use api_key_repository::ApiKeyRepository;
 pub use credentials::{CredentialError, PasswordHasher, TokenHasher};
 pub use health_probe::{HealthProbe, ProbeError};

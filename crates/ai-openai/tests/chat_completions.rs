@@ -1,0 +1,207 @@
+//! The adapter against an OpenAI-compatible fake: request shape, usage, retries,
+//! and every way an answer can be unusable.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use reviewd_ai_openai::OpenAiProvider;
+use reviewd_domain::model::SecretString;
+use reviewd_domain::ports::{AiError, AiProvider, AiRequest};
+use reviewd_http::{HttpClient, RetryPolicy};
+use serde_json::{Value, json};
+use std::time::Duration;
+use wiremock::matchers::{header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+fn provider(server: &MockServer, timeout: Duration) -> OpenAiProvider {
+    let http = HttpClient::new(RetryPolicy {
+        timeout,
+        ..RetryPolicy::fast()
+    })
+    .unwrap();
+    OpenAiProvider::new(
+        http,
+        "providerA",
+        &format!("{}/v1/", server.uri()),
+        Some(SecretString::new("sk-test")),
+    )
+}
+
+fn request() -> AiRequest {
+    AiRequest {
+        model: "gpt-test".into(),
+        system: "You review code.".into(),
+        user: "diff here".into(),
+        max_tokens: Some(800),
+        temperature: Some(0.1),
+        json_schema: Some(("review".into(), json!({ "type": "object" }))),
+    }
+}
+
+fn completion(content: &str) -> Value {
+    json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1_800_000_000, "model": "gpt-test-2026",
+        "choices": [{ "index": 0, "message": { "role": "assistant", "content": content, "refusal": null }, "finish_reason": "stop" }],
+        "usage": { "prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150 }
+    })
+}
+
+#[tokio::test]
+async fn sends_the_chat_request_and_reads_content_and_usage() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("authorization", "Bearer sk-test"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(completion("{\"comments\":[]}")))
+        .mount(&server)
+        .await;
+    let answer = provider(&server, Duration::from_secs(5))
+        .complete(&request())
+        .await
+        .unwrap();
+    assert_eq!(answer.content, "{\"comments\":[]}");
+    assert_eq!(answer.model, "gpt-test-2026");
+    assert_eq!(
+        (
+            answer.usage.prompt,
+            answer.usage.completion,
+            answer.usage.total
+        ),
+        (120, 30, 150)
+    );
+    let sent: Value =
+        serde_json::from_slice(&server.received_requests().await.unwrap()[0].body).unwrap();
+    assert_eq!(
+        sent["messages"][0],
+        json!({ "role": "system", "content": "You review code." })
+    );
+    assert_eq!(sent["response_format"]["type"], "json_schema");
+    assert_eq!(sent["response_format"]["json_schema"]["name"], "review");
+    assert_eq!(
+        (sent["max_tokens"].clone(), sent["temperature"].clone()),
+        (json!(800), json!(0.1))
+    );
+}
+
+#[tokio::test]
+async fn retries_429_and_5xx_then_succeeds() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "0"))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(completion("ok")))
+        .mount(&server)
+        .await;
+    let answer = provider(&server, Duration::from_secs(5))
+        .complete(&request())
+        .await
+        .unwrap();
+    assert_eq!(answer.content, "ok");
+    assert_eq!(server.received_requests().await.unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn bounded_failures_are_reported_by_kind() {
+    let cases: [(ResponseTemplate, fn(&AiError) -> bool); 6] = [
+        (ResponseTemplate::new(429), |e| {
+            matches!(e, AiError::RateLimited { .. })
+        }),
+        (ResponseTemplate::new(500), |e| {
+            matches!(e, AiError::Unavailable(_))
+        }),
+        (
+            ResponseTemplate::new(401).set_body_json(json!({ "error": { "message": "bad key" } })),
+            |e| *e == AiError::Unauthorized,
+        ),
+        (
+            ResponseTemplate::new(400).set_body_json(
+                json!({ "message": "This model's maximum context length is 8192 tokens" }),
+            ),
+            |e| matches!(e, AiError::ContextTooLong(_)),
+        ),
+        (
+            ResponseTemplate::new(200).set_body_string("<html>gateway</html>"),
+            |e| matches!(e, AiError::InvalidResponse(_)),
+        ),
+        (
+            ResponseTemplate::new(200).set_body_json(json!({ "choices": [] })),
+            |e| matches!(e, AiError::InvalidResponse(_)),
+        ),
+    ];
+    for (response, expected) in cases {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(response)
+            .mount(&server)
+            .await;
+        let err = provider(&server, Duration::from_secs(5))
+            .complete(&request())
+            .await
+            .unwrap_err();
+        assert!(expected(&err), "{err:?}");
+        assert!(
+            server.received_requests().await.unwrap().len() <= 3,
+            "bounded attempts"
+        );
+    }
+}
+
+#[tokio::test]
+async fn truncated_refused_and_slow_answers_are_failures() {
+    let server = MockServer::start().await;
+    let mut cut = completion("{\"comm");
+    cut["choices"][0]["finish_reason"] = json!("length");
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(cut))
+        .mount(&server)
+        .await;
+    assert!(matches!(
+        provider(&server, Duration::from_secs(5))
+            .complete(&request())
+            .await,
+        Err(AiError::InvalidResponse(_))
+    ));
+
+    let server = MockServer::start().await;
+    let mut refused = completion("");
+    refused["choices"][0]["message"]["refusal"] = json!("I can't help with that");
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(refused))
+        .mount(&server)
+        .await;
+    assert!(matches!(
+        provider(&server, Duration::from_secs(5))
+            .complete(&request())
+            .await,
+        Err(AiError::Rejected(_))
+    ));
+
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(completion("late"))
+                .set_delay(Duration::from_secs(2)),
+        )
+        .mount(&server)
+        .await;
+    let started = std::time::Instant::now();
+    let err = provider(&server, Duration::from_millis(200))
+        .complete(&request())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, AiError::Unavailable(ref m) if m.contains("no answer")),
+        "{err:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "timeouts bound the call"
+    );
+}

@@ -1,0 +1,64 @@
+//! An AI model that answers prompts (`PROVIDERA`: OpenAI-compatible chat completions).
+
+use async_trait::async_trait;
+use std::time::Duration;
+
+/// One prompt. `json_schema` asks for structured output that follows the schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AiRequest {
+    pub model: String,
+    pub system: String,
+    pub user: String,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f64>,
+    /// Name and JSON Schema (as a JSON value) of the expected answer.
+    pub json_schema: Option<(String, serde_json::Value)>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenUsage {
+    pub prompt: u32,
+    pub completion: u32,
+    pub total: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AiCompletion {
+    pub content: String,
+    /// The model that answered (providers may resolve aliases).
+    pub model: String,
+    pub usage: TokenUsage,
+    pub duration: Duration,
+}
+
+/// Failures after the adapter's bounded retries. Each carries what was spent, so
+/// failed calls are logged with their duration too.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AiError {
+    #[error("the AI provider rejected the API key")]
+    Unauthorized,
+    #[error("the AI provider is rate limiting")]
+    RateLimited { retry_after: Option<Duration> },
+    #[error("the prompt does not fit the model's context: {0}")]
+    ContextTooLong(String),
+    #[error("the AI provider is unavailable: {0}")]
+    Unavailable(String),
+    #[error("the AI provider answered with something unusable: {0}")]
+    InvalidResponse(String),
+    #[error("the request was refused: {0}")]
+    Rejected(String),
+}
+
+#[async_trait]
+pub trait AiProvider: Send + Sync {
+    /// The provider's name for logs and AI call records (e.g. `providerA`).
+    fn name(&self) -> &str;
+
+    /// One completion.
+    ///
+    /// # Errors
+    /// `Unauthorized` for a bad key, `RateLimited`/`Unavailable` after retries,
+    /// `ContextTooLong` when the prompt is too large, `InvalidResponse` for an answer
+    /// without usable content.
+    async fn complete(&self, request: &AiRequest) -> Result<AiCompletion, AiError>;
+}
