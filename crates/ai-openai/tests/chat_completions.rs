@@ -11,6 +11,9 @@ use std::time::Duration;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+/// A fake answer and the failure it must produce.
+type Case = (ResponseTemplate, fn(&AiError) -> bool);
+
 fn provider(server: &MockServer, timeout: Duration) -> OpenAiProvider {
     let http = HttpClient::new(RetryPolicy {
         timeout,
@@ -108,7 +111,7 @@ async fn retries_429_and_5xx_then_succeeds() {
 
 #[tokio::test]
 async fn bounded_failures_are_reported_by_kind() {
-    let cases: [(ResponseTemplate, fn(&AiError) -> bool); 6] = [
+    let cases: [Case; 6] = [
         (ResponseTemplate::new(429), |e| {
             matches!(e, AiError::RateLimited { .. })
         }),

@@ -6,6 +6,7 @@
 pub mod model;
 pub mod pagination;
 pub mod ports;
+pub mod review;
 pub mod services;
 
 pub use pagination::{Page, PageRequest};

@@ -1,0 +1,151 @@
+//! Lines of the new file that a unified diff shows, so comments land only there.
+
+use std::collections::BTreeSet;
+
+/// One hunk's span on the new side, and its added lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Hunk {
+    start: u32,
+    end: u32,
+    added: BTreeSet<u32>,
+}
+
+/// The new-side lines of a file's diff: added lines and context lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiffLines {
+    hunks: Vec<Hunk>,
+    shown: BTreeSet<u32>,
+}
+
+/// Where a model's comment may be posted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// The line is in the diff.
+    Exact(u32),
+    /// Not in the diff but inside a hunk: moved to the nearest added line of it.
+    Nearest(u32),
+    /// Outside every hunk: the comment is dropped rather than posted on a wrong line.
+    Outside,
+}
+
+impl DiffLines {
+    /// Reads the hunks of a unified diff (`@@ -a,b +c,d @@` headers, then lines
+    /// starting with ` `, `+`, `-` or `\`).
+    #[must_use]
+    pub fn parse(diff: &str) -> Self {
+        let mut lines = DiffLines::default();
+        let mut current: Option<(Hunk, u32)> = None;
+        for line in diff.lines() {
+            if let Some(start) = hunk_start(line) {
+                if let Some((hunk, _)) = current.take() {
+                    lines.hunks.push(hunk);
+                }
+                current = Some((
+                    Hunk {
+                        start,
+                        end: start.saturating_sub(1),
+                        added: BTreeSet::new(),
+                    },
+                    start,
+                ));
+                continue;
+            }
+            let Some((hunk, next)) = current.as_mut() else {
+                continue;
+            };
+            match line.as_bytes().first() {
+                Some(b'+') => {
+                    hunk.added.insert(*next);
+                    lines.shown.insert(*next);
+                    hunk.end = *next;
+                    *next += 1;
+                }
+                Some(b' ') | None => {
+                    lines.shown.insert(*next);
+                    hunk.end = *next;
+                    *next += 1;
+                }
+                _ => {} // removed lines and "\ No newline" markers take no new-side line
+            }
+        }
+        if let Some((hunk, _)) = current {
+            lines.hunks.push(hunk);
+        }
+        lines
+    }
+
+    /// Lines added by the diff, in order.
+    pub fn added(&self) -> impl Iterator<Item = u32> + '_ {
+        self.hunks.iter().flat_map(|h| h.added.iter().copied())
+    }
+
+    /// How many lines the diff adds.
+    #[must_use]
+    pub fn added_count(&self) -> usize {
+        self.hunks.iter().map(|h| h.added.len()).sum()
+    }
+
+    #[must_use]
+    pub fn place(&self, line: u32) -> Placement {
+        if self.shown.contains(&line) {
+            return Placement::Exact(line);
+        }
+        let Some(hunk) = self
+            .hunks
+            .iter()
+            .find(|h| (h.start..=h.end).contains(&line))
+        else {
+            return Placement::Outside;
+        };
+        hunk.added
+            .iter()
+            .min_by_key(|a| (a.abs_diff(line), **a))
+            .map_or(Placement::Outside, |a| Placement::Nearest(*a))
+    }
+}
+
+/// The new-side start of a hunk header `@@ -a,b +c,d @@ ...`.
+fn hunk_start(line: &str) -> Option<u32> {
+    let rest = line.strip_prefix("@@ ")?;
+    let plus = rest.split_whitespace().find(|part| part.starts_with('+'))?;
+    plus.trim_start_matches('+').split(',').next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIFF: &str = "@@ -1,4 +1,5 @@\n fn main() {\n-    old();\n+    new();\n+    more();\n     done();\n }\n@@ -20,3 +21,3 @@ impl X {\n     a();\n-    b();\n+    c();\n     d();\n\\ No newline at end of file\n";
+
+    #[test]
+    fn reads_added_and_context_lines_per_hunk() {
+        let lines = DiffLines::parse(DIFF);
+        assert_eq!(lines.added().collect::<Vec<_>>(), vec![2, 3, 22]);
+        assert_eq!(lines.added_count(), 3);
+        assert_eq!(
+            lines.place(1),
+            Placement::Exact(1),
+            "context lines can be commented"
+        );
+        assert_eq!(lines.place(3), Placement::Exact(3));
+        assert_eq!(lines.place(23), Placement::Exact(23));
+    }
+
+    #[test]
+    fn comments_off_the_diff_move_to_the_nearest_added_line_or_are_dropped() {
+        let lines = DiffLines::parse("@@ -10,2 +10,6 @@\n a\n+b\n c\n d\n e\n+f\n");
+        assert_eq!(lines.place(13), Placement::Exact(13));
+        assert_eq!(DiffLines::parse(DIFF).place(10), Placement::Outside);
+        assert_eq!(DiffLines::parse(DIFF).place(0), Placement::Outside);
+        let gap = DiffLines::parse("@@ -1,1 +1,1 @@\n-x\n+y\n@@ -9,0 +9,2 @@\n+p\n+q\n");
+        assert_eq!(gap.place(5), Placement::Outside, "between hunks");
+    }
+
+    #[test]
+    fn a_new_file_is_all_added_and_garbage_yields_nothing() {
+        let lines = DiffLines::parse("@@ -0,0 +1,3 @@\n+a\n+b\n+c\n");
+        assert_eq!(lines.added().collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert_eq!(DiffLines::parse("not a diff").added_count(), 0);
+        assert_eq!(DiffLines::parse("").place(1), Placement::Outside);
+    }
+}

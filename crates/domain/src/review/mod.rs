@@ -1,0 +1,10 @@
+//! The review engine's rules, as pure functions: which lines of a diff a comment may
+//! land on, which files are ignored, which rules apply, how a model's answer is read,
+//! how comments are recognised across rounds, and how a review is rated.
+
+pub mod chunking;
+pub mod diff_lines;
+pub mod fingerprint;
+pub mod globs;
+pub mod output;
+pub mod rating;
