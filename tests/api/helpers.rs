@@ -13,18 +13,47 @@ pub struct TestApp {
     pub base_url: String,
     /// The app's Redis key prefix, for tests that look at (or break) the queue.
     pub queue_prefix: String,
-    /// Kept so the database lives as long as the app.
-    pub _db: TestDb,
+    /// Kept so the database lives as long as the app (`None` when sharing another's).
+    pub _db: Option<TestDb>,
+    pub database_url: String,
 }
 
 impl TestApp {
+    /// The server on a fresh database, without review workers (tests of the API see
+    /// tasks stay queued).
     pub async fn spawn() -> TestApp {
+        Self::spawn_with(&[]).await
+    }
+
+    /// As [`TestApp::spawn`], with extra or overriding variables.
+    pub async fn spawn_with(extra: &[(&str, String)]) -> TestApp {
         let db = TestDb::new().await;
-        let queue_prefix = format!("reviewd-test:{}:", uuid::Uuid::new_v4().simple());
+        let url = db.url().to_owned();
+        let prefix = format!("reviewd-test:{}:", uuid::Uuid::new_v4().simple());
+        Self::start(Some(db), url, prefix, extra).await
+    }
+
+    /// A second server on the same database and queue (another replica).
+    pub async fn spawn_sharing(other: &TestApp, extra: &[(&str, String)]) -> TestApp {
+        Self::start(
+            None,
+            other.database_url.clone(),
+            other.queue_prefix.clone(),
+            extra,
+        )
+        .await
+    }
+
+    async fn start(
+        db: Option<TestDb>,
+        database_url: String,
+        queue_prefix: String,
+        extra: &[(&str, String)],
+    ) -> TestApp {
         let scratch =
             std::env::temp_dir().join(format!("reviewd-api-{}", uuid::Uuid::new_v4().simple()));
-        let vars: HashMap<&str, String> = HashMap::from([
-            ("DATABASE_URL", db.url().to_owned()),
+        let mut vars: HashMap<&str, String> = HashMap::from([
+            ("DATABASE_URL", database_url.clone()),
             ("DATABASE_POOL_SIZE", "4".to_owned()),
             ("QUEUE_STORE_URL", test_redis_url()),
             ("QUEUE_KEY_PREFIX", queue_prefix.clone()),
@@ -45,6 +74,10 @@ impl TestApp {
             ("LOG_DIR", scratch.join("logs").display().to_string()),
             ("BACKUP_DIR", scratch.join("backups").display().to_string()),
         ]);
+        vars.insert("REVIEW_WORKERS_ENABLED", "false".to_owned());
+        for (k, v) in extra {
+            vars.insert(k, v.clone());
+        }
         let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("test configuration");
         let app = Application::build(config).await.expect("the server starts");
         let base_url = format!("http://127.0.0.1:{}", app.port());
@@ -53,6 +86,7 @@ impl TestApp {
             base_url,
             queue_prefix,
             _db: db,
+            database_url,
         }
     }
 

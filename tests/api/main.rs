@@ -10,6 +10,7 @@ mod conventions;
 mod health;
 mod platform_configs;
 mod projects;
+mod review_pipeline;
 mod reviews;
 mod users;
 mod webhooks;

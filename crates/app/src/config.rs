@@ -112,6 +112,11 @@ pub struct Config {
     pub outbound_max_attempts: u32,
     /// Outbound calls: first backoff delay, doubled per retry.
     pub outbound_retry_base_ms: u64,
+    /// Whether this process runs review workers (`REVIEW_WORKERS_ENABLED`, default true).
+    pub review_workers_enabled: bool,
+    /// Idle time after which another worker takes over an unacknowledged task
+    /// (`QUEUE_RECLAIM_IDLE_SECS`; default the review timeout plus a minute).
+    pub queue_reclaim_idle_secs: u64,
     /// HTTP worker threads (`HTTP_WORKERS`); actix picks one per core when unset.
     pub http_workers: Option<usize>,
 }
@@ -266,6 +271,8 @@ impl Config {
             outbound_timeout_secs: number(&get, "OUTBOUND_TIMEOUT_SECS", 30)?,
             outbound_max_attempts: number::<u32>(&get, "OUTBOUND_MAX_ATTEMPTS", 3)?.max(1),
             outbound_retry_base_ms: number(&get, "OUTBOUND_RETRY_BASE_MS", 500)?,
+            review_workers_enabled: boolean(&get, "REVIEW_WORKERS_ENABLED", true)?,
+            queue_reclaim_idle_secs: number(&get, "QUEUE_RECLAIM_IDLE_SECS", 0)?,
             http_workers: get("HTTP_WORKERS")
                 .map(|_| number(&get, "HTTP_WORKERS", 1))
                 .transpose()?,

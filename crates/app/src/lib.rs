@@ -1,6 +1,7 @@
 //! The reviewd server: configuration, actix-web routes and the wiring of adapters
 //! into domain services. Handlers own HTTP concerns only; rules live in the domain.
 
+pub mod ai;
 pub mod config;
 pub mod cors;
 pub mod envelope;
@@ -12,6 +13,7 @@ pub mod routes;
 pub mod startup;
 pub mod state;
 pub mod telemetry;
+pub mod worker;
 
 pub use config::{Config, ConfigError};
 pub use startup::{Application, StartupError};

@@ -1,20 +1,27 @@
 //! Building the server: checks that fail fast with one line naming the variable,
 //! connections, migrations, the root user, then the HTTP listener.
 
+use crate::ai::{LimitedAi, UnconfiguredAi};
 use crate::config::Config;
 use crate::extract::{json_config, path_config, query_config};
 use crate::platforms::HttpPlatformClients;
 use crate::state::AppState;
+use crate::worker::{self, WorkerSettings};
 use crate::{request_id, routes};
 use actix_web::dev::Server;
 use actix_web::middleware::{Compress, from_fn};
 use actix_web::{App, HttpServer, web};
+use reviewd_ai_openai::OpenAiProvider;
 use reviewd_crypto::{Argon2PasswordHasher, HmacTokenHasher, SecretBox, derive};
-use reviewd_domain::ports::{HealthProbe, PasswordHasher, PlatformClients, TokenHasher};
+use reviewd_domain::model::SecretString;
+use reviewd_domain::ports::{
+    AiProvider, HealthProbe, PasswordHasher, PlatformClients, TaskQueue, TaskRepository,
+    TokenHasher,
+};
 use reviewd_domain::services::{
-    ApiKeyService, AuthService, AuthSettings, ManualReviewService, OAuthSettings,
-    PlatformConfigService, ProjectService, RootOutcome, TaskService, UserService, WebhookIntake,
-    WebhookService,
+    ApiKeyService, AuthService, AuthSettings, EngineSettings, ManualReviewService, OAuthSettings,
+    PlatformConfigService, ProjectService, ReviewEngine, RootOutcome, TaskService, UserService,
+    WebhookIntake, WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{
@@ -22,7 +29,8 @@ use reviewd_queue_redis::{
 };
 use reviewd_store_postgres::{
     PgApiKeyRepository, PgHealthProbe, PgPlatformConfigRepository, PgProjectRepository,
-    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
+    PgReviewRepository, PgSessionRepository, PgSettingsRepository, PgTaskRepository,
+    PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
@@ -141,7 +149,7 @@ impl Application {
                 format!("cannot build the HTTP client: {e}"),
             )
         })?;
-        let clients: Arc<dyn PlatformClients> = Arc::new(HttpPlatformClients::new(http));
+        let clients: Arc<dyn PlatformClients> = Arc::new(HttpPlatformClients::new(http.clone()));
         let platform_config_repo = Arc::new(PgPlatformConfigRepository::new(pool.clone(), secrets));
         let project_repo = Arc::new(PgProjectRepository::new(pool.clone()));
         let settings_repo = Arc::new(PgSettingsRepository::new(pool.clone()));
@@ -173,10 +181,9 @@ impl Application {
                     format!("cannot prepare the task queue: {e}"),
                 )
             })?;
-        let tasks = Arc::new(TaskService::new(
-            Arc::new(PgTaskRepository::new(pool.clone())),
-            Arc::new(queue),
-        ));
+        let queue: Arc<dyn TaskQueue> = Arc::new(queue);
+        let task_repo: Arc<dyn TaskRepository> = Arc::new(PgTaskRepository::new(pool.clone()));
+        let tasks = Arc::new(TaskService::new(task_repo.clone(), queue.clone()));
         let intake = WebhookIntake::new(
             project_repo,
             settings_repo.clone(),
@@ -188,6 +195,63 @@ impl Application {
         );
         let manual_reviews =
             ManualReviewService::new(projects.clone(), settings_repo, tasks.clone());
+        let provider: Arc<dyn AiProvider> = match &config.provider_a.endpoint {
+            Some(endpoint) => Arc::new(OpenAiProvider::new(
+                http.clone(),
+                "providerA",
+                endpoint,
+                config
+                    .provider_a
+                    .api_key
+                    .as_ref()
+                    .map(|k| SecretString::new(k.expose())),
+            )),
+            None => {
+                tracing::warn!(
+                    "PROVIDERA_ENDPOINT is not set: reviews will fail until an AI provider is configured"
+                );
+                Arc::new(UnconfiguredAi)
+            }
+        };
+        let concurrency = usize::try_from(config.ai_review_concurrency).unwrap_or(1);
+        let engine = Arc::new(ReviewEngine::new(
+            task_repo,
+            Arc::new(PgReviewRepository::new(pool.clone())),
+            projects.clone(),
+            Arc::new(LimitedAi::new(provider, concurrency)),
+            EngineSettings {
+                file_concurrency: concurrency,
+                model: config
+                    .provider_a
+                    .model
+                    .clone()
+                    .unwrap_or_else(|| EngineSettings::default().model),
+                ..EngineSettings::default()
+            },
+        ));
+        if config.review_workers_enabled {
+            let review_timeout = Duration::from_secs(u64::from(config.review_timeout_minutes) * 60);
+            let reclaim_idle = match config.queue_reclaim_idle_secs {
+                0 => review_timeout + Duration::from_secs(60),
+                secs => Duration::from_secs(secs),
+            };
+            let consumer = format!(
+                "{}-{}-{}",
+                config.hostname,
+                std::process::id(),
+                uuid::Uuid::new_v4().simple()
+            );
+            worker::spawn(
+                engine,
+                queue.clone(),
+                WorkerSettings {
+                    concurrency,
+                    review_timeout,
+                    reclaim_idle,
+                    consumer,
+                },
+            );
+        }
 
         let probes: Vec<Arc<dyn HealthProbe>> = vec![
             Arc::new(PgHealthProbe::new(pool.clone())),

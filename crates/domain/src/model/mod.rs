@@ -5,6 +5,7 @@ pub mod diff;
 pub mod platform;
 pub mod principal;
 pub mod project;
+pub mod review;
 pub mod role;
 pub mod secret;
 pub mod session;

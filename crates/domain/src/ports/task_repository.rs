@@ -39,6 +39,26 @@ pub trait TaskRepository: Send + Sync {
     /// `NotFound` for an unknown id.
     async fn fail(&self, id: Uuid, error: &str) -> Result<(), RepoError>;
 
+    /// Starts an attempt: a `queued` (or reclaimed `processing`) task becomes
+    /// `processing` with one more attempt. `None` when the task is no longer runnable
+    /// (superseded, finished, or out of attempts), so the delivery can be dropped.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn begin_attempt(&self, id: Uuid) -> Result<Option<ReviewTask>, RepoError>;
+
+    /// Marks the task completed, linked to its review.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn complete(&self, id: Uuid, review_id: Option<Uuid>) -> Result<(), RepoError>;
+
+    /// Puts a task whose attempt failed transiently back to `queued`.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn requeue(&self, id: Uuid, error: &str) -> Result<(), RepoError>;
+
     /// Tasks newest first, optionally of one status and one trigger kind.
     ///
     /// # Errors

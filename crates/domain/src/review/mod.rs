@@ -7,4 +7,5 @@ pub mod diff_lines;
 pub mod fingerprint;
 pub mod globs;
 pub mod output;
+pub mod prompt;
 pub mod rating;

@@ -8,6 +8,7 @@ pub mod manual_reviews;
 pub mod platform_access;
 pub mod platform_configs;
 pub mod projects;
+pub mod review_engine;
 pub mod tasks;
 pub mod users;
 pub mod webhook_intake;
@@ -22,6 +23,7 @@ pub use platform_configs::{
     PlatformConfigService,
 };
 pub use projects::{ProjectService, ResolvedProjectConfig, SyncFailure, SyncReport, Workspace};
+pub use review_engine::{EngineSettings, ReviewEngine, RunOutcome};
 pub use tasks::{Enqueued, TaskService};
 pub use users::{NewUserInput, UserService, UserUpdateInput};
 pub use webhook_intake::{AssignmentPlan, DeliveryRef, IntakeOutcome, WebhookIntake};

@@ -1,6 +1,7 @@
 mod api_keys;
 mod platform_configs;
 mod projects;
+mod reviews;
 mod sessions;
 mod settings;
 mod tasks;
@@ -9,6 +10,7 @@ mod users;
 pub use api_keys::PgApiKeyRepository;
 pub use platform_configs::PgPlatformConfigRepository;
 pub use projects::PgProjectRepository;
+pub use reviews::PgReviewRepository;
 pub use sessions::PgSessionRepository;
 pub use settings::PgSettingsRepository;
 pub use tasks::PgTaskRepository;

@@ -211,6 +211,77 @@ impl TaskRepository for PgTaskRepository {
         }
     }
 
+    async fn begin_attempt(&self, id: Uuid) -> Result<Option<ReviewTask>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let now = Utc::now();
+        let row: Option<TaskRow> = diesel::update(review_tasks::table.find(id))
+            .filter(review_tasks::status.eq_any(ACTIVE))
+            .filter(review_tasks::attempts.lt(review_tasks::max_attempts))
+            .set((
+                review_tasks::status.eq("processing"),
+                review_tasks::attempts.eq(review_tasks::attempts + 1),
+                review_tasks::started_at.eq(now),
+                review_tasks::heartbeat_at.eq(now),
+            ))
+            .returning(TaskRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        if row.is_none() {
+            // Out of attempts while still marked active (its worker died each time): fail it.
+            diesel::update(review_tasks::table.find(id))
+                .filter(review_tasks::status.eq_any(ACTIVE))
+                .set((
+                    review_tasks::status.eq("failed"),
+                    review_tasks::error_message.eq("gave up after the maximum number of attempts"),
+                    review_tasks::dedup_key.eq(None::<String>),
+                    review_tasks::completed_at.eq(now),
+                ))
+                .execute(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+        }
+        row.map(ReviewTask::try_from).transpose()
+    }
+
+    async fn complete(&self, id: Uuid, review_id: Option<Uuid>) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let n = diesel::update(review_tasks::table.find(id))
+            .set((
+                review_tasks::status.eq("completed"),
+                review_tasks::review_id.eq(review_id),
+                review_tasks::error_message.eq(None::<String>),
+                review_tasks::dedup_key.eq(None::<String>),
+                review_tasks::completed_at.eq(Utc::now()),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if n == 0 {
+            Err(RepoError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn requeue(&self, id: Uuid, error: &str) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let n = diesel::update(review_tasks::table.find(id))
+            .set((
+                review_tasks::status.eq("queued"),
+                review_tasks::error_message.eq(error),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if n == 0 {
+            Err(RepoError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
     async fn list(
         &self,
         status: Option<TaskStatus>,

@@ -1,0 +1,153 @@
+//! The server's review workers: they take tasks from the queue, at most
+//! `AI_REVIEW_CONCURRENCY` at once, run them through the engine, and acknowledge a
+//! message only once its outcome is recorded. A worker that dies leaves its message
+//! pending; any worker reclaims it after `QUEUE_RECLAIM_IDLE_SECS`.
+
+use reviewd_domain::ports::{Delivery, TaskQueue};
+use reviewd_domain::services::{ReviewEngine, RunOutcome};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+use uuid::Uuid;
+
+#[derive(Debug, Clone)]
+pub struct WorkerSettings {
+    pub concurrency: usize,
+    pub review_timeout: Duration,
+    pub reclaim_idle: Duration,
+    /// This process's consumer name in the queue's group.
+    pub consumer: String,
+}
+
+/// How long one pull waits for work. Kept below the Redis client's response timeout
+/// (a blocked `XREADGROUP` longer than it would be reported as a failure).
+const PULL_BLOCK: Duration = Duration::from_millis(250);
+
+pub fn spawn(
+    engine: Arc<ReviewEngine>,
+    queue: Arc<dyn TaskQueue>,
+    settings: WorkerSettings,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        tracing::info!(consumer = %settings.consumer, concurrency = settings.concurrency, "workers.started");
+        let permits = Arc::new(Semaphore::new(settings.concurrency.max(1)));
+        // Tasks this process is running: a reclaim of one of them (a review longer
+        // than the reclaim idle time) must not start it a second time.
+        let in_flight: Arc<Mutex<HashSet<Uuid>>> = Arc::default();
+        loop {
+            let free = permits.available_permits();
+            if free == 0 {
+                if let Ok(p) = permits.clone().acquire_owned().await {
+                    drop(p);
+                }
+                continue;
+            }
+            let batch = match next_batch(queue.as_ref(), &settings, free).await {
+                Ok(batch) => batch,
+                Err(e) => {
+                    tracing::error!(error = %e, "workers.queue_unavailable");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+            };
+            for delivery in batch {
+                let fresh = in_flight
+                    .lock()
+                    .is_ok_and(|mut set| set.insert(delivery.task_id));
+                if !fresh {
+                    continue;
+                }
+                let Ok(permit) = permits.clone().acquire_owned().await else {
+                    return;
+                };
+                let (engine, queue, settings, in_flight) = (
+                    engine.clone(),
+                    queue.clone(),
+                    settings.clone(),
+                    in_flight.clone(),
+                );
+                tokio::spawn(async move {
+                    let task_id = delivery.task_id;
+                    let retry = process(&engine, queue.as_ref(), &settings, &delivery).await;
+                    if let Ok(mut set) = in_flight.lock() {
+                        set.remove(&task_id);
+                    }
+                    if retry {
+                        // A new message first, then drop the old one: the task is never
+                        // without one. It is out of `in_flight`, so the new one runs.
+                        match queue.push(task_id).await {
+                            Ok(_) => ack(queue.as_ref(), &delivery).await,
+                            Err(e) => {
+                                tracing::error!(task.id = %task_id, error = %e, "workers.requeue_failed")
+                            }
+                        }
+                    }
+                    drop(permit);
+                });
+            }
+        }
+    })
+}
+
+/// Messages abandoned by silent workers first, then new ones. A failed pull keeps
+/// what was reclaimed: those messages are now this consumer's to run.
+async fn next_batch(
+    queue: &dyn TaskQueue,
+    settings: &WorkerSettings,
+    free: usize,
+) -> Result<Vec<Delivery>, reviewd_domain::ports::QueueError> {
+    let mut batch = queue
+        .reclaim(&settings.consumer, settings.reclaim_idle, free)
+        .await?;
+    if !batch.is_empty() {
+        tracing::warn!(count = batch.len(), "workers.reclaimed");
+    }
+    if batch.len() < free {
+        match queue
+            .pull(&settings.consumer, free - batch.len(), PULL_BLOCK)
+            .await
+        {
+            Ok(pulled) => batch.extend(pulled),
+            Err(e) if !batch.is_empty() => tracing::warn!(error = %e, "workers.pull_failed"),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(batch)
+}
+
+/// Runs one delivery; returns whether the task asks for another attempt.
+async fn process(
+    engine: &ReviewEngine,
+    queue: &dyn TaskQueue,
+    settings: &WorkerSettings,
+    delivery: &Delivery,
+) -> bool {
+    let task_id = delivery.task_id;
+    match tokio::time::timeout(settings.review_timeout, engine.run(task_id)).await {
+        Ok(Ok(RunOutcome::Retry { .. })) => return true,
+        Ok(Ok(_)) => ack(queue, delivery).await,
+        Ok(Err(e)) => {
+            // The outcome could not be recorded: leave the message for a later reclaim.
+            tracing::error!(task.id = %task_id, error = %e, "workers.outcome_not_recorded");
+        }
+        Err(_) => {
+            tracing::error!(task.id = %task_id, timeout_s = settings.review_timeout.as_secs(), "workers.review_timed_out");
+            match engine.time_out(task_id, settings.review_timeout).await {
+                Ok(()) => ack(queue, delivery).await,
+                Err(e) => {
+                    tracing::error!(task.id = %task_id, error = %e, "workers.timeout_not_recorded")
+                }
+            }
+        }
+    }
+    false
+}
+
+async fn ack(queue: &dyn TaskQueue, delivery: &Delivery) {
+    if let Err(e) = queue.ack(&delivery.id).await {
+        // Acknowledging again later is harmless: the task is finished in Postgres and
+        // a redelivery is skipped by `begin_attempt`.
+        tracing::warn!(task.id = %delivery.task_id, error = %e, "workers.ack_failed");
+    }
+}

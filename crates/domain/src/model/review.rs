@@ -1,0 +1,121 @@
+//! Reviews of merge requests: rounds, the files of each round, the comments placed
+//! on them, and the AI calls made.
+
+use super::diff::ChangeType;
+use super::task::TriggeredBy;
+use crate::review::rating::{Rating, Severity};
+use uuid::Uuid;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewStatus {
+    Pending,
+    Completed,
+    Failed,
+}
+
+impl ReviewStatus {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewStatus::Pending => "pending",
+            ReviewStatus::Completed => "completed",
+            ReviewStatus::Failed => "failed",
+        }
+    }
+}
+
+/// The review of one MR: it lives across rounds (one per reviewed head).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Review {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    pub mr_iid: i64,
+    pub status: ReviewStatus,
+    pub head_commit_sha: String,
+    pub round_number: i32,
+    pub summary_comment_id: Option<String>,
+    pub comment_count: i32,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewReview {
+    pub project_id: Uuid,
+    pub project_name: String,
+    pub mr_iid: i64,
+    pub mr_title: String,
+    pub mr_url: String,
+    pub source_branch: String,
+    pub target_branch: String,
+    pub author_username: Option<String>,
+    pub ai_provider: String,
+    pub ai_model: String,
+    pub triggered_by: TriggeredBy,
+    pub base_commit_sha: Option<String>,
+    pub head_commit_sha: String,
+    pub start_commit_sha: Option<String>,
+}
+
+/// What a finished round leaves on the review record.
+#[derive(Debug, Clone)]
+pub struct ReviewOutcome {
+    pub status: ReviewStatus,
+    pub rating: Option<Rating>,
+    pub score: Option<u32>,
+    pub summary: Option<String>,
+    pub comment_count: i32,
+    pub reviewed_lines: i32,
+    pub summary_comment_id: Option<String>,
+    pub error_message: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoundRef {
+    pub id: Uuid,
+    pub number: i32,
+}
+
+/// A file of a round as it is being (or has been) reviewed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileProgress {
+    pub status: &'static str,
+    pub summary: Option<String>,
+    pub comment_count: i32,
+    pub prompt_summary: Option<String>,
+    pub error_message: Option<String>,
+}
+
+/// A comment placed on a diff line, ready to store and post.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedComment {
+    pub file_id: Uuid,
+    pub file_path: String,
+    pub old_path: Option<String>,
+    pub line: u32,
+    pub severity: Severity,
+    pub message: String,
+    pub fingerprint: String,
+}
+
+/// One AI call, successful or not, for the AI call log.
+#[derive(Debug, Clone)]
+pub struct AiCallRecord {
+    pub review_id: Option<Uuid>,
+    pub file_path: Option<String>,
+    pub provider: String,
+    pub model: String,
+    pub success: bool,
+    pub duration_ms: u64,
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+    pub total_tokens: u32,
+    pub error_message: Option<String>,
+}
+
+/// A file handed to the engine.
+#[derive(Debug, Clone)]
+pub struct NewReviewFile {
+    pub file_path: String,
+    pub old_path: Option<String>,
+    pub change_type: ChangeType,
+    pub status: &'static str,
+}

@@ -1,0 +1,94 @@
+use super::RepoError;
+use crate::model::review::{
+    AiCallRecord, FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome,
+    RoundRef,
+};
+use async_trait::async_trait;
+use std::collections::HashSet;
+use uuid::Uuid;
+
+/// Storage of reviews as the engine writes them.
+#[async_trait]
+pub trait ReviewRepository: Send + Sync {
+    /// The review of this MR, if there is one (rounds accumulate on it).
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn find_for_mr(&self, project_id: Uuid, mr_iid: i64)
+    -> Result<Option<Review>, RepoError>;
+
+    /// # Errors
+    /// `NotFound` when the project is gone.
+    async fn create(&self, review: NewReview) -> Result<Review, RepoError>;
+
+    /// Opens round `number` for `head_sha` and sets the review back to `pending`.
+    ///
+    /// # Errors
+    /// `Conflict` when that round exists already.
+    async fn start_round(
+        &self,
+        review_id: Uuid,
+        number: i32,
+        differential: bool,
+        base_sha: Option<&str>,
+        head_sha: &str,
+    ) -> Result<RoundRef, RepoError>;
+
+    /// # Errors
+    /// Store failures.
+    async fn add_file(
+        &self,
+        review_id: Uuid,
+        round: RoundRef,
+        file: NewReviewFile,
+    ) -> Result<Uuid, RepoError>;
+
+    /// Records a file's progress as it happens.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown file.
+    async fn update_file(&self, file_id: Uuid, progress: FileProgress) -> Result<(), RepoError>;
+
+    /// Fingerprints of the comments stored for the review in earlier rounds.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn fingerprints(&self, review_id: Uuid) -> Result<HashSet<String>, RepoError>;
+
+    /// Stores comments; returns their ids in order.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn add_comments(
+        &self,
+        review_id: Uuid,
+        round: RoundRef,
+        comments: &[PlacedComment],
+    ) -> Result<Vec<Uuid>, RepoError>;
+
+    /// Records where a comment was posted (the hostA discussion id, when there is one).
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn mark_posted(
+        &self,
+        comment_id: Uuid,
+        discussion_id: Option<&str>,
+    ) -> Result<(), RepoError>;
+
+    /// Closes the round and writes the outcome on the review.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown review.
+    async fn finish(
+        &self,
+        review_id: Uuid,
+        round: RoundRef,
+        head_sha: &str,
+        outcome: ReviewOutcome,
+    ) -> Result<(), RepoError>;
+
+    /// # Errors
+    /// Store failures.
+    async fn log_ai_call(&self, call: AiCallRecord) -> Result<(), RepoError>;
+}

@@ -1,0 +1,710 @@
+//! The review engine: runs one queued task from the MR's diff to comments posted on
+//! the platform and a finished review record.
+
+use super::ServiceError;
+use super::projects::ProjectService;
+use crate::model::diff::{ChangeType, FileDiff, InlineComment, MergeRequestDiff};
+use crate::model::review::{
+    AiCallRecord, FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome,
+    ReviewStatus, RoundRef,
+};
+use crate::model::{MergeRequest, Project, ReviewTask};
+use crate::ports::{
+    AiError, AiProvider, AiRequest, HostingPlatform, PlatformError, ReviewRepository,
+    TaskRepository,
+};
+use crate::review::diff_lines::{DiffLines, Placement};
+use crate::review::globs::Patterns;
+use crate::review::rating::{rating, score};
+use crate::review::{chunking, fingerprint::fingerprint, output, prompt};
+use futures_util::StreamExt;
+use std::collections::HashSet;
+use std::sync::Arc;
+use uuid::Uuid;
+
+#[derive(Debug, Clone)]
+pub struct EngineSettings {
+    /// Files reviewed at once within one review.
+    pub file_concurrency: usize,
+    /// Largest diff piece sent in one prompt, in characters (about 4 per token).
+    pub max_diff_chars: usize,
+    pub model: String,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f64>,
+    /// Attempts per prompt when the answer is unusable (off-schema JSON).
+    pub answer_attempts: u32,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        Self {
+            file_concurrency: 3,
+            max_diff_chars: 24_000,
+            model: "gpt-4o-mini".into(),
+            max_tokens: Some(2_000),
+            temperature: Some(0.1),
+            answer_attempts: 2,
+        }
+    }
+}
+
+/// What became of a task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunOutcome {
+    Completed {
+        review_id: Uuid,
+    },
+    /// The task is no longer runnable (superseded, done, out of attempts): drop it.
+    Skipped,
+    /// A transient failure; the task is queued again for another attempt.
+    Retry {
+        error: String,
+    },
+    Failed {
+        error: String,
+    },
+}
+
+/// A failure of one attempt, and whether a later attempt may succeed.
+struct Failure {
+    transient: bool,
+    message: String,
+}
+
+impl Failure {
+    fn permanent(message: impl Into<String>) -> Self {
+        Self {
+            transient: false,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<PlatformError> for Failure {
+    fn from(e: PlatformError) -> Self {
+        let transient = matches!(
+            e,
+            PlatformError::Unavailable(_) | PlatformError::RateLimited { .. }
+        );
+        Self {
+            transient,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<ServiceError> for Failure {
+    fn from(e: ServiceError) -> Self {
+        match e {
+            ServiceError::Platform(p) => p.into(),
+            ServiceError::Unavailable(m) => Self {
+                transient: true,
+                message: m,
+            },
+            other => Self::permanent(other.to_string()),
+        }
+    }
+}
+
+impl From<crate::ports::RepoError> for Failure {
+    fn from(e: crate::ports::RepoError) -> Self {
+        ServiceError::from(e).into()
+    }
+}
+
+/// The result of one file.
+struct FileResult {
+    comments: Vec<PlacedComment>,
+    summary: Option<String>,
+    added_lines: usize,
+    ai_unavailable: bool,
+    ok: bool,
+}
+
+pub struct ReviewEngine {
+    tasks: Arc<dyn TaskRepository>,
+    reviews: Arc<dyn ReviewRepository>,
+    projects: Arc<ProjectService>,
+    ai: Arc<dyn AiProvider>,
+    settings: EngineSettings,
+}
+
+impl ReviewEngine {
+    pub fn new(
+        tasks: Arc<dyn TaskRepository>,
+        reviews: Arc<dyn ReviewRepository>,
+        projects: Arc<ProjectService>,
+        ai: Arc<dyn AiProvider>,
+        settings: EngineSettings,
+    ) -> Self {
+        Self {
+            tasks,
+            reviews,
+            projects,
+            ai,
+            settings,
+        }
+    }
+
+    /// Runs one attempt of a task and records its outcome on the task.
+    ///
+    /// # Errors
+    /// Only store failures while recording the outcome.
+    pub async fn run(&self, task_id: Uuid) -> Result<RunOutcome, ServiceError> {
+        let Some(task) = self.tasks.begin_attempt(task_id).await? else {
+            return Ok(RunOutcome::Skipped);
+        };
+        tracing::info!(task.id = %task.id, attempt = task.attempts, mr.iid = task.mr_iid, "review.started");
+        match self.review(&task).await {
+            Ok(review_id) => {
+                self.tasks.complete(task.id, Some(review_id)).await?;
+                tracing::info!(task.id = %task.id, review.id = %review_id, "review.completed");
+                Ok(RunOutcome::Completed { review_id })
+            }
+            Err(f) if f.transient && task.attempts < task.max_attempts => {
+                self.tasks.requeue(task.id, &f.message).await?;
+                tracing::warn!(task.id = %task.id, attempt = task.attempts, error = %f.message, "review.retrying");
+                Ok(RunOutcome::Retry { error: f.message })
+            }
+            Err(f) => {
+                self.tasks.fail(task.id, &f.message).await?;
+                tracing::error!(task.id = %task.id, error = %f.message, "review.failed");
+                Ok(RunOutcome::Failed { error: f.message })
+            }
+        }
+    }
+
+    /// Fails a task whose attempt ran past the review timeout.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn time_out(
+        &self,
+        task_id: Uuid,
+        after: std::time::Duration,
+    ) -> Result<(), ServiceError> {
+        let message = format!(
+            "the review ran longer than {} minutes and was stopped",
+            after.as_secs() / 60
+        );
+        self.tasks.fail(task_id, &message).await?;
+        if let Ok(task) = self.tasks.get(task_id).await
+            && let Ok(Some(review)) = self.reviews.find_for_mr(task.project_id, task.mr_iid).await
+            && review.status == ReviewStatus::Pending
+        {
+            let round = RoundRef {
+                id: Uuid::nil(),
+                number: review.round_number,
+            };
+            let outcome = ReviewOutcome {
+                status: ReviewStatus::Failed,
+                rating: None,
+                score: None,
+                summary: None,
+                comment_count: review.comment_count,
+                reviewed_lines: 0,
+                summary_comment_id: review.summary_comment_id.clone(),
+                error_message: Some(message),
+            };
+            self.reviews
+                .finish(review.id, round, &review.head_commit_sha, outcome)
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn review(&self, task: &ReviewTask) -> Result<Uuid, Failure> {
+        let (project, platform) = self.projects.with_platform(task.project_id).await?;
+        let config = self.projects.resolved_config(project.id).await?;
+        let target = project.platform_ref();
+        let mr = platform.get_merge_request(&target, task.mr_iid).await?;
+        let diff = platform.merge_request_diff(&target, task.mr_iid).await?;
+        let head = diff.refs.head_sha.clone();
+
+        let existing = self.reviews.find_for_mr(project.id, task.mr_iid).await?;
+        if let Some(review) = &existing
+            && review.head_commit_sha == head
+            && review.status == ReviewStatus::Completed
+        {
+            tracing::info!(review.id = %review.id, "review.head_already_reviewed");
+            return Ok(review.id);
+        }
+        let review = match existing {
+            Some(r) => r,
+            None => {
+                self.reviews
+                    .create(self.new_review(&project, &mr, &diff, task))
+                    .await?
+            }
+        };
+        // Differential only against a head that was fully reviewed; a failed or
+        // interrupted round is redone from scratch under its own number.
+        let previous_head = (review.head_commit_sha != head
+            && review.status == ReviewStatus::Completed)
+            .then(|| review.head_commit_sha.clone());
+        let number = if previous_head.is_some() {
+            review.round_number + 1
+        } else {
+            review.round_number.max(1)
+        };
+        let changed = match &previous_head {
+            Some(prev) => match platform.compare(&target, prev, &head).await {
+                Ok(files) => Some(
+                    files
+                        .into_iter()
+                        .map(|f| f.new_path)
+                        .collect::<HashSet<_>>(),
+                ),
+                // A force-push can remove the old head: review everything again.
+                Err(PlatformError::NotFound(_)) => None,
+                Err(e) => return Err(e.into()),
+            },
+            None => None,
+        };
+        let round = self
+            .reviews
+            .start_round(
+                review.id,
+                number,
+                changed.is_some(),
+                previous_head.as_deref(),
+                &head,
+            )
+            .await?;
+        let ignore = Patterns::new(&config.file_ignore_patterns)
+            .map_err(|e| Failure::permanent(e.to_string()))?;
+
+        let mut to_review = Vec::new();
+        for file in &diff.files {
+            let skip = if ignore.matches(&file.new_path) {
+                Some("ignored by fileIgnorePatterns")
+            } else if file.change_type == ChangeType::Deleted {
+                Some("deleted")
+            } else if file.diff.is_none() {
+                Some("no text diff (binary or too large)")
+            } else if changed
+                .as_ref()
+                .is_some_and(|c| !c.contains(&file.new_path))
+            {
+                Some("unchanged since the previous round")
+            } else {
+                None
+            };
+            let status = if skip.is_some() { "skipped" } else { "pending" };
+            let file_id = self
+                .reviews
+                .add_file(
+                    review.id,
+                    round,
+                    NewReviewFile {
+                        file_path: file.new_path.clone(),
+                        old_path: file.old_path.clone(),
+                        change_type: file.change_type,
+                        status,
+                    },
+                )
+                .await?;
+            match skip {
+                Some(reason) => {
+                    let progress = FileProgress {
+                        status: "skipped",
+                        summary: None,
+                        comment_count: 0,
+                        prompt_summary: Some(reason.into()),
+                        error_message: None,
+                    };
+                    self.reviews.update_file(file_id, progress).await?;
+                }
+                None => to_review.push((file_id, file.clone())),
+            }
+        }
+
+        let (review_id, mr_ref) = (review.id, &mr);
+        let results: Vec<FileResult> = futures_util::stream::iter(to_review)
+            .map(move |(file_id, file)| async move {
+                self.review_file(review_id, file_id, &file, mr_ref).await
+            })
+            .buffer_unordered(self.settings.file_concurrency.max(1))
+            .collect()
+            .await;
+
+        let reviewed = results.len();
+        let failed = results.iter().filter(|r| !r.ok).count();
+        if reviewed > 0 && failed == reviewed {
+            let transient = results.iter().all(|r| r.ai_unavailable);
+            let message = format!("all {reviewed} file(s) failed to review");
+            self.finish_failed(&review, round, &head, &message).await?;
+            return Err(Failure { transient, message });
+        }
+
+        let seen = self.reviews.fingerprints(review.id).await?;
+        let all: Vec<PlacedComment> = results
+            .iter()
+            .flat_map(|r| r.comments.iter().cloned())
+            .collect();
+        let mut fresh_keys = HashSet::new();
+        let fresh: Vec<PlacedComment> = all
+            .iter()
+            .filter(|c| !seen.contains(&c.fingerprint) && fresh_keys.insert(c.fingerprint.clone()))
+            .cloned()
+            .collect();
+        let ids = self.reviews.add_comments(review.id, round, &fresh).await?;
+
+        let value = score(all.iter().map(|c| c.severity));
+        let grade = rating(value);
+        let summaries: Vec<String> = results
+            .iter()
+            .filter_map(|r| r.summary.clone())
+            .filter(|s| !s.is_empty())
+            .collect();
+        let summary = summaries.join(" ");
+        let mut error_message =
+            (failed > 0).then(|| format!("{failed} of {reviewed} file(s) could not be reviewed"));
+        let mut summary_comment_id = review.summary_comment_id.clone();
+        if task.send_to_platform {
+            if let Err(e) = self
+                .post(
+                    platform.as_ref(),
+                    &project,
+                    task.mr_iid,
+                    &diff,
+                    &fresh,
+                    &ids,
+                )
+                .await
+            {
+                tracing::warn!(review.id = %review.id, error = %e, "review.post_failed");
+                error_message = Some(format!("comments could not be posted: {e}"));
+            }
+            let body = summary_body(
+                number,
+                grade,
+                value,
+                &all,
+                fresh.len(),
+                &summary,
+                reviewed,
+                failed,
+            );
+            summary_comment_id = self
+                .upsert_summary(
+                    platform.as_ref(),
+                    &project,
+                    task.mr_iid,
+                    summary_comment_id,
+                    &body,
+                )
+                .await;
+        }
+        let outcome = ReviewOutcome {
+            status: ReviewStatus::Completed,
+            rating: Some(grade),
+            score: Some(value),
+            summary: Some(summary),
+            comment_count: review.comment_count + i32::try_from(fresh.len()).unwrap_or(i32::MAX),
+            reviewed_lines: i32::try_from(results.iter().map(|r| r.added_lines).sum::<usize>())
+                .unwrap_or(i32::MAX),
+            summary_comment_id,
+            error_message,
+        };
+        self.reviews
+            .finish(review.id, round, &head, outcome)
+            .await?;
+        Ok(review.id)
+    }
+
+    fn new_review(
+        &self,
+        project: &Project,
+        mr: &MergeRequest,
+        diff: &MergeRequestDiff,
+        task: &ReviewTask,
+    ) -> NewReview {
+        NewReview {
+            project_id: project.id,
+            project_name: project.name.clone(),
+            mr_iid: task.mr_iid,
+            mr_title: mr.title.clone(),
+            mr_url: mr.web_url.clone(),
+            source_branch: mr.source_branch.clone(),
+            target_branch: mr.target_branch.clone(),
+            author_username: mr.author_username.clone(),
+            ai_provider: self.ai.name().to_owned(),
+            ai_model: self.settings.model.clone(),
+            triggered_by: task.triggered_by,
+            base_commit_sha: Some(diff.refs.base_sha.clone()),
+            head_commit_sha: diff.refs.head_sha.clone(),
+            start_commit_sha: Some(diff.refs.start_sha.clone()),
+        }
+    }
+
+    async fn finish_failed(
+        &self,
+        review: &Review,
+        round: RoundRef,
+        head: &str,
+        message: &str,
+    ) -> Result<(), Failure> {
+        let outcome = ReviewOutcome {
+            status: ReviewStatus::Failed,
+            rating: None,
+            score: None,
+            summary: None,
+            comment_count: review.comment_count,
+            reviewed_lines: 0,
+            summary_comment_id: review.summary_comment_id.clone(),
+            error_message: Some(message.to_owned()),
+        };
+        self.reviews.finish(review.id, round, head, outcome).await?;
+        Ok(())
+    }
+
+    /// One file: each diff piece through the model, the answers placed on the diff.
+    async fn review_file(
+        &self,
+        review_id: Uuid,
+        file_id: Uuid,
+        file: &FileDiff,
+        mr: &MergeRequest,
+    ) -> FileResult {
+        let diff = file.diff.clone().unwrap_or_default();
+        let lines = DiffLines::parse(&diff);
+        let pieces = chunking::split(&diff, self.settings.max_diff_chars);
+        let processing = FileProgress {
+            status: "processing",
+            summary: None,
+            comment_count: 0,
+            prompt_summary: Some(format!(
+                "{} line(s) added, {} prompt(s)",
+                lines.added_count(),
+                pieces.len()
+            )),
+            error_message: None,
+        };
+        if let Err(e) = self.reviews.update_file(file_id, processing.clone()).await {
+            tracing::warn!(error = %e, "review.file_progress_failed");
+        }
+        let mut comments = Vec::new();
+        let mut summaries = Vec::new();
+        let mut error = None;
+        let mut ai_unavailable = false;
+        for piece in &pieces {
+            match self.ask(review_id, file, mr, piece).await {
+                Ok(answer) => {
+                    summaries.push(answer.summary);
+                    for c in answer.comments {
+                        let line = match lines.place(c.line) {
+                            Placement::Exact(l) | Placement::Nearest(l) => l,
+                            Placement::Outside => continue,
+                        };
+                        comments.push(PlacedComment {
+                            file_id,
+                            file_path: file.new_path.clone(),
+                            old_path: file.old_path.clone(),
+                            line,
+                            severity: c.severity,
+                            fingerprint: fingerprint(&file.new_path, &c.message),
+                            message: c.message,
+                        });
+                    }
+                }
+                Err(e) => {
+                    ai_unavailable =
+                        matches!(e, AiError::Unavailable(_) | AiError::RateLimited { .. });
+                    error = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        let ok = error.is_none();
+        let summary = summaries.join(" ");
+        let progress = FileProgress {
+            status: if ok { "completed" } else { "failed" },
+            summary: Some(summary.clone()).filter(|s| !s.is_empty()),
+            comment_count: i32::try_from(comments.len()).unwrap_or(i32::MAX),
+            prompt_summary: processing.prompt_summary,
+            error_message: error,
+        };
+        if let Err(e) = self.reviews.update_file(file_id, progress).await {
+            tracing::warn!(error = %e, "review.file_progress_failed");
+        }
+        FileResult {
+            comments,
+            summary: Some(summary),
+            added_lines: lines.added_count(),
+            ai_unavailable,
+            ok,
+        }
+    }
+
+    /// One prompt, retried when the answer is unusable; every call is logged.
+    async fn ask(
+        &self,
+        review_id: Uuid,
+        file: &FileDiff,
+        mr: &MergeRequest,
+        piece: &str,
+    ) -> Result<output::FileAnswer, AiError> {
+        let request = AiRequest {
+            model: self.settings.model.clone(),
+            system: prompt::SYSTEM_PROMPT.to_owned(),
+            user: prompt::user_prompt(
+                &mr.title,
+                mr.description.as_deref(),
+                &file.new_path,
+                file.change_type,
+                piece,
+            ),
+            max_tokens: self.settings.max_tokens,
+            temperature: self.settings.temperature,
+            json_schema: Some(("file_review".into(), output::schema())),
+        };
+        let mut last = AiError::InvalidResponse("no attempt made".into());
+        for _ in 0..self.settings.answer_attempts.max(1) {
+            let started = std::time::Instant::now();
+            let result = self.ai.complete(&request).await;
+            let (record, answer) = match result {
+                Ok(c) => match output::parse(&c.content) {
+                    Ok(answer) => (
+                        self.call_record(review_id, file, Some(&c), None),
+                        Ok(answer),
+                    ),
+                    Err(e) => (
+                        self.call_record(review_id, file, Some(&c), Some(e.to_string())),
+                        Err(AiError::InvalidResponse(e.to_string())),
+                    ),
+                },
+                Err(e) => {
+                    let mut record = self.call_record(review_id, file, None, Some(e.to_string()));
+                    record.duration_ms =
+                        u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    (record, Err(e))
+                }
+            };
+            if let Err(e) = self.reviews.log_ai_call(record).await {
+                tracing::warn!(error = %e, "review.ai_log_failed");
+            }
+            match answer {
+                Ok(answer) => return Ok(answer),
+                Err(e @ AiError::InvalidResponse(_)) => last = e,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last)
+    }
+
+    fn call_record(
+        &self,
+        review_id: Uuid,
+        file: &FileDiff,
+        completion: Option<&crate::ports::AiCompletion>,
+        error: Option<String>,
+    ) -> AiCallRecord {
+        AiCallRecord {
+            review_id: Some(review_id),
+            file_path: Some(file.new_path.clone()),
+            provider: self.ai.name().to_owned(),
+            model: completion.map_or_else(|| self.settings.model.clone(), |c| c.model.clone()),
+            success: error.is_none(),
+            duration_ms: completion.map_or(0, |c| {
+                u64::try_from(c.duration.as_millis()).unwrap_or(u64::MAX)
+            }),
+            prompt_tokens: completion.map_or(0, |c| c.usage.prompt),
+            completion_tokens: completion.map_or(0, |c| c.usage.completion),
+            total_tokens: completion.map_or(0, |c| c.usage.total),
+            error_message: error,
+        }
+    }
+
+    async fn post(
+        &self,
+        platform: &dyn HostingPlatform,
+        project: &Project,
+        iid: i64,
+        diff: &MergeRequestDiff,
+        comments: &[PlacedComment],
+        ids: &[Uuid],
+    ) -> Result<(), PlatformError> {
+        if comments.is_empty() {
+            return Ok(());
+        }
+        let inline: Vec<InlineComment> = comments
+            .iter()
+            .map(|c| InlineComment {
+                file_path: c.file_path.clone(),
+                old_path: c.old_path.clone(),
+                line: c.line,
+                body: format!("**{}**: {}", c.severity.as_str(), c.message),
+            })
+            .collect();
+        let posted = platform
+            .post_inline_comments(&project.platform_ref(), iid, &diff.refs, &inline)
+            .await?;
+        for (id, discussion) in ids.iter().zip(posted.iter()) {
+            if let Err(e) = self.reviews.mark_posted(*id, discussion.as_deref()).await {
+                tracing::warn!(error = %e, "review.mark_posted_failed");
+            }
+        }
+        Ok(())
+    }
+
+    /// Edits the summary comment in place, or posts it the first time. A failure
+    /// costs only the summary comment, never the review.
+    async fn upsert_summary(
+        &self,
+        platform: &dyn HostingPlatform,
+        project: &Project,
+        iid: i64,
+        existing: Option<String>,
+        body: &str,
+    ) -> Option<String> {
+        let target = project.platform_ref();
+        if let Some(id) = &existing {
+            match platform.edit_comment(&target, iid, id, body).await {
+                Ok(()) => return existing,
+                Err(PlatformError::NotFound(_)) => {} // deleted by someone: post a new one
+                Err(e) => {
+                    tracing::warn!(error = %e, "review.summary_edit_failed");
+                    return existing;
+                }
+            }
+        }
+        match platform.post_comment(&target, iid, body).await {
+            Ok(id) => Some(id),
+            Err(e) => {
+                tracing::warn!(error = %e, "review.summary_post_failed");
+                existing
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn summary_body(
+    round: i32,
+    grade: crate::review::rating::Rating,
+    value: u32,
+    all: &[PlacedComment],
+    new: usize,
+    summary: &str,
+    reviewed: usize,
+    failed: usize,
+) -> String {
+    let count = |s: crate::review::rating::Severity| all.iter().filter(|c| c.severity == s).count();
+    use crate::review::rating::Severity::{Error, Info, Warning};
+    let mut body = format!(
+        "### reviewd: rating {grade} ({value}/100)\n\nRound {round}: {reviewed} file(s) reviewed, {} error(s), {} warning(s), {} info; {new} new comment(s).\n",
+        count(Error),
+        count(Warning),
+        count(Info)
+    );
+    if failed > 0 {
+        body.push_str(&format!(
+            "\n{failed} file(s) could not be reviewed this round.\n"
+        ));
+    }
+    if !summary.is_empty() {
+        body.push_str(&format!("\n{summary}\n"));
+    }
+    body
+}

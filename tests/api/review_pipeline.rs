@@ -1,0 +1,432 @@
+//! The whole path: a real-shape webhook in, the fake AI's comments placed on the
+//! right lines of the fake GitLab MR, the review finished; then a second push.
+
+use crate::helpers::{TestApp, create_host_a_config, json};
+use reqwest::StatusCode;
+use reviewd_testkit::FakeGitlab;
+use serde_json::{Value, json};
+use std::time::Duration;
+use wiremock::matchers::{method, path, path_regex};
+use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+
+const HEAD_1: &str = "da1560886d4f094c3e6c9ef40349f7d38b5d27d7";
+const HEAD_2: &str = "2222222222222222222222222222222222222222";
+
+fn fixture() -> Value {
+    let file = format!(
+        "{}/fixtures/webhooks/hostA/merge_request.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+}
+
+fn mr(head: &str) -> Value {
+    json!({
+        "id": 99, "iid": 1, "title": "Add the runner", "description": "Runs things.", "state": "opened",
+        "web_url": "https://gitlab.example.com/group/svc-1/-/merge_requests/1", "source_branch": "runner", "target_branch": "main",
+        "author": { "id": 51, "username": "dev" }, "sha": head, "draft": false,
+        "diff_refs": { "base_sha": "base0", "start_sha": "base0", "head_sha": head },
+    })
+}
+
+fn file(path: &str, diff: &str) -> Value {
+    json!({ "old_path": path, "new_path": path, "new_file": false, "renamed_file": false, "deleted_file": false, "diff": diff })
+}
+
+const APP_DIFF_1: &str =
+    "@@ -1,3 +1,4 @@\n fn main() {\n+    let x = foo().unwrap();\n     run();\n }\n";
+const APP_DIFF_2: &str = "@@ -1,3 +1,6 @@\n fn main() {\n+    let x = foo().unwrap();\n     run();\n+    let y = bar();\n+    drop(y);\n }\n";
+
+/// A MR whose head is `head`, with `files` in its diff.
+async fn mount_mr(gitlab: &FakeGitlab, head: &str, files: Value, priority: u8) {
+    Mock::given(method("GET"))
+        .and(path("/api/v4/projects/1/merge_requests/1"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(mr(head)))
+        .with_priority(priority)
+        .mount(&gitlab.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/v4/projects/1/merge_requests/1/diffs"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(files)
+                .insert_header("x-next-page", ""),
+        )
+        .with_priority(priority)
+        .mount(&gitlab.server)
+        .await;
+}
+
+async fn mount_posting(gitlab: &FakeGitlab) {
+    Mock::given(method("POST"))
+        .and(path("/api/v4/projects/1/merge_requests/1/discussions"))
+        .respond_with(|req: &Request| {
+            let body: Value = serde_json::from_slice(&req.body).unwrap();
+            let id = format!("disc-{}", body["position"]["new_line"]);
+            ResponseTemplate::new(201).set_body_json(json!({ "id": id, "notes": [{ "id": 1 }] }))
+        })
+        .mount(&gitlab.server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/v4/projects/1/merge_requests/1/notes"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({ "id": 301 })))
+        .mount(&gitlab.server)
+        .await;
+    Mock::given(method("PUT"))
+        .and(path("/api/v4/projects/1/merge_requests/1/notes/301"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({ "id": 301 })))
+        .mount(&gitlab.server)
+        .await;
+}
+
+/// An OpenAI-compatible fake whose answer depends on the file in the prompt.
+async fn fake_ai(answer: fn(&str) -> Value) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST")).and(path("/v1/chat/completions"))
+        .respond_with(move |req: &Request| {
+            let body: Value = serde_json::from_slice(&req.body).unwrap();
+            let prompt = body["messages"][1]["content"].as_str().unwrap_or_default().to_owned();
+            let content = answer(&prompt).to_string();
+            ResponseTemplate::new(200).set_body_json(json!({
+                "model": "fake-model", "choices": [{ "index": 0, "message": { "role": "assistant", "content": content }, "finish_reason": "stop" }],
+                "usage": { "prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120 }
+            }))
+        })
+        .mount(&server).await;
+    server
+}
+
+fn review_answer(prompt: &str) -> Value {
+    let mut comments = vec![
+        json!({ "line": 2, "severity": "error", "message": "unwrap() panics when foo fails; return the error instead." }),
+        json!({ "line": 3, "severity": "info", "message": "Consider logging before run()." }),
+        json!({ "line": 99, "severity": "warning", "message": "A line that does not exist." }),
+    ];
+    if prompt.contains("let y = bar()") {
+        comments.push(json!({ "line": 4, "severity": "warning", "message": "bar() result is dropped immediately." }));
+    }
+    json!({ "summary": "Adds the runner entry point.", "comments": comments })
+}
+
+async fn app_with_ai(ai: &MockServer, extra: &[(&str, String)]) -> TestApp {
+    let mut vars = vec![
+        ("REVIEW_WORKERS_ENABLED", "true".to_owned()),
+        ("PROVIDERA_ENDPOINT", format!("{}/v1", ai.uri())),
+        ("PROVIDERA_API_KEY", "sk-fake".to_owned()),
+        ("PROVIDERA_MODEL", "fake-model".to_owned()),
+    ];
+    vars.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
+    TestApp::spawn_with(&vars).await
+}
+
+async fn setup_project(app: &TestApp, gitlab: &FakeGitlab) {
+    let config = create_host_a_config(app, gitlab).await;
+    let root = app.root().await;
+    json(
+        root.post(
+            "/api/projects/sync/platform",
+            json!({ "platformConfigId": config }),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let project =
+        json(root.get("/api/projects").await, StatusCode::OK).await["data"]["items"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    json(
+        root.patch(
+            &format!("/api/projects/{project}"),
+            json!({ "fileIgnorePatterns": ["*.lock"] }),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+}
+
+async fn send_webhook(app: &TestApp, body: &Value) -> String {
+    let r = reqwest::Client::new()
+        .post(app.url("/api/webhook/hostA"))
+        .header("X-Gitlab-Token", "hook-secret-a")
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let body: Value = r.json().await.unwrap();
+    body["data"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no task: {body}"))
+        .to_owned()
+}
+
+/// Polls the task until it is finished.
+async fn wait_for(app: &TestApp, task_id: &str) -> Value {
+    let root = app.root().await;
+    let mut task = Value::Null;
+    for _ in 0..300 {
+        let url = format!("/api/reviews/manual/tasks/{task_id}");
+        task = json(root.get(&url).await, StatusCode::OK).await["data"]["task"].clone();
+        if matches!(task["status"].as_str(), Some("completed" | "failed")) {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("task {task_id} did not finish: {task}");
+}
+
+async fn posted(gitlab: &FakeGitlab, http_method: &str, suffix: &str) -> Vec<Value> {
+    gitlab
+        .requests()
+        .await
+        .into_iter()
+        .filter(|r| r.method.as_str() == http_method && r.url.path().ends_with(suffix))
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_webhook_leads_to_placed_comments_and_a_second_push_to_a_differential_round() {
+    let gitlab = FakeGitlab::start("glpat-pipeline").await;
+    gitlab.with_projects(1, "svc").await;
+    mount_posting(&gitlab).await;
+    mount_mr(
+        &gitlab,
+        HEAD_1,
+        json!([
+            file("src/app.rs", APP_DIFF_1),
+            file("Cargo.lock", "@@ -1 +1 @@\n-a\n+b\n"),
+            file("logo.png", "")
+        ]),
+        5,
+    )
+    .await;
+    let ai = fake_ai(review_answer).await;
+    let app = app_with_ai(&ai, &[]).await;
+    setup_project(&app, &gitlab).await;
+
+    let task = wait_for(&app, &send_webhook(&app, &fixture()).await).await;
+    assert_eq!(task["status"], "completed", "{task}");
+    assert!(task["reviewId"].is_string());
+
+    let discussions = posted(&gitlab, "POST", "/discussions").await;
+    let mut lines: Vec<u64> = discussions
+        .iter()
+        .map(|d| d["position"]["new_line"].as_u64().unwrap())
+        .collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        vec![2, 3],
+        "line 99 is not in the diff and is dropped"
+    );
+    assert!(
+        discussions
+            .iter()
+            .all(|d| d["position"]["new_path"] == "src/app.rs"
+                && d["position"]["head_sha"] == HEAD_1)
+    );
+    assert!(discussions.iter().any(|d| {
+        d["body"]
+            .as_str()
+            .unwrap()
+            .contains("**error**: unwrap() panics")
+    }));
+    let notes = posted(&gitlab, "POST", "/notes").await;
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0]["body"]
+            .as_str()
+            .unwrap()
+            .contains("rating B (84/100)"),
+        "{}",
+        notes[0]["body"]
+    );
+    let ai_prompts: Vec<String> = ai
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| {
+            serde_json::from_slice::<Value>(&r.body).unwrap()["messages"][1]["content"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        ai_prompts.len(),
+        1,
+        "Cargo.lock is ignored and logo.png has no text diff"
+    );
+    assert!(
+        ai_prompts[0].contains("    2 +    let x = foo().unwrap();"),
+        "new-side line numbers in the prompt"
+    );
+
+    // A second push: only what changed since HEAD_1 is reviewed, nothing is posted twice,
+    // and the summary is edited in place.
+    mount_mr(
+        &gitlab,
+        HEAD_2,
+        json!([
+            file("src/app.rs", APP_DIFF_2),
+            file("Cargo.lock", "@@ -1 +1 @@\n-a\n+b\n")
+        ]),
+        1,
+    )
+    .await;
+    Mock::given(method("GET")).and(path_regex("^/api/v4/projects/1/repository/compare$"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({ "diffs": [file("src/app.rs", "@@ -3,0 +4,2 @@\n+    let y = bar();\n+    drop(y);\n")] })))
+        .mount(&gitlab.server).await;
+    let mut push = fixture();
+    push["object_attributes"]["action"] = json!("update");
+    push["object_attributes"]["oldrev"] = json!(HEAD_1);
+    push["object_attributes"]["last_commit"]["id"] = json!(HEAD_2);
+    let second = wait_for(&app, &send_webhook(&app, &push).await).await;
+    assert_eq!(second["status"], "completed");
+    assert_eq!(
+        second["reviewId"], task["reviewId"],
+        "rounds accumulate on one review"
+    );
+
+    let discussions = posted(&gitlab, "POST", "/discussions").await;
+    assert_eq!(
+        discussions.len(),
+        3,
+        "only the new remark is posted in round 2"
+    );
+    assert_eq!(discussions[2]["position"]["new_line"], 4);
+    assert_eq!(discussions[2]["position"]["head_sha"], HEAD_2);
+    assert_eq!(
+        posted(&gitlab, "POST", "/notes").await.len(),
+        1,
+        "no second summary comment"
+    );
+    let edits = posted(&gitlab, "PUT", "/notes/301").await;
+    assert_eq!(edits.len(), 1);
+    assert!(edits[0]["body"].as_str().unwrap().contains("Round 2"));
+    let compare = gitlab
+        .requests()
+        .await
+        .into_iter()
+        .find(|r| r.url.path().ends_with("/repository/compare"))
+        .unwrap();
+    assert!(
+        compare
+            .url
+            .query()
+            .unwrap()
+            .contains(&format!("from={HEAD_1}"))
+            && compare
+                .url
+                .query()
+                .unwrap()
+                .contains(&format!("to={HEAD_2}"))
+    );
+}
+
+#[tokio::test]
+async fn garbage_from_the_provider_fails_the_review_with_logs_and_no_lost_task() {
+    let gitlab = FakeGitlab::start("glpat-pipeline").await;
+    gitlab.with_projects(1, "svc").await;
+    mount_posting(&gitlab).await;
+    mount_mr(&gitlab, HEAD_1, json!([file("src/app.rs", APP_DIFF_1)]), 5).await;
+    let ai = fake_ai(|_| json!("Looks good to me!")).await;
+    let app = app_with_ai(&ai, &[]).await;
+    setup_project(&app, &gitlab).await;
+
+    let task = wait_for(&app, &send_webhook(&app, &fixture()).await).await;
+    assert_eq!(task["status"], "failed");
+    assert!(
+        task["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("failed to review"),
+        "{task}"
+    );
+    assert_eq!(
+        ai.received_requests().await.unwrap().len(),
+        2,
+        "an unusable answer is asked again once, then given up"
+    );
+    assert!(
+        posted(&gitlab, "POST", "/discussions").await.is_empty(),
+        "nothing posted from garbage"
+    );
+}
+
+#[tokio::test]
+async fn a_provider_that_keeps_failing_is_retried_a_bounded_number_of_times() {
+    let gitlab = FakeGitlab::start("glpat-pipeline").await;
+    gitlab.with_projects(1, "svc").await;
+    mount_posting(&gitlab).await;
+    mount_mr(&gitlab, HEAD_1, json!([file("src/app.rs", APP_DIFF_1)]), 5).await;
+    let ai = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&ai)
+        .await;
+    let app = app_with_ai(&ai, &[]).await;
+    setup_project(&app, &gitlab).await;
+
+    let task = wait_for(&app, &send_webhook(&app, &fixture()).await).await;
+    assert_eq!(task["status"], "failed");
+    assert_eq!(task["attempts"], 3, "three task attempts");
+    assert_eq!(
+        ai.received_requests().await.unwrap().len(),
+        9,
+        "each attempt retried its call three times"
+    );
+}
+
+#[tokio::test]
+async fn a_task_held_by_a_dead_worker_is_finished_by_another() {
+    let gitlab = FakeGitlab::start("glpat-pipeline").await;
+    gitlab.with_projects(1, "svc").await;
+    mount_posting(&gitlab).await;
+    mount_mr(&gitlab, HEAD_1, json!([file("src/app.rs", APP_DIFF_1)]), 5).await;
+    let ai = fake_ai(review_answer).await;
+    // The first replica queues but runs no workers; a "worker" then takes the task and dies.
+    let first = TestApp::spawn().await;
+    setup_project(&first, &gitlab).await;
+    let task_id = send_webhook(&first, &fixture()).await;
+    let pool =
+        reviewd_queue_redis::connect(&reviewd_testkit::test_redis_url(), Duration::from_secs(5))
+            .await
+            .unwrap();
+    let mut conn = pool.get().await.unwrap();
+    let taken: Value = deadpool_redis::redis::cmd("XREADGROUP")
+        .arg("GROUP")
+        .arg("reviewd-workers")
+        .arg("dies-mid-review")
+        .arg("COUNT")
+        .arg(1)
+        .arg("STREAMS")
+        .arg(format!("{}review-tasks", first.queue_prefix))
+        .arg(">")
+        .query_async::<deadpool_redis::redis::Value>(&mut conn)
+        .await
+        .map(|v| json!(format!("{v:?}")))
+        .unwrap();
+    assert!(
+        taken.as_str().unwrap().contains(&task_id),
+        "the dead worker holds the task"
+    );
+
+    // A second replica with workers reclaims it once it has been idle for a second.
+    let second = TestApp::spawn_sharing(
+        &first,
+        &[
+            ("REVIEW_WORKERS_ENABLED", "true".to_owned()),
+            ("QUEUE_RECLAIM_IDLE_SECS", "1".to_owned()),
+            ("PROVIDERA_ENDPOINT", format!("{}/v1", ai.uri())),
+        ],
+    )
+    .await;
+    let task = wait_for(&second, &task_id).await;
+    assert_eq!(task["status"], "completed");
+    assert_eq!(posted(&gitlab, "POST", "/discussions").await.len(), 2);
+}
