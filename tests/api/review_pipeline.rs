@@ -308,6 +308,119 @@ async fn a_webhook_leads_to_placed_comments_and_a_second_push_to_a_differential_
     let edits = posted(&gitlab, "PUT", "/notes/301").await;
     assert_eq!(edits.len(), 1);
     assert!(edits[0]["body"].as_str().unwrap().contains("Round 2"));
+    let review_id = task["reviewId"].as_str().unwrap().to_owned();
+    let root = app.root().await;
+    let detail = json(
+        root.get(&format!("/api/reviews/{review_id}")).await,
+        StatusCode::OK,
+    )
+    .await;
+    let review = &detail["data"]["review"];
+    assert_eq!(
+        (review["status"].clone(), review["roundNumber"].clone()),
+        (json!("completed"), json!(2))
+    );
+    assert_eq!(review["headCommitSha"], HEAD_2);
+    assert_eq!(review["commentCount"], 3);
+    assert_eq!(review["triggeredBy"], "auto");
+    assert_eq!(
+        (review["aiProvider"].clone(), review["aiModel"].clone()),
+        (json!("providerA"), json!("fake-model"))
+    );
+    let list = json(
+        root.get("/api/reviews?status=completed").await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(list["data"]["items"][0]["id"], review_id.as_str());
+    assert_eq!(list["data"]["stats"]["completed"], 1);
+    assert_eq!(list["meta"]["pagination"]["total"], 1);
+    let comments = json(
+        root.get(&format!("/api/reviews/{review_id}/comments?severity=error"))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(comments["meta"]["pagination"]["total"], 1);
+    assert_eq!(comments["data"]["items"][0]["hostADiscussionId"], "disc-2");
+    assert_eq!(comments["data"]["items"][0]["lineNumber"], 2);
+    let rounds = json(
+        root.get(&format!("/api/reviews/{review_id}/rounds")).await,
+        StatusCode::OK,
+    )
+    .await;
+    let rounds = rounds["data"]["rounds"].as_array().unwrap().clone();
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(
+        (
+            rounds[0]["isDifferential"].clone(),
+            rounds[1]["isDifferential"].clone()
+        ),
+        (json!(false), json!(true))
+    );
+    let files = json(
+        root.get(&format!("/api/reviews/{review_id}/files")).await,
+        StatusCode::OK,
+    )
+    .await;
+    let statuses: Vec<(String, String)> = files["data"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["filePath"].as_str().unwrap().to_owned(),
+                f["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            ("Cargo.lock".to_owned(), "skipped".to_owned()),
+            ("src/app.rs".to_owned(), "completed".to_owned())
+        ]
+    );
+    let progress = json(
+        root.get(&format!("/api/reviews/{review_id}/files/progress"))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(
+        (
+            progress["data"]["completed"].clone(),
+            progress["data"]["total"].clone()
+        ),
+        (json!(2), json!(2))
+    );
+    let logs = json(
+        root.get(&format!("/api/reviews/{review_id}/ai-logs?status=success"))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(logs["meta"]["pagination"]["total"], 2, "one call per round");
+    assert_eq!(logs["data"]["items"][0]["totalTokens"], 120);
+    crate::helpers::expect_error(
+        root.get(&format!("/api/reviews/{}/comments", uuid::Uuid::new_v4()))
+            .await,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+    )
+    .await;
+    crate::helpers::expect_error(
+        root.get("/api/reviews?status=done").await,
+        StatusCode::BAD_REQUEST,
+        "INVALID_QUERY",
+    )
+    .await;
+    crate::helpers::expect_error(
+        root.get("/api/reviews?startDate=yesterday").await,
+        StatusCode::BAD_REQUEST,
+        "INVALID_QUERY",
+    )
+    .await;
     let compare = gitlab
         .requests()
         .await

@@ -20,8 +20,8 @@ use reviewd_domain::ports::{
 };
 use reviewd_domain::services::{
     ApiKeyService, AuthService, AuthSettings, EngineSettings, ManualReviewService, OAuthSettings,
-    PlatformConfigService, ProjectService, ReviewEngine, RootOutcome, TaskService, UserService,
-    WebhookIntake, WebhookService,
+    PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, RootOutcome, TaskService,
+    UserService, WebhookIntake, WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{
@@ -29,8 +29,8 @@ use reviewd_queue_redis::{
 };
 use reviewd_store_postgres::{
     PgApiKeyRepository, PgHealthProbe, PgPlatformConfigRepository, PgProjectRepository,
-    PgReviewRepository, PgSessionRepository, PgSettingsRepository, PgTaskRepository,
-    PgUserRepository, run_migrations,
+    PgReviewQueries, PgReviewRepository, PgSessionRepository, PgSettingsRepository,
+    PgTaskRepository, PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
@@ -266,6 +266,7 @@ impl Application {
             tasks,
             intake,
             manual_reviews,
+            history: ReviewHistory::new(Arc::new(PgReviewQueries::new(pool.clone()))),
             auth,
             probes,
             started_at: Instant::now(),

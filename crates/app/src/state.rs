@@ -4,7 +4,7 @@ use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
     ApiKeyService, AuthService, ManualReviewService, PlatformConfigService, ProjectService,
-    TaskService, UserService, WebhookIntake, WebhookService,
+    ReviewHistory, TaskService, UserService, WebhookIntake, WebhookService,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -20,6 +20,7 @@ pub struct AppState {
     pub tasks: Arc<TaskService>,
     pub intake: WebhookIntake,
     pub manual_reviews: ManualReviewService,
+    pub history: ReviewHistory,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,
     pub started_at: Instant,

@@ -1,5 +1,5 @@
-//! `/api/reviews`: so far the manual trigger and the queue's task records; the review
-//! history endpoints arrive with the review engine.
+//! `/api/reviews`: the review history and everything recorded about a review, the
+//! manual trigger and the queue's task records.
 
 use crate::envelope;
 use crate::error::ApiError;
@@ -8,6 +8,7 @@ use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
 use reviewd_domain::PageRequest;
+use reviewd_domain::model::review_views::ReviewFilter;
 use reviewd_domain::model::{ReviewTask, TaskStatus, TriggeredBy};
 use reviewd_domain::services::{Enqueued, ManualReviewRequest};
 use serde::{Deserialize, Serialize};
@@ -18,13 +19,33 @@ use validator::Validate;
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/reviews")
+            .route("", web::get().to(list_reviews))
             .route(
                 "/trigger-manual-review",
                 web::post().to(trigger_manual_review),
             )
             .route("/tasks", web::get().to(list_tasks))
+            .route("/manual/projects", web::get().to(manual_projects))
+            .route("/manual/history", web::get().to(manual_history))
+            .route(
+                "/manual/merge-requests",
+                web::get().to(manual_merge_requests),
+            )
             .route("/manual/tasks/recent", web::get().to(recent_manual_tasks))
-            .route("/manual/tasks/{task_id}", web::get().to(get_manual_task)),
+            .route("/manual/tasks/{task_id}", web::get().to(get_manual_task))
+            .route("/templates/all", web::get().to(list_templates))
+            .route("/rules/all", web::get().to(list_rules))
+            .route("/{review_id}", web::get().to(get_review))
+            .route("/{review_id}/comments", web::get().to(review_comments))
+            .route("/{review_id}/files", web::get().to(review_files))
+            .route(
+                "/{review_id}/files/progress",
+                web::get().to(review_file_progress),
+            )
+            .route("/{review_id}/rounds", web::get().to(review_rounds))
+            .route("/{review_id}/feedbacks", web::get().to(review_feedbacks))
+            .route("/{review_id}/ai-logs", web::get().to(review_ai_logs))
+            .route("/{review_id}/logs", web::get().to(review_logs)),
     );
 }
 
@@ -185,4 +206,336 @@ async fn get_manual_task(
 ) -> Result<HttpResponse, ApiError> {
     let task = state.tasks.get(*id).await?;
     Ok(envelope::ok(json!({ "task": TaskDto::from(task) })))
+}
+
+/// A bounded count parameter: non-numeric or below `min` is a 400, above `max` clamped.
+fn bounded(
+    name: &str,
+    value: Option<&str>,
+    default: u32,
+    min: u32,
+    max: u32,
+) -> Result<u32, ApiError> {
+    match value {
+        None => Ok(default),
+        Some(v) => v
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n >= u64::from(min))
+            .map(|n| u32::try_from(n.min(u64::from(max))).unwrap_or(max))
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "INVALID_QUERY",
+                    format!("{name} must be a whole number of at least {min}"),
+                )
+            }),
+    }
+}
+
+fn offset(value: Option<&str>) -> Result<u64, ApiError> {
+    value
+        .map_or(Ok(0), |v| v.trim().parse::<u64>())
+        .map_err(|_| {
+            ApiError::bad_request(
+                "INVALID_QUERY",
+                "offset must be a whole number of at least 0",
+            )
+        })
+}
+
+fn one_of(name: &str, value: Option<&str>, allowed: &[&str]) -> Result<Option<String>, ApiError> {
+    match value {
+        Some(v) if !allowed.contains(&v) => Err(ApiError::bad_request(
+            "INVALID_QUERY",
+            format!("{name} must be one of {}", allowed.join(", ")),
+        )),
+        other => Ok(other.map(str::to_owned)),
+    }
+}
+
+fn date(name: &str, value: Option<&str>) -> Result<Option<DateTime<Utc>>, ApiError> {
+    value
+        .map(|v| {
+            DateTime::parse_from_rfc3339(v)
+                .map(|d| d.with_timezone(&Utc))
+                .or_else(|_| {
+                    chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d")
+                        .map(|d| d.and_time(chrono::NaiveTime::MIN).and_utc())
+                })
+                .map_err(|_| {
+                    ApiError::bad_request(
+                        "INVALID_QUERY",
+                        format!("{name} must be an ISO 8601 date or timestamp"),
+                    )
+                })
+        })
+        .transpose()
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReviewListQuery {
+    project_id: Option<Uuid>,
+    status: Option<String>,
+    start_date: Option<String>,
+    end_date: Option<String>,
+    #[serde(flatten)]
+    page: PageParams,
+}
+
+async fn list_reviews(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    q: web::Query<ReviewListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let filter = ReviewFilter {
+        project_id: q.project_id,
+        status: one_of(
+            "status",
+            q.status.as_deref(),
+            &["pending", "completed", "failed"],
+        )?,
+        start_date: date("startDate", q.start_date.as_deref())?,
+        end_date: date("endDate", q.end_date.as_deref())?,
+        triggered_by: None,
+    };
+    let (page, stats) = state
+        .history
+        .list(&filter, q.page.to_request(20, 100)?)
+        .await?;
+    let meta = envelope::pagination_meta(&page);
+    Ok(HttpResponse::Ok().json(
+        json!({ "data": { "items": page.items, "stats": stats }, "meta": { "pagination": meta } }),
+    ))
+}
+
+async fn get_review(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(envelope::ok(
+        json!({ "review": state.history.detail(*id).await? }),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CommentsQuery {
+    file_path: Option<String>,
+    severity: Option<String>,
+    limit: Option<String>,
+    offset: Option<String>,
+}
+
+async fn review_comments(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    id: web::Path<Uuid>,
+    q: web::Query<CommentsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let severity = one_of(
+        "severity",
+        q.severity.as_deref(),
+        &["info", "warning", "error"],
+    )?;
+    let (limit, offset) = (
+        bounded("limit", q.limit.as_deref(), 20, 1, 100)?,
+        offset(q.offset.as_deref())?,
+    );
+    let (items, total) = state
+        .history
+        .comments(
+            *id,
+            q.file_path.as_deref(),
+            severity.as_deref(),
+            limit,
+            offset,
+        )
+        .await?;
+    Ok(HttpResponse::Ok().json(json!({ "data": { "items": items }, "meta": { "pagination": { "limit": limit, "offset": offset, "total": total } } })))
+}
+
+async fn review_files(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(envelope::ok(
+        json!({ "files": state.history.files(*id).await? }),
+    ))
+}
+
+/// Per-file processing status with the prompt summary, as the files are reviewed.
+async fn review_file_progress(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let files = state.history.files(*id).await?;
+    let progress: Vec<_> = files
+        .iter()
+        .map(|f| json!({
+            "fileId": f.id, "filePath": f.file_path, "status": f.status, "promptSummary": f.prompt_summary,
+            "commentCount": f.comment_count, "attempts": f.attempts, "errorMessage": f.error_message,
+            "startedAt": f.started_at, "completedAt": f.completed_at,
+        }))
+        .collect();
+    let done = files
+        .iter()
+        .filter(|f| matches!(f.status.as_str(), "completed" | "failed" | "skipped"))
+        .count();
+    Ok(envelope::ok(
+        json!({ "files": progress, "completed": done, "total": files.len() }),
+    ))
+}
+
+async fn review_rounds(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(envelope::ok(
+        json!({ "rounds": state.history.rounds(*id).await? }),
+    ))
+}
+
+async fn review_feedbacks(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(envelope::ok(
+        json!({ "feedbacks": state.history.feedbacks(*id).await? }),
+    ))
+}
+
+#[derive(Deserialize)]
+struct AiLogsQuery {
+    limit: Option<String>,
+    offset: Option<String>,
+    provider: Option<String>,
+    status: Option<String>,
+}
+
+async fn review_ai_logs(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    id: web::Path<Uuid>,
+    q: web::Query<AiLogsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let status = one_of("status", q.status.as_deref(), &["success", "failed"])?;
+    let (limit, offset) = (
+        bounded("limit", q.limit.as_deref(), 50, 1, 200)?,
+        offset(q.offset.as_deref())?,
+    );
+    let (items, total) = state
+        .history
+        .ai_logs(*id, q.provider.as_deref(), status.as_deref(), limit, offset)
+        .await?;
+    Ok(HttpResponse::Ok().json(json!({ "data": { "items": items }, "meta": { "pagination": { "limit": limit, "offset": offset, "total": total } } })))
+}
+
+/// The execution log of the review: its task records and their log lines.
+async fn review_logs(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let review = state.history.detail(*id).await?;
+    let lines = state.history.task_logs(*id).await?;
+    Ok(envelope::ok(json!({
+        "reviewId": review.item.id,
+        "status": review.item.status,
+        "errorMessage": review.error_message,
+        "startedAt": review.started_at,
+        "completedAt": review.item.completed_at,
+        "lines": lines,
+    })))
+}
+
+async fn manual_projects(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    let projects: Vec<_> = state
+        .projects
+        .list_all()
+        .await?
+        .into_iter()
+        .filter(|p| p.enabled)
+        .map(|p| json!({ "id": p.id, "name": p.name, "fullPath": p.full_path, "platformType": p.platform_type, "webUrl": p.web_url }))
+        .collect();
+    Ok(envelope::ok(json!({ "items": projects })))
+}
+
+#[derive(Deserialize)]
+struct HistoryQuery {
+    limit: Option<String>,
+}
+
+async fn manual_history(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    q: web::Query<HistoryQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = bounded("limit", q.limit.as_deref(), 5, 1, 20)?;
+    let filter = ReviewFilter {
+        triggered_by: Some("manual".into()),
+        ..ReviewFilter::default()
+    };
+    let (page, _) = state
+        .history
+        .list(&filter, PageRequest::new(1, limit, 20))
+        .await?;
+    Ok(envelope::ok(json!({ "items": page.items })))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ManualMrQuery {
+    project_id: Option<Uuid>,
+    state: Option<reviewd_domain::model::MrState>,
+    search: Option<String>,
+    #[serde(flatten)]
+    page: PageParams,
+}
+
+async fn manual_merge_requests(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    q: web::Query<ManualMrQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let project_id = q
+        .project_id
+        .ok_or_else(|| ApiError::bad_request("INVALID_QUERY", "projectId is required"))?;
+    let page = q.page.to_request(20, 100)?;
+    let mrs = state
+        .projects
+        .merge_requests(
+            project_id,
+            q.state.unwrap_or(reviewd_domain::model::MrState::Opened),
+            q.search.as_deref(),
+            page,
+        )
+        .await?;
+    Ok(envelope::ok(
+        json!({ "items": mrs.items, "hasNext": mrs.has_next }),
+    ))
+}
+
+async fn list_templates(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    Ok(envelope::ok(
+        json!({ "templates": state.history.templates().await? }),
+    ))
+}
+
+async fn list_rules(state: web::Data<AppState>, _user: AuthUser) -> Result<HttpResponse, ApiError> {
+    Ok(envelope::ok(
+        json!({ "rules": state.history.rules().await? }),
+    ))
 }

@@ -6,6 +6,7 @@ pub mod platform;
 pub mod principal;
 pub mod project;
 pub mod review;
+pub mod review_views;
 pub mod role;
 pub mod secret;
 pub mod session;

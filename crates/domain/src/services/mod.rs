@@ -9,6 +9,7 @@ pub mod platform_access;
 pub mod platform_configs;
 pub mod projects;
 pub mod review_engine;
+pub mod review_history;
 pub mod tasks;
 pub mod users;
 pub mod webhook_intake;
@@ -24,6 +25,7 @@ pub use platform_configs::{
 };
 pub use projects::{ProjectService, ResolvedProjectConfig, SyncFailure, SyncReport, Workspace};
 pub use review_engine::{EngineSettings, ReviewEngine, RunOutcome};
+pub use review_history::ReviewHistory;
 pub use tasks::{Enqueued, TaskService};
 pub use users::{NewUserInput, UserService, UserUpdateInput};
 pub use webhook_intake::{AssignmentPlan, DeliveryRef, IntakeOutcome, WebhookIntake};

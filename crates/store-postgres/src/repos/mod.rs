@@ -1,6 +1,7 @@
 mod api_keys;
 mod platform_configs;
 mod projects;
+mod review_queries;
 mod reviews;
 mod sessions;
 mod settings;
@@ -10,6 +11,7 @@ mod users;
 pub use api_keys::PgApiKeyRepository;
 pub use platform_configs::PgPlatformConfigRepository;
 pub use projects::PgProjectRepository;
+pub use review_queries::PgReviewQueries;
 pub use reviews::PgReviewRepository;
 pub use sessions::PgSessionRepository;
 pub use settings::PgSettingsRepository;

@@ -1,0 +1,171 @@
+//! Read models of reviews, as the API lists them.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewListItem {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    pub project_name: String,
+    pub mr_iid: i64,
+    pub mr_title: String,
+    pub mr_url: String,
+    pub status: String,
+    pub ai_provider: String,
+    pub ai_model: String,
+    pub comment_count: i32,
+    pub triggered_by: String,
+    pub overall_rating: Option<String>,
+    pub summary: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewDetail {
+    #[serde(flatten)]
+    pub item: ReviewListItem,
+    pub base_commit_sha: Option<String>,
+    pub head_commit_sha: String,
+    pub start_commit_sha: Option<String>,
+    pub round_number: i32,
+    pub applied_rule_ids: Vec<String>,
+    pub reviewed_lines: i32,
+    pub score: Option<i32>,
+    pub source_branch: String,
+    pub target_branch: String,
+    pub author_username: Option<String>,
+    pub error_message: Option<String>,
+    pub started_at: Option<DateTime<Utc>>,
+}
+
+/// Aggregates of the filtered set of the review list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewStats {
+    pub total: u64,
+    pub pending: u64,
+    pub completed: u64,
+    pub failed: u64,
+    pub total_comments: u64,
+    pub average_score: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ReviewFilter {
+    pub project_id: Option<Uuid>,
+    pub status: Option<String>,
+    pub start_date: Option<DateTime<Utc>>,
+    pub end_date: Option<DateTime<Utc>>,
+    pub triggered_by: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommentItem {
+    pub id: Uuid,
+    pub review_id: Uuid,
+    pub file_path: String,
+    pub line_number: i32,
+    pub severity: String,
+    pub message: String,
+    #[serde(rename = "hostADiscussionId")]
+    pub host_a_discussion_id: Option<String>,
+    pub round_number: i32,
+    pub posted_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileItem {
+    pub id: Uuid,
+    pub file_path: String,
+    pub old_path: Option<String>,
+    pub change_type: String,
+    pub summary: Option<String>,
+    pub comment_count: i32,
+    pub status: String,
+    pub prompt_summary: Option<String>,
+    pub error_message: Option<String>,
+    pub attempts: i32,
+    pub round_number: i32,
+    pub started_at: Option<DateTime<Utc>>,
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoundItem {
+    pub id: Uuid,
+    pub round_number: i32,
+    pub is_differential: bool,
+    pub base_sha: Option<String>,
+    pub head_sha: String,
+    pub file_count: i32,
+    pub comment_count: i32,
+    pub created_at: DateTime<Utc>,
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedbackItem {
+    pub id: Uuid,
+    pub feedback_type: String,
+    pub tracking_status: String,
+    pub username: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AiLogItem {
+    pub id: Uuid,
+    pub provider: String,
+    pub model: String,
+    pub status: String,
+    pub duration_ms: i64,
+    pub prompt_tokens: i32,
+    pub completion_tokens: i32,
+    pub total_tokens: i32,
+    pub file_path: Option<String>,
+    pub error_message: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Execution log of the tasks that produced a review.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskLogLine {
+    pub task_id: Uuid,
+    pub line_no: i32,
+    pub message: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateItem {
+    pub id: Uuid,
+    pub name: String,
+    pub description: Option<String>,
+    pub is_default: bool,
+    pub project_id: Option<Uuid>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleItem {
+    pub id: Uuid,
+    pub rule_name: String,
+    pub enabled: bool,
+    pub file_type_patterns: Vec<String>,
+    pub file_path_patterns: Vec<String>,
+    pub priority: i32,
+    pub project_id: Option<Uuid>,
+}

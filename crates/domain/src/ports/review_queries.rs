@@ -1,0 +1,82 @@
+use super::RepoError;
+use crate::model::review_views::{
+    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
+    ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
+};
+use crate::{Page, PageRequest};
+use async_trait::async_trait;
+use uuid::Uuid;
+
+/// The read side of reviews, for the API.
+#[async_trait]
+pub trait ReviewQueries: Send + Sync {
+    /// Reviews newest first, and aggregates of the whole filtered set.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn list(
+        &self,
+        filter: &ReviewFilter,
+        page: PageRequest,
+    ) -> Result<(Page<ReviewListItem>, ReviewStats), RepoError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn detail(&self, id: Uuid) -> Result<ReviewDetail, RepoError>;
+
+    /// Comments of every round, by file then line; `total` of the filtered set.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn comments(
+        &self,
+        id: Uuid,
+        file_path: Option<&str>,
+        severity: Option<&str>,
+        limit: u32,
+        offset: u64,
+    ) -> Result<(Vec<CommentItem>, u64), RepoError>;
+
+    /// Files of the latest round.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn files(&self, id: Uuid) -> Result<Vec<FileItem>, RepoError>;
+
+    /// # Errors
+    /// Only store failures.
+    async fn rounds(&self, id: Uuid) -> Result<Vec<RoundItem>, RepoError>;
+
+    /// # Errors
+    /// Only store failures.
+    async fn feedbacks(&self, id: Uuid) -> Result<Vec<FeedbackItem>, RepoError>;
+
+    /// # Errors
+    /// Only store failures.
+    async fn ai_logs(
+        &self,
+        id: Uuid,
+        provider: Option<&str>,
+        status: Option<&str>,
+        limit: u32,
+        offset: u64,
+    ) -> Result<(Vec<AiLogItem>, u64), RepoError>;
+
+    /// Log lines of the tasks of this review.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn task_logs(&self, id: Uuid) -> Result<Vec<TaskLogLine>, RepoError>;
+
+    /// Review templates, global default first.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn templates(&self) -> Result<Vec<TemplateItem>, RepoError>;
+
+    /// Review rules, highest priority first.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn rules(&self) -> Result<Vec<RuleItem>, RepoError>;
+}

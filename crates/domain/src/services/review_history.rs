@@ -1,0 +1,115 @@
+//! Reading reviews: the history list, a review's detail and everything recorded
+//! about it. Sub-resources of an unknown review are a 404, not an empty list.
+
+use super::ServiceError;
+use crate::model::review_views::{
+    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
+    ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
+};
+use crate::ports::ReviewQueries;
+use crate::{Page, PageRequest};
+use std::sync::Arc;
+use uuid::Uuid;
+
+pub struct ReviewHistory {
+    queries: Arc<dyn ReviewQueries>,
+}
+
+impl ReviewHistory {
+    pub fn new(queries: Arc<dyn ReviewQueries>) -> Self {
+        Self { queries }
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn list(
+        &self,
+        filter: &ReviewFilter,
+        page: PageRequest,
+    ) -> Result<(Page<ReviewListItem>, ReviewStats), ServiceError> {
+        Ok(self.queries.list(filter, page).await?)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown review.
+    pub async fn detail(&self, id: Uuid) -> Result<ReviewDetail, ServiceError> {
+        self.queries
+            .detail(id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "review"))
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown review.
+    pub async fn comments(
+        &self,
+        id: Uuid,
+        file_path: Option<&str>,
+        severity: Option<&str>,
+        limit: u32,
+        offset: u64,
+    ) -> Result<(Vec<CommentItem>, u64), ServiceError> {
+        self.detail(id).await?;
+        Ok(self
+            .queries
+            .comments(id, file_path, severity, limit, offset)
+            .await?)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown review.
+    pub async fn files(&self, id: Uuid) -> Result<Vec<FileItem>, ServiceError> {
+        self.detail(id).await?;
+        Ok(self.queries.files(id).await?)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown review.
+    pub async fn rounds(&self, id: Uuid) -> Result<Vec<RoundItem>, ServiceError> {
+        self.detail(id).await?;
+        Ok(self.queries.rounds(id).await?)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown review.
+    pub async fn feedbacks(&self, id: Uuid) -> Result<Vec<FeedbackItem>, ServiceError> {
+        self.detail(id).await?;
+        Ok(self.queries.feedbacks(id).await?)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown review.
+    pub async fn ai_logs(
+        &self,
+        id: Uuid,
+        provider: Option<&str>,
+        status: Option<&str>,
+        limit: u32,
+        offset: u64,
+    ) -> Result<(Vec<AiLogItem>, u64), ServiceError> {
+        self.detail(id).await?;
+        Ok(self
+            .queries
+            .ai_logs(id, provider, status, limit, offset)
+            .await?)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown review.
+    pub async fn task_logs(&self, id: Uuid) -> Result<Vec<TaskLogLine>, ServiceError> {
+        self.detail(id).await?;
+        Ok(self.queries.task_logs(id).await?)
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn templates(&self) -> Result<Vec<TemplateItem>, ServiceError> {
+        Ok(self.queries.templates().await?)
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn rules(&self) -> Result<Vec<RuleItem>, ServiceError> {
+        Ok(self.queries.rules().await?)
+    }
+}
