@@ -402,6 +402,55 @@ async fn a_webhook_leads_to_placed_comments_and_a_second_push_to_a_differential_
     .await;
     assert_eq!(logs["meta"]["pagination"]["total"], 2, "one call per round");
     assert_eq!(logs["data"]["items"][0]["totalTokens"], 120);
+    // Retrying a file re-asks the model; what was already said is not posted again.
+    let app_file = files["data"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["filePath"] == "src/app.rs")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let before = posted(&gitlab, "POST", "/discussions").await.len();
+    let retried = json(
+        root.post(
+            &format!("/api/reviews/{review_id}/files/{app_file}/retry"),
+            json!({}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(retried["data"]["newComments"], 0);
+    assert_eq!(retried["data"]["file"]["status"], "completed");
+    assert_eq!(posted(&gitlab, "POST", "/discussions").await.len(), before);
+    let viewer = app.user_with_role("viewer").await;
+    crate::helpers::expect_error(
+        viewer
+            .post(
+                &format!("/api/reviews/{review_id}/files/{app_file}/retry"),
+                json!({}),
+            )
+            .await,
+        StatusCode::FORBIDDEN,
+        "FORBIDDEN",
+    )
+    .await;
+    crate::helpers::expect_error(
+        root.post(
+            &format!(
+                "/api/reviews/{review_id}/files/{}/retry",
+                uuid::Uuid::new_v4()
+            ),
+            json!({}),
+        )
+        .await,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+    )
+    .await;
+
     crate::helpers::expect_error(
         root.get(&format!("/api/reviews/{}/comments", uuid::Uuid::new_v4()))
             .await,

@@ -242,7 +242,7 @@ impl Application {
                 uuid::Uuid::new_v4().simple()
             );
             worker::spawn(
-                engine,
+                engine.clone(),
                 queue.clone(),
                 WorkerSettings {
                     concurrency,
@@ -267,6 +267,7 @@ impl Application {
             intake,
             manual_reviews,
             history: ReviewHistory::new(Arc::new(PgReviewQueries::new(pool.clone()))),
+            engine,
             auth,
             probes,
             started_at: Instant::now(),

@@ -4,7 +4,7 @@ use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
     ApiKeyService, AuthService, ManualReviewService, PlatformConfigService, ProjectService,
-    ReviewHistory, TaskService, UserService, WebhookIntake, WebhookService,
+    ReviewEngine, ReviewHistory, TaskService, UserService, WebhookIntake, WebhookService,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,6 +21,7 @@ pub struct AppState {
     pub intake: WebhookIntake,
     pub manual_reviews: ManualReviewService,
     pub history: ReviewHistory,
+    pub engine: Arc<ReviewEngine>,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,
     pub started_at: Instant,

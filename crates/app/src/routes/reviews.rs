@@ -42,6 +42,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 "/{review_id}/files/progress",
                 web::get().to(review_file_progress),
             )
+            .route(
+                "/{review_id}/files/{file_id}/retry",
+                web::post().to(retry_file),
+            )
             .route("/{review_id}/rounds", web::get().to(review_rounds))
             .route("/{review_id}/feedbacks", web::get().to(review_feedbacks))
             .route("/{review_id}/ai-logs", web::get().to(review_ai_logs))
@@ -537,5 +541,24 @@ async fn list_templates(
 async fn list_rules(state: web::Data<AppState>, _user: AuthUser) -> Result<HttpResponse, ApiError> {
     Ok(envelope::ok(
         json!({ "rules": state.history.rules().await? }),
+    ))
+}
+
+/// Re-runs the review of one file now and answers with the file's new state.
+async fn retry_file(
+    state: web::Data<AppState>,
+    _user: RequirePermission<perm::ReviewCreate>,
+    path: web::Path<(Uuid, Uuid)>,
+) -> Result<HttpResponse, ApiError> {
+    let (review_id, file_id) = path.into_inner();
+    let added = state.engine.retry_file(review_id, file_id).await?;
+    let file = state
+        .history
+        .files(review_id)
+        .await?
+        .into_iter()
+        .find(|f| f.id == file_id);
+    Ok(envelope::ok(
+        json!({ "success": true, "newComments": added, "file": file }),
     ))
 }

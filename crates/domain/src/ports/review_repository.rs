@@ -18,6 +18,26 @@ pub trait ReviewRepository: Send + Sync {
     -> Result<Option<Review>, RepoError>;
 
     /// # Errors
+    /// `NotFound` for an unknown review.
+    async fn get(&self, id: Uuid) -> Result<Review, RepoError>;
+
+    /// The path, old path and round of a file of this review.
+    ///
+    /// # Errors
+    /// `NotFound` when the review has no such file.
+    async fn file_ref(
+        &self,
+        review_id: Uuid,
+        file_id: Uuid,
+    ) -> Result<(String, Option<String>, RoundRef), RepoError>;
+
+    /// Adds to the review's comment count (after a file retry).
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn add_comment_count(&self, review_id: Uuid, delta: i32) -> Result<(), RepoError>;
+
+    /// # Errors
     /// `NotFound` when the project is gone.
     async fn create(&self, review: NewReview) -> Result<Review, RepoError>;
 

@@ -89,6 +89,57 @@ impl ReviewRepository for PgReviewRepository {
         row.map(to_review).transpose()
     }
 
+    async fn get(&self, id: Uuid) -> Result<Review, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let row: ReviewHead = reviews::table
+            .find(id)
+            .select(review_head!())
+            .first(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        to_review(row)
+    }
+
+    async fn file_ref(
+        &self,
+        review_id: Uuid,
+        file_id: Uuid,
+    ) -> Result<(String, Option<String>, RoundRef), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let (path, old_path, round_id, number): (String, Option<String>, Uuid, i32) =
+            review_files::table
+                .inner_join(review_rounds::table)
+                .filter(review_files::id.eq(file_id))
+                .filter(review_files::review_id.eq(review_id))
+                .select((
+                    review_files::file_path,
+                    review_files::old_path,
+                    review_rounds::id,
+                    review_rounds::round_number,
+                ))
+                .first(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+        Ok((
+            path,
+            old_path,
+            RoundRef {
+                id: round_id,
+                number,
+            },
+        ))
+    }
+
+    async fn add_comment_count(&self, review_id: Uuid, delta: i32) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        diesel::update(reviews::table.find(review_id))
+            .set(reviews::comment_count.eq(reviews::comment_count + delta))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+
     async fn create(&self, r: NewReview) -> Result<Review, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let row: ReviewHead = diesel::insert_into(reviews::table)
