@@ -19,18 +19,18 @@ use reviewd_domain::ports::{
     TokenHasher,
 };
 use reviewd_domain::services::{
-    ApiKeyService, AuthService, AuthSettings, EngineSettings, ManualReviewService, OAuthSettings,
-    PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, RootOutcome, TaskService,
-    UserService, WebhookIntake, WebhookService,
+    ApiKeyService, AuthService, AuthSettings, CatalogService, EngineSettings, ManualReviewService,
+    OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, RootOutcome,
+    TaskService, UserService, WebhookIntake, WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{
     RedisDeliveryLog, RedisHealthProbe, RedisLoginThrottle, RedisTaskQueue, ThrottleLimits,
 };
 use reviewd_store_postgres::{
-    PgApiKeyRepository, PgHealthProbe, PgPlatformConfigRepository, PgProjectRepository,
-    PgReviewQueries, PgReviewRepository, PgSessionRepository, PgSettingsRepository,
-    PgTaskRepository, PgUserRepository, run_migrations,
+    PgApiKeyRepository, PgCatalogRepository, PgHealthProbe, PgPlatformConfigRepository,
+    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgSessionRepository,
+    PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
@@ -214,10 +214,12 @@ impl Application {
             }
         };
         let concurrency = usize::try_from(config.ai_review_concurrency).unwrap_or(1);
+        let catalog_repo = Arc::new(PgCatalogRepository::new(pool.clone()));
         let engine = Arc::new(ReviewEngine::new(
             task_repo,
             Arc::new(PgReviewRepository::new(pool.clone())),
             projects.clone(),
+            catalog_repo.clone(),
             Arc::new(LimitedAi::new(provider, concurrency)),
             EngineSettings {
                 file_concurrency: concurrency,
@@ -268,6 +270,8 @@ impl Application {
             manual_reviews,
             history: ReviewHistory::new(Arc::new(PgReviewQueries::new(pool.clone()))),
             engine,
+            catalog: CatalogService::new(catalog_repo),
+
             auth,
             probes,
             started_at: Instant::now(),

@@ -3,8 +3,9 @@
 use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
-    ApiKeyService, AuthService, ManualReviewService, PlatformConfigService, ProjectService,
-    ReviewEngine, ReviewHistory, TaskService, UserService, WebhookIntake, WebhookService,
+    ApiKeyService, AuthService, CatalogService, ManualReviewService, PlatformConfigService,
+    ProjectService, ReviewEngine, ReviewHistory, TaskService, UserService, WebhookIntake,
+    WebhookService,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,6 +22,7 @@ pub struct AppState {
     pub intake: WebhookIntake,
     pub manual_reviews: ManualReviewService,
     pub history: ReviewHistory,
+    pub catalog: CatalogService,
     pub engine: Arc<ReviewEngine>,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,

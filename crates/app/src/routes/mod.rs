@@ -2,6 +2,7 @@
 
 mod api_keys;
 mod auth;
+mod catalog;
 mod dto;
 mod health;
 mod platform_configs;
@@ -24,6 +25,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(users::configure)
             .configure(platform_configs::configure)
             .configure(projects::configure)
+            .configure(catalog::configure)
             .configure(reviews::configure)
             .configure(webhooks::configure),
     );

@@ -66,6 +66,7 @@ pub struct ReviewOutcome {
     pub reviewed_lines: i32,
     pub summary_comment_id: Option<String>,
     pub error_message: Option<String>,
+    pub applied_rule_ids: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

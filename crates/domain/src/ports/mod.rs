@@ -3,6 +3,7 @@
 
 pub mod ai_provider;
 pub mod api_key_repository;
+pub mod catalog_repository;
 pub mod credentials;
 pub mod health_probe;
 pub mod hosting_platform;
@@ -20,6 +21,7 @@ pub mod user_repository;
 
 pub use ai_provider::{AiCompletion, AiError, AiProvider, AiRequest, TokenUsage};
 pub use api_key_repository::ApiKeyRepository;
+pub use catalog_repository::{ActiveRule, CatalogRepository, RuleChanges, TemplateChanges};
 pub use credentials::{CredentialError, PasswordHasher, TokenHasher};
 pub use health_probe::{HealthProbe, ProbeError};
 pub use hosting_platform::{

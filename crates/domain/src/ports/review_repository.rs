@@ -37,6 +37,15 @@ pub trait ReviewRepository: Send + Sync {
     /// Store failures.
     async fn add_comment_count(&self, review_id: Uuid, delta: i32) -> Result<(), RepoError>;
 
+    /// The number and head of the review's last completed round, if any.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn last_completed_round(
+        &self,
+        review_id: Uuid,
+    ) -> Result<Option<(i32, String)>, RepoError>;
+
     /// # Errors
     /// `NotFound` when the project is gone.
     async fn create(&self, review: NewReview) -> Result<Review, RepoError>;

@@ -9,3 +9,4 @@ pub mod globs;
 pub mod output;
 pub mod prompt;
 pub mod rating;
+pub mod rules;

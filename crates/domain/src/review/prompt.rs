@@ -2,13 +2,45 @@
 
 use crate::model::diff::ChangeType;
 
-/// The reviewer's standing instructions. Templates and rules extend them (next).
-pub const SYSTEM_PROMPT: &str = "You are a meticulous senior code reviewer. Review only the changed lines of the diff you are given. \
+use crate::ports::ActiveRule;
+
+/// The reviewer's standing instructions, used when no template is set.
+pub const DEFAULT_FRAME: &str = "You are a meticulous senior code reviewer. Review only the changed lines of the diff you are given. \
 Report real problems: bugs, security issues, data loss, concurrency and error-handling mistakes, and clear maintainability issues. \
-Do not praise, do not restate the code, do not comment on formatting a linter would catch. \
-Each comment names the line in the NEW version of the file (the number shown at the start of each diff line) and a severity: \
+Do not praise, do not restate the code, do not comment on formatting a linter would catch.";
+
+/// What every prompt asks for, whatever the template: the answer's contract.
+pub const ANSWER_FORMAT: &str = "Each comment names the line in the NEW version of the file (the number shown at the start of each diff line) and a severity: \
 error (must fix), warning (should fix), info (worth knowing). If nothing needs saying, return an empty comments list. \
 Answer with JSON matching the given schema: a one or two sentence summary of the change to this file, and the comments.";
+
+/// The system prompt: the template's frame (or the default one), then the answer format.
+#[must_use]
+pub fn system_prompt(template: Option<&str>) -> String {
+    let frame = template
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .unwrap_or(DEFAULT_FRAME);
+    format!("{frame}\n\n{ANSWER_FORMAT}")
+}
+
+/// The rules' instructions, highest priority first.
+#[must_use]
+pub fn rules_section(rules: &[&ActiveRule]) -> String {
+    if rules.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("Project rules for this file (highest priority first):\n");
+    for rule in rules {
+        text.push_str(&format!(
+            "- {}: {}\n",
+            rule.rule_name,
+            rule.instructions.trim()
+        ));
+    }
+    text.push('\n');
+    text
+}
 
 /// The user message: the MR's context and the diff with new-side line numbers, so the
 /// model can name lines exactly.
@@ -18,17 +50,19 @@ pub fn user_prompt(
     mr_description: Option<&str>,
     file_path: &str,
     change: ChangeType,
+    rules: &[&ActiveRule],
     diff: &str,
 ) -> String {
     let description: String = mr_description.unwrap_or("").chars().take(2000).collect();
+    let description = if description.trim().is_empty() {
+        String::new()
+    } else {
+        format!("Description:\n{description}\n")
+    };
     format!(
-        "Merge request: {mr_title}\n{}\nFile: {file_path} ({})\n\nDiff (NEW line numbers on the left; `-` lines no longer exist):\n{}",
-        if description.trim().is_empty() {
-            String::new()
-        } else {
-            format!("Description:\n{description}\n")
-        },
+        "Merge request: {mr_title}\n{description}\nFile: {file_path} ({})\n\n{}Diff (NEW line numbers on the left; `-` lines no longer exist):\n{}",
         change.as_str(),
+        rules_section(rules),
         number_lines(diff)
     )
 }
@@ -70,17 +104,32 @@ mod tests {
             numbered,
             "@@ -1,2 +10,3 @@\n   10  a\n      -b\n   11 +c\n   12 +d\n"
         );
+        let rule = ActiveRule {
+            id: uuid::Uuid::nil(),
+            rule_name: "SQL".into(),
+            instructions: "Queries must be parameterised.".into(),
+            file_type_patterns: vec![],
+            file_path_patterns: vec![],
+            priority: 5,
+        };
         let prompt = user_prompt(
             "Fix",
             Some("why"),
             "src/x.rs",
             ChangeType::Modified,
+            &[&rule],
             "@@ -1 +1 @@\n+x\n",
         );
         assert!(
             prompt.contains("File: src/x.rs (modified)")
                 && prompt.contains("    1 +x")
                 && prompt.contains("why")
+        );
+        assert!(prompt.contains("- SQL: Queries must be parameterised."));
+        assert!(system_prompt(Some("Focus on security.")).starts_with("Focus on security."));
+        assert!(
+            system_prompt(None).starts_with("You are a meticulous")
+                && system_prompt(None).contains("JSON")
         );
     }
 }

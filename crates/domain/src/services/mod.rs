@@ -3,6 +3,7 @@
 
 pub mod api_keys;
 pub mod auth;
+pub mod catalog;
 pub mod error;
 pub mod manual_reviews;
 pub mod platform_access;
@@ -17,6 +18,7 @@ pub mod webhooks;
 
 pub use api_keys::{ApiKeyService, CreatedApiKey};
 pub use auth::{AuthService, AuthSettings, ClientInfo, LoggedIn, RootOutcome};
+pub use catalog::CatalogService;
 pub use error::{FieldError, ServiceError};
 pub use manual_reviews::{ManualReviewRequest, ManualReviewService};
 pub use platform_configs::{

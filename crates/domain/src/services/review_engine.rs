@@ -10,13 +10,13 @@ use crate::model::review::{
 };
 use crate::model::{MergeRequest, Project, ReviewTask};
 use crate::ports::{
-    AiError, AiProvider, AiRequest, HostingPlatform, PlatformError, ReviewRepository,
-    TaskRepository,
+    ActiveRule, AiError, AiProvider, AiRequest, CatalogRepository, HostingPlatform, PlatformError,
+    ReviewRepository, TaskRepository,
 };
 use crate::review::diff_lines::{DiffLines, Placement};
 use crate::review::globs::Patterns;
 use crate::review::rating::{rating, score};
-use crate::review::{chunking, fingerprint::fingerprint, output, prompt};
+use crate::review::{chunking, fingerprint::fingerprint, output, prompt, rules};
 use futures_util::StreamExt;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -125,8 +125,15 @@ pub struct ReviewEngine {
     tasks: Arc<dyn TaskRepository>,
     reviews: Arc<dyn ReviewRepository>,
     projects: Arc<ProjectService>,
+    catalog: Arc<dyn CatalogRepository>,
     ai: Arc<dyn AiProvider>,
     settings: EngineSettings,
+}
+
+/// The template and rules a review runs with.
+struct Guidance {
+    system: String,
+    rules: Vec<ActiveRule>,
 }
 
 impl ReviewEngine {
@@ -134,6 +141,7 @@ impl ReviewEngine {
         tasks: Arc<dyn TaskRepository>,
         reviews: Arc<dyn ReviewRepository>,
         projects: Arc<ProjectService>,
+        catalog: Arc<dyn CatalogRepository>,
         ai: Arc<dyn AiProvider>,
         settings: EngineSettings,
     ) -> Self {
@@ -141,9 +149,28 @@ impl ReviewEngine {
             tasks,
             reviews,
             projects,
+            catalog,
             ai,
             settings,
         }
+    }
+
+    /// The task's template (else the project's, else the global default) and the
+    /// project's rules.
+    async fn guidance(
+        &self,
+        template_id: Option<Uuid>,
+        project_id: Uuid,
+    ) -> Result<Guidance, crate::ports::RepoError> {
+        let template = match self.catalog.template_content(template_id).await? {
+            Some(t) => Some(t),
+            None if template_id.is_some() => self.catalog.template_content(None).await?,
+            None => None,
+        };
+        Ok(Guidance {
+            system: prompt::system_prompt(template.as_ref().map(|(_, content)| content.as_str())),
+            rules: self.catalog.active_rules(project_id).await?,
+        })
     }
 
     /// Runs one attempt of a task and records its outcome on the task.
@@ -205,6 +232,7 @@ impl ReviewEngine {
                 reviewed_lines: 0,
                 summary_comment_id: review.summary_comment_id.clone(),
                 error_message: Some(message),
+                applied_rule_ids: Vec::new(),
             };
             self.reviews
                 .finish(review.id, round, &review.head_commit_sha, outcome)
@@ -246,7 +274,10 @@ impl ReviewEngine {
                 code: "FILE_NOT_IN_DIFF",
                 message: format!("{path} has no text diff in the merge request any more"),
             })?;
-        let result = self.review_file(review_id, file_id, file, &mr).await;
+        let guidance = self.guidance(project.template_id, project.id).await?;
+        let result = self
+            .review_file(review_id, file_id, file, &mr, &guidance)
+            .await;
         if !result.ok {
             return Err(ServiceError::Unavailable(format!(
                 "the retry of {path} failed; see the file's error and the AI logs"
@@ -305,16 +336,12 @@ impl ReviewEngine {
                     .await?
             }
         };
-        // Differential only against a head that was fully reviewed; a failed or
-        // interrupted round is redone from scratch under its own number.
-        let previous_head = (review.head_commit_sha != head
-            && review.status == ReviewStatus::Completed)
-            .then(|| review.head_commit_sha.clone());
-        let number = if previous_head.is_some() {
-            review.round_number + 1
-        } else {
-            review.round_number.max(1)
-        };
+        // Rounds count from the last completed one: a failed or interrupted round is
+        // redone under its own number, and a completed round is never replaced.
+        // Differential only against a head that was fully reviewed.
+        let last = self.reviews.last_completed_round(review.id).await?;
+        let number = last.as_ref().map_or(1, |(n, _)| n + 1);
+        let previous_head = last.map(|(_, h)| h).filter(|h| *h != head);
         let changed = match &previous_head {
             Some(prev) => match platform.compare(&target, prev, &head).await {
                 Ok(files) => Some(
@@ -338,6 +365,9 @@ impl ReviewEngine {
                 previous_head.as_deref(),
                 &head,
             )
+            .await?;
+        let guidance = self
+            .guidance(task.template_id.or(project.template_id), project.id)
             .await?;
         let ignore = Patterns::new(&config.file_ignore_patterns)
             .map_err(|e| Failure::permanent(e.to_string()))?;
@@ -388,9 +418,18 @@ impl ReviewEngine {
         }
 
         let (review_id, mr_ref) = (review.id, &mr);
+        let guidance_ref = &guidance;
+        let mut applied: Vec<String> = to_review
+            .iter()
+            .flat_map(|(_, f)| rules::for_file(&guidance.rules, &f.new_path))
+            .map(|r| r.id.to_string())
+            .collect();
+        applied.sort();
+        applied.dedup();
         let results: Vec<FileResult> = futures_util::stream::iter(to_review)
             .map(move |(file_id, file)| async move {
-                self.review_file(review_id, file_id, &file, mr_ref).await
+                self.review_file(review_id, file_id, &file, mr_ref, guidance_ref)
+                    .await
             })
             .buffer_unordered(self.settings.file_concurrency.max(1))
             .collect()
@@ -474,6 +513,7 @@ impl ReviewEngine {
                 .unwrap_or(i32::MAX),
             summary_comment_id,
             error_message,
+            applied_rule_ids: applied,
         };
         self.reviews
             .finish(review.id, round, &head, outcome)
@@ -522,6 +562,7 @@ impl ReviewEngine {
             reviewed_lines: 0,
             summary_comment_id: review.summary_comment_id.clone(),
             error_message: Some(message.to_owned()),
+            applied_rule_ids: Vec::new(),
         };
         self.reviews.finish(review.id, round, head, outcome).await?;
         Ok(())
@@ -534,7 +575,9 @@ impl ReviewEngine {
         file_id: Uuid,
         file: &FileDiff,
         mr: &MergeRequest,
+        guidance: &Guidance,
     ) -> FileResult {
+        let file_rules = rules::for_file(&guidance.rules, &file.new_path);
         let diff = file.diff.clone().unwrap_or_default();
         let lines = DiffLines::parse(&diff);
         let pieces = chunking::split(&diff, self.settings.max_diff_chars);
@@ -557,7 +600,10 @@ impl ReviewEngine {
         let mut error = None;
         let mut ai_unavailable = false;
         for piece in &pieces {
-            match self.ask(review_id, file, mr, piece).await {
+            match self
+                .ask(review_id, file, mr, piece, &guidance.system, &file_rules)
+                .await
+            {
                 Ok(answer) => {
                     summaries.push(answer.summary);
                     for c in answer.comments {
@@ -612,15 +658,18 @@ impl ReviewEngine {
         file: &FileDiff,
         mr: &MergeRequest,
         piece: &str,
+        system: &str,
+        file_rules: &[&ActiveRule],
     ) -> Result<output::FileAnswer, AiError> {
         let request = AiRequest {
             model: self.settings.model.clone(),
-            system: prompt::SYSTEM_PROMPT.to_owned(),
+            system: system.to_owned(),
             user: prompt::user_prompt(
                 &mr.title,
                 mr.description.as_deref(),
                 &file.new_path,
                 file.change_type,
+                file_rules,
                 piece,
             ),
             max_tokens: self.settings.max_tokens,

@@ -1,4 +1,5 @@
 mod api_keys;
+mod catalog;
 mod platform_configs;
 mod projects;
 mod review_queries;
@@ -9,6 +10,7 @@ mod tasks;
 mod users;
 
 pub use api_keys::PgApiKeyRepository;
+pub use catalog::PgCatalogRepository;
 pub use platform_configs::PgPlatformConfigRepository;
 pub use projects::PgProjectRepository;
 pub use review_queries::PgReviewQueries;

@@ -140,6 +140,22 @@ impl ReviewRepository for PgReviewRepository {
         Ok(())
     }
 
+    async fn last_completed_round(
+        &self,
+        review_id: Uuid,
+    ) -> Result<Option<(i32, String)>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        review_rounds::table
+            .filter(review_rounds::review_id.eq(review_id))
+            .filter(review_rounds::completed_at.is_not_null())
+            .order(review_rounds::round_number.desc())
+            .select((review_rounds::round_number, review_rounds::head_sha))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)
+    }
+
     async fn create(&self, r: NewReview) -> Result<Review, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let row: ReviewHead = diesel::insert_into(reviews::table)
@@ -350,9 +366,11 @@ impl ReviewRepository for PgReviewRepository {
                 .count()
                 .get_result(conn)
                 .await?;
+            // Only a completed review completes its round: a failed round is redone.
+            let completed_at = (o.status == ReviewStatus::Completed).then_some(now);
             diesel::update(review_rounds::table.find(round.id))
                 .set((
-                    review_rounds::completed_at.eq(now),
+                    review_rounds::completed_at.eq(completed_at),
                     review_rounds::comment_count
                         .eq(i32::try_from(round_comments).unwrap_or(i32::MAX)),
                     review_rounds::file_count.eq(i32::try_from(round_files).unwrap_or(i32::MAX)),
@@ -370,6 +388,7 @@ impl ReviewRepository for PgReviewRepository {
                     reviews::summary_comment_id.eq(o.summary_comment_id),
                     reviews::error_message.eq(o.error_message),
                     reviews::head_commit_sha.eq(head),
+                    reviews::applied_rule_ids.eq(o.applied_rule_ids),
                     reviews::round_number.eq(round.number),
                     reviews::completed_at.eq(now),
                 ))
