@@ -6,11 +6,13 @@
 mod client;
 mod error;
 mod links;
+mod pages;
 mod platform;
 mod retry;
 
 pub use client::{HttpClient, HttpResponse};
 pub use error::HttpError;
 pub use links::next_link;
+pub use pages::{MAX_PAGES, collect_pages};
 pub use platform::platform_error;
 pub use retry::RetryPolicy;

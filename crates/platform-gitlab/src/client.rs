@@ -1,11 +1,8 @@
 use reqwest::{Client, RequestBuilder};
 use reviewd_domain::model::{AuthType, PlatformConnection, PlatformPage, SecretString};
 use reviewd_domain::ports::PlatformError;
-use reviewd_http::{HttpClient, HttpResponse, platform_error};
+use reviewd_http::{HttpClient, HttpResponse, collect_pages, platform_error};
 use serde::de::DeserializeOwned;
-
-/// Upper bound on pages read by "list everything" calls (100 items each).
-const MAX_PAGES: u32 = 500;
 
 /// GitLab's REST API v4 at one instance, through one token.
 pub struct GitlabPlatform {
@@ -107,16 +104,7 @@ impl GitlabPlatform {
         path: &str,
         query: &[(&str, String)],
     ) -> Result<Vec<T>, PlatformError> {
-        let mut all = Vec::new();
-        for page in 1..=MAX_PAGES {
-            let batch = self.get_page(path, query, page, 100).await?;
-            all.extend(batch.items);
-            if !batch.has_next {
-                return Ok(all);
-            }
-        }
-        tracing::warn!(path, pages = MAX_PAGES, "gitlab.pagination_truncated");
-        Ok(all)
+        collect_pages(path, |page| self.get_page(path, query, page, 100)).await
     }
 }
 
