@@ -581,3 +581,77 @@ async fn oauth_flow_checks_state_and_redirect_and_stores_tokens_masked() {
     .await;
     assert_eq!(raw["data"]["accessToken"], "oauth-access-2");
 }
+
+#[tokio::test]
+async fn host_a_user_search_pages_through_the_instance_and_refuses_host_b() {
+    let app = TestApp::spawn().await;
+    let gitlab = FakeGitlab::start(TOKEN).await;
+    Mock::given(method("GET"))
+        .and(path("/api/v4/users"))
+        .and(wiremock::matchers::query_param("search", "ali"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!([{ "id": 12, "username": "alice", "name": "Alice", "state": "active",
+                                        "avatar_url": "https://gitlab.example.com/a.png", "web_url": "https://gitlab.example.com/alice" }]))
+                .insert_header("x-total", "41")
+                .insert_header("x-next-page", "3"),
+        )
+        .mount(&gitlab.server)
+        .await;
+    let root = app.root().await;
+    let id = create_host_a_config(&app, &gitlab).await;
+    let found = json(
+        root.get(&format!(
+            "/api/platform-configs/{id}/hostA/users?search=ali&page=2&perPage=20"
+        ))
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(
+        found["data"]["users"][0],
+        json!({ "id": "12", "username": "alice", "name": "Alice",
+        "avatarUrl": "https://gitlab.example.com/a.png", "state": "active", "webUrl": "https://gitlab.example.com/alice" })
+    );
+    assert_eq!(
+        found["data"]["pagination"],
+        json!({ "page": 2, "perPage": 20, "total": 41, "hasNext": true })
+    );
+    let sent = gitlab
+        .requests()
+        .await
+        .into_iter()
+        .find(|r| r.url.path() == "/api/v4/users")
+        .unwrap();
+    assert!(
+        sent.url.query().unwrap().contains("page=2")
+            && sent.url.query().unwrap().contains("per_page=20")
+    );
+
+    let github = FakeGithub::start("ghp_users").await;
+    let gh = crate::helpers::create_host_b_config(&app, &github).await;
+    expect_error(
+        root.get(&format!("/api/platform-configs/{gh}/hostA/users"))
+            .await,
+        StatusCode::BAD_REQUEST,
+        "UNSUPPORTED_PLATFORM",
+    )
+    .await;
+    expect_error(
+        root.get(&format!(
+            "/api/platform-configs/{}/hostA/users",
+            uuid::Uuid::new_v4()
+        ))
+        .await,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+    )
+    .await;
+    expect_error(
+        root.get(&format!("/api/platform-configs/{id}/hostA/users?perPage=0"))
+            .await,
+        StatusCode::BAD_REQUEST,
+        "INVALID_QUERY",
+    )
+    .await;
+}

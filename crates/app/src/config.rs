@@ -91,7 +91,8 @@ pub struct Config {
     pub cors_origin: Option<String>,
     pub provider_a: ProviderAConfig,
     pub ai_review_concurrency: u32,
-    pub review_timeout_minutes: u32,
+    /// Minutes a review may run; fractions are accepted (`0.5` is 30 s).
+    pub review_timeout_minutes: f64,
     pub runner_heartbeat_timeout_ms: u64,
     pub log_dir: PathBuf,
     pub log_level: String,
@@ -250,7 +251,7 @@ impl Config {
                 model: get("PROVIDERA_MODEL"),
             },
             ai_review_concurrency,
-            review_timeout_minutes: number(&get, "REVIEW_TIMEOUT_MINUTES", 30)?,
+            review_timeout_minutes: positive_minutes(&get, "REVIEW_TIMEOUT_MINUTES", 30.0)?,
             runner_heartbeat_timeout_ms: number(&get, "RUNNER_HEARTBEAT_TIMEOUT_MS", 60_000)?,
             log_dir: PathBuf::from(get("LOG_DIR").unwrap_or_else(|| "./data/logs".to_owned())),
             log_level,
@@ -299,6 +300,26 @@ fn number<T: std::str::FromStr>(
                 format!("must be a non-negative whole number, not `{v}`"),
             )
         }),
+    }
+}
+
+fn positive_minutes(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: f64,
+) -> Result<f64, ConfigError> {
+    match get(name) {
+        None => Ok(default),
+        Some(v) => v
+            .parse::<f64>()
+            .ok()
+            .filter(|m| m.is_finite() && *m > 0.0)
+            .ok_or_else(|| {
+                ConfigError::new(
+                    name,
+                    format!("must be a positive number of minutes, not `{v}`"),
+                )
+            }),
     }
 }
 
@@ -354,7 +375,10 @@ mod tests {
         assert_eq!(c.app_urls, vec!["http://localhost:3000"]);
         assert_eq!(c.auth_url, "http://localhost:3000");
         assert_eq!(c.app_url, "http://localhost:3000");
-        assert_eq!((c.ai_review_concurrency, c.review_timeout_minutes), (3, 30));
+        assert_eq!(
+            (c.ai_review_concurrency, c.review_timeout_minutes),
+            (3, 30.0)
+        );
         assert_eq!(c.runner_heartbeat_timeout_ms, 60_000);
         assert_eq!(c.node_env, NodeEnv::Development);
         assert!(!c.auto_backup_enabled);

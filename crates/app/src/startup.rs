@@ -232,7 +232,7 @@ impl Application {
             },
         ));
         if config.review_workers_enabled {
-            let review_timeout = Duration::from_secs(u64::from(config.review_timeout_minutes) * 60);
+            let review_timeout = Duration::from_secs_f64(config.review_timeout_minutes * 60.0);
             let reclaim_idle = match config.queue_reclaim_idle_secs {
                 0 => review_timeout + Duration::from_secs(60),
                 secs => Duration::from_secs(secs),

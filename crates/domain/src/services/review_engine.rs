@@ -211,8 +211,8 @@ impl ReviewEngine {
         after: std::time::Duration,
     ) -> Result<(), ServiceError> {
         let message = format!(
-            "the review ran longer than {} minutes and was stopped",
-            after.as_secs() / 60
+            "the review ran longer than its timeout ({} s) and was stopped",
+            after.as_secs_f64()
         );
         self.tasks.fail(task_id, &message).await?;
         if let Ok(task) = self.tasks.get(task_id).await
