@@ -75,6 +75,7 @@ impl TestApp {
             ("BACKUP_DIR", scratch.join("backups").display().to_string()),
         ]);
         vars.insert("REVIEW_WORKERS_ENABLED", "false".to_owned());
+        vars.insert("QUEUE_RETRY_DELAY_SECS", "0".to_owned());
         for (k, v) in extra {
             vars.insert(k, v.clone());
         }

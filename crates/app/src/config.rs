@@ -118,6 +118,8 @@ pub struct Config {
     /// Idle time after which another worker takes over an unacknowledged task
     /// (`QUEUE_RECLAIM_IDLE_SECS`; default the review timeout plus a minute).
     pub queue_reclaim_idle_secs: u64,
+    /// Seconds before a transiently failed task is queued again (`QUEUE_RETRY_DELAY_SECS`).
+    pub queue_retry_delay_secs: u64,
     /// HTTP worker threads (`HTTP_WORKERS`); actix picks one per core when unset.
     pub http_workers: Option<usize>,
 }
@@ -274,6 +276,7 @@ impl Config {
             outbound_retry_base_ms: number(&get, "OUTBOUND_RETRY_BASE_MS", 500)?,
             review_workers_enabled: boolean(&get, "REVIEW_WORKERS_ENABLED", true)?,
             queue_reclaim_idle_secs: number(&get, "QUEUE_RECLAIM_IDLE_SECS", 0)?,
+            queue_retry_delay_secs: number(&get, "QUEUE_RETRY_DELAY_SECS", 30)?,
             http_workers: get("HTTP_WORKERS")
                 .map(|_| number(&get, "HTTP_WORKERS", 1))
                 .transpose()?,

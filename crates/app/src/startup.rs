@@ -251,6 +251,7 @@ impl Application {
                     review_timeout,
                     reclaim_idle,
                     consumer,
+                    retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
                 },
             );
         }

@@ -18,6 +18,9 @@ pub struct WorkerSettings {
     pub reclaim_idle: Duration,
     /// This process's consumer name in the queue's group.
     pub consumer: String,
+    /// Wait before a task that failed transiently is queued again
+    /// (`QUEUE_RETRY_DELAY_SECS`), so a short outage does not use up its attempts.
+    pub retry_delay: Duration,
 }
 
 /// How long one pull waits for work. Kept below the Redis client's response timeout
@@ -73,7 +76,11 @@ pub fn spawn(
                     if let Ok(mut set) = in_flight.lock() {
                         set.remove(&task_id);
                     }
+                    drop(permit);
                     if retry {
+                        // The permit is free while waiting; the old message stays pending
+                        // until the new one exists, so a crash here loses nothing.
+                        tokio::time::sleep(settings.retry_delay).await;
                         // A new message first, then drop the old one: the task is never
                         // without one. It is out of `in_flight`, so the new one runs.
                         match queue.push(task_id).await {
@@ -83,7 +90,6 @@ pub fn spawn(
                             }
                         }
                     }
-                    drop(permit);
                 });
             }
         }

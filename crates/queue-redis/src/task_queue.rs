@@ -15,6 +15,10 @@ const GROUP: &str = "reviewd-workers";
 pub struct RedisTaskQueue {
     pool: RedisPool,
     key: String,
+    /// Where the next `XAUTOCLAIM` scan starts: each call looks at a bounded slice of
+    /// the pending list, so the scan walks it round after round instead of always
+    /// re-reading its head.
+    cursor: std::sync::Mutex<String>,
 }
 
 fn unavailable(e: impl std::fmt::Display) -> QueueError {
@@ -30,6 +34,7 @@ impl RedisTaskQueue {
         let queue = Self {
             pool,
             key: format!("{prefix}review-tasks"),
+            cursor: std::sync::Mutex::new("0-0".to_owned()),
         };
         let mut conn = queue.pool.get().await.map_err(unavailable)?;
         let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
@@ -132,12 +137,20 @@ impl TaskQueue for RedisTaskQueue {
             .arg(GROUP)
             .arg(consumer)
             .arg(u64::try_from(min_idle.as_millis()).unwrap_or(u64::MAX))
-            .arg("0-0")
+            .arg(
+                self.cursor
+                    .lock()
+                    .map(|c| c.clone())
+                    .unwrap_or_else(|_| "0-0".to_owned()),
+            )
             .arg("COUNT")
             .arg(max.max(1))
             .query_async(&mut conn)
             .await
             .map_err(unavailable)?;
+        if let Ok(mut cursor) = self.cursor.lock() {
+            *cursor = reply.next_stream_id.clone();
+        }
         self.deliveries(reply.claimed).await
     }
 

@@ -10,19 +10,20 @@ struct Hunk {
     added: BTreeSet<u32>,
 }
 
-/// The new-side lines of a file's diff: added lines and context lines.
+/// The new-side lines of a file's diff, hunk by hunk, with the lines each adds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DiffLines {
     hunks: Vec<Hunk>,
-    shown: BTreeSet<u32>,
 }
 
-/// Where a model's comment may be posted.
+/// Where a model's comment may be posted. Only added lines take comments: GitLab
+/// refuses a position on an unchanged line without its old line number, and a remark
+/// on a changed line is what a reviewer expects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placement {
-    /// The line is in the diff.
+    /// The line was added by the diff.
     Exact(u32),
-    /// Not in the diff but inside a hunk: moved to the nearest added line of it.
+    /// Inside a hunk but not added (context): moved to the nearest added line of it.
     Nearest(u32),
     /// Outside every hunk: the comment is dropped rather than posted on a wrong line.
     Outside,
@@ -56,12 +57,10 @@ impl DiffLines {
             match line.as_bytes().first() {
                 Some(b'+') => {
                     hunk.added.insert(*next);
-                    lines.shown.insert(*next);
                     hunk.end = *next;
                     *next += 1;
                 }
                 Some(b' ') | None => {
-                    lines.shown.insert(*next);
                     hunk.end = *next;
                     *next += 1;
                 }
@@ -87,7 +86,7 @@ impl DiffLines {
 
     #[must_use]
     pub fn place(&self, line: u32) -> Placement {
-        if self.shown.contains(&line) {
+        if self.hunks.iter().any(|h| h.added.contains(&line)) {
             return Placement::Exact(line);
         }
         let Some(hunk) = self
@@ -124,17 +123,23 @@ mod tests {
         assert_eq!(lines.added_count(), 3);
         assert_eq!(
             lines.place(1),
-            Placement::Exact(1),
-            "context lines can be commented"
+            Placement::Nearest(2),
+            "a context line moves to the nearest added line"
         );
         assert_eq!(lines.place(3), Placement::Exact(3));
-        assert_eq!(lines.place(23), Placement::Exact(23));
+        assert_eq!(lines.place(23), Placement::Nearest(22));
     }
 
     #[test]
     fn comments_off_the_diff_move_to_the_nearest_added_line_or_are_dropped() {
         let lines = DiffLines::parse("@@ -10,2 +10,6 @@\n a\n+b\n c\n d\n e\n+f\n");
-        assert_eq!(lines.place(13), Placement::Exact(13));
+        assert_eq!(
+            lines.place(13),
+            Placement::Nearest(11),
+            "a tie goes to the lower line"
+        );
+        assert_eq!(lines.place(14), Placement::Nearest(15));
+        assert_eq!(lines.place(15), Placement::Exact(15));
         assert_eq!(DiffLines::parse(DIFF).place(10), Placement::Outside);
         assert_eq!(DiffLines::parse(DIFF).place(0), Placement::Outside);
         let gap = DiffLines::parse("@@ -1,1 +1,1 @@\n-x\n+y\n@@ -9,0 +9,2 @@\n+p\n+q\n");

@@ -63,6 +63,23 @@ struct RawComment {
     message: String,
 }
 
+/// Makes model-written text inert on the platforms: a line starting with `/` would be
+/// run by GitLab as a quick action (`/approve`, `/merge`...) under the bot's token, so
+/// such lines get a zero-width space in front. The text reads the same.
+#[must_use]
+pub fn defuse(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            if line.trim_start().starts_with('/') {
+                format!("\u{200B}{line}")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Longest comment kept; longer ones are cut so a runaway answer cannot flood an MR.
 const MAX_MESSAGE_CHARS: usize = 2000;
 
@@ -82,23 +99,24 @@ pub fn parse(content: &str) -> Result<FileAnswer, OutputError> {
     let raw: RawAnswer = serde_json::from_str(text).map_err(|e| OutputError(e.to_string()))?;
     let mut comments = Vec::with_capacity(raw.comments.len());
     for c in raw.comments {
-        let line = u32::try_from(c.line)
-            .ok()
-            .filter(|l| *l > 0)
-            .ok_or_else(|| OutputError(format!("line {} is not a line number", c.line)))?;
+        // Models put file-level remarks on line 0: skip them rather than lose the answer.
+        let Some(line) = u32::try_from(c.line).ok().filter(|l| *l > 0) else {
+            continue;
+        };
         let severity = c.severity.parse().map_err(OutputError)?;
         let message = c.message.trim();
         if message.is_empty() {
             continue;
         }
+        let message: String = message.chars().take(MAX_MESSAGE_CHARS).collect();
         comments.push(ProposedComment {
             line,
             severity,
-            message: message.chars().take(MAX_MESSAGE_CHARS).collect(),
+            message: defuse(&message),
         });
     }
     Ok(FileAnswer {
-        summary: raw.summary.trim().to_owned(),
+        summary: defuse(raw.summary.trim()),
         comments,
     })
 }
@@ -124,12 +142,21 @@ mod tests {
     }
 
     #[test]
+    fn comments_off_any_line_are_skipped_and_quick_actions_defused() {
+        let a = parse(r#"{"summary":"ok\n/approve","comments":[{"line":0,"severity":"info","message":"file-level"},{"line":-4,"severity":"info","message":"m"},{"line":3,"severity":"error","message":"Bad.\n/merge"}]}"#).unwrap();
+        assert_eq!(a.comments.len(), 1);
+        assert_eq!(a.comments[0].message, "Bad.\n\u{200B}/merge");
+        assert!(
+            !a.summary.lines().any(|l| l.starts_with('/')),
+            "no line starts a quick action"
+        );
+    }
+
+    #[test]
     fn rejects_off_schema_answers() {
         for bad in [
             "Looks good to me!",
             r#"{"summary":"x"}"#,
-            r#"{"summary":"x","comments":[{"line":0,"severity":"info","message":"m"}]}"#,
-            r#"{"summary":"x","comments":[{"line":-4,"severity":"info","message":"m"}]}"#,
             r#"{"summary":"x","comments":[{"line":1,"severity":"fatal","message":"m"}]}"#,
             r#"{"summary":"x","comments":[],"score":3}"#,
         ] {

@@ -324,6 +324,8 @@ impl ReviewEngine {
         if let Some(review) = &existing
             && review.head_commit_sha == head
             && review.status == ReviewStatus::Completed
+            // A person asking again (after changing rules, say) gets a fresh round.
+            && task.triggered_by == crate::model::TriggeredBy::Auto
         {
             tracing::info!(review.id = %review.id, "review.head_already_reviewed");
             return Ok(review.id);
@@ -469,7 +471,7 @@ impl ReviewEngine {
             (failed > 0).then(|| format!("{failed} of {reviewed} file(s) could not be reviewed"));
         let mut summary_comment_id = review.summary_comment_id.clone();
         if task.send_to_platform {
-            if let Err(e) = self
+            match self
                 .post(
                     platform.as_ref(),
                     &project,
@@ -480,8 +482,16 @@ impl ReviewEngine {
                 )
                 .await
             {
-                tracing::warn!(review.id = %review.id, error = %e, "review.post_failed");
-                error_message = Some(format!("comments could not be posted: {e}"));
+                Ok(()) => {}
+                // The platform is down or throttling: redo the round later rather than
+                // finish with comments nobody saw.
+                Err(e @ (PlatformError::Unavailable(_) | PlatformError::RateLimited { .. })) => {
+                    return Err(e.into());
+                }
+                Err(e) => {
+                    tracing::warn!(review.id = %review.id, error = %e, "review.post_failed");
+                    error_message = Some(format!("comments could not be posted: {e}"));
+                }
             }
             let body = summary_body(
                 number,

@@ -285,8 +285,16 @@ impl ReviewRepository for PgReviewRepository {
 
     async fn fingerprints(&self, review_id: Uuid) -> Result<HashSet<String>, RepoError> {
         let mut conn = conn(&self.pool).await?;
+        // What was said: posted, or kept by a completed round (reviews not sent to the
+        // platform). Comments of an unfinished attempt do not count: its redo says them.
         let all: Vec<String> = review_comments::table
+            .inner_join(review_rounds::table)
             .filter(review_comments::review_id.eq(review_id))
+            .filter(
+                review_comments::posted_at
+                    .is_not_null()
+                    .or(review_rounds::completed_at.is_not_null()),
+            )
             .select(review_comments::fingerprint)
             .load(&mut conn)
             .await

@@ -61,6 +61,18 @@ pub async fn receive(
     respond(outcome)
 }
 
+/// On a public repository anyone may comment: only people with a role in the
+/// repository can spend the AI budget with a review command.
+const ALLOWED_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
+const NOT_A_COLLABORATOR: &str =
+    "only owners, members and collaborators can request reviews by comment";
+
+fn from_collaborator(v: &Value) -> bool {
+    v.pointer("/comment/author_association")
+        .and_then(Value::as_str)
+        .is_some_and(|a| ALLOWED_ASSOCIATIONS.contains(&a))
+}
+
 /// GitHub's JSON as a domain event.
 ///
 /// # Errors
@@ -90,6 +102,9 @@ pub fn parse_event(event: &str, v: &Value) -> Result<WebhookEvent, ApiError> {
             if string(v, "/action", "action")? != "created" {
                 return Ok(WebhookEvent::Ignored("only new comments are read".into()));
             }
+            if !from_collaborator(v) {
+                return Ok(WebhookEvent::Ignored(NOT_A_COLLABORATOR.into()));
+            }
             if v.pointer("/issue/pull_request").is_none() {
                 return Ok(WebhookEvent::Ignored(
                     "comment on an issue, not a pull request".into(),
@@ -106,6 +121,9 @@ pub fn parse_event(event: &str, v: &Value) -> Result<WebhookEvent, ApiError> {
         "pull_request_review_comment" => {
             if string(v, "/action", "action")? != "created" {
                 return Ok(WebhookEvent::Ignored("only new comments are read".into()));
+            }
+            if !from_collaborator(v) {
+                return Ok(WebhookEvent::Ignored(NOT_A_COLLABORATOR.into()));
             }
             Ok(WebhookEvent::Comment(CommentEvent {
                 platform_type: PlatformType::HostB,
@@ -189,6 +207,21 @@ mod tests {
             panic!()
         };
         assert_eq!(c.iid, 2);
+    }
+
+    #[test]
+    fn comments_of_outsiders_are_not_commands() {
+        let mut v = fixture("pull_request_review_comment.created");
+        v["comment"]["author_association"] = json!("NONE");
+        assert!(matches!(
+            parse_event("pull_request_review_comment", &v).unwrap(),
+            WebhookEvent::Ignored(_)
+        ));
+        v["comment"]["author_association"] = json!("COLLABORATOR");
+        assert!(matches!(
+            parse_event("pull_request_review_comment", &v).unwrap(),
+            WebhookEvent::Comment(_)
+        ));
     }
 
     #[test]
