@@ -988,3 +988,52 @@ async fn a_signed_github_pull_request_gets_one_review_with_all_line_comments() {
     let summary: Value = serde_json::from_slice(&summary.body).unwrap();
     assert!(summary["body"].as_str().unwrap().contains("rating B"));
 }
+
+#[tokio::test]
+async fn a_task_recorded_but_never_queued_is_swept_into_the_queue() {
+    let gitlab = FakeGitlab::start("glpat-pipeline").await;
+    gitlab.with_projects(1, "svc").await;
+    mount_posting(&gitlab).await;
+    mount_mr(&gitlab, HEAD_1, json!([file("src/app.rs", APP_DIFF_1)]), 5).await;
+    let ai = fake_ai(review_answer).await;
+    let first = TestApp::spawn().await;
+    setup_project(&first, &gitlab).await;
+    let task_id = send_webhook(&first, &fixture()).await;
+    // As if the process died between recording the task and queueing it: no message.
+    let pool =
+        reviewd_queue_redis::connect(&reviewd_testkit::test_redis_url(), Duration::from_secs(5))
+            .await
+            .unwrap();
+    let mut conn = pool.get().await.unwrap();
+    let _: () = deadpool_redis::redis::cmd("DEL")
+        .arg(format!("{}review-tasks", first.queue_prefix))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let sql = format!(
+        "UPDATE review_tasks SET stream_message_id = NULL, created_at = now() - interval '1 minute' WHERE id = '{task_id}'"
+    );
+    let out = std::process::Command::new("psql")
+        .arg(&first.database_url)
+        .arg("-qc")
+        .arg(&sql)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let second = TestApp::spawn_sharing(
+        &first,
+        &[
+            ("REVIEW_WORKERS_ENABLED", "true".to_owned()),
+            ("QUEUE_ORPHAN_AGE_SECS", "2".to_owned()),
+            ("PROVIDERA_ENDPOINT", format!("{}/v1", ai.uri())),
+        ],
+    )
+    .await;
+    let task = wait_for(&second, &task_id).await;
+    assert_eq!(task["status"], "completed");
+}

@@ -120,6 +120,8 @@ pub struct Config {
     pub queue_reclaim_idle_secs: u64,
     /// Seconds before a transiently failed task is queued again (`QUEUE_RETRY_DELAY_SECS`).
     pub queue_retry_delay_secs: u64,
+    /// Age of a never-queued task before the sweep queues it (`QUEUE_ORPHAN_AGE_SECS`).
+    pub queue_orphan_age_secs: u64,
     /// HTTP worker threads (`HTTP_WORKERS`); actix picks one per core when unset.
     pub http_workers: Option<usize>,
 }
@@ -277,6 +279,7 @@ impl Config {
             review_workers_enabled: boolean(&get, "REVIEW_WORKERS_ENABLED", true)?,
             queue_reclaim_idle_secs: number(&get, "QUEUE_RECLAIM_IDLE_SECS", 0)?,
             queue_retry_delay_secs: number(&get, "QUEUE_RETRY_DELAY_SECS", 30)?,
+            queue_orphan_age_secs: number(&get, "QUEUE_ORPHAN_AGE_SECS", 30)?,
             http_workers: get("HTTP_WORKERS")
                 .map(|_| number(&get, "HTTP_WORKERS", 1))
                 .transpose()?,

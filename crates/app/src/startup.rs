@@ -245,6 +245,7 @@ impl Application {
             );
             worker::spawn(
                 engine.clone(),
+                tasks.clone(),
                 queue.clone(),
                 WorkerSettings {
                     concurrency,
@@ -252,6 +253,7 @@ impl Application {
                     reclaim_idle,
                     consumer,
                     retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
+                    orphan_age: Duration::from_secs(config.queue_orphan_age_secs.max(1)),
                 },
             );
         }

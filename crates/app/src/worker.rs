@@ -4,7 +4,7 @@
 //! pending; any worker reclaims it after `QUEUE_RECLAIM_IDLE_SECS`.
 
 use reviewd_domain::ports::{Delivery, TaskQueue};
-use reviewd_domain::services::{ReviewEngine, RunOutcome};
+use reviewd_domain::services::{ReviewEngine, RunOutcome, TaskService};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,6 +21,22 @@ pub struct WorkerSettings {
     /// Wait before a task that failed transiently is queued again
     /// (`QUEUE_RETRY_DELAY_SECS`), so a short outage does not use up its attempts.
     pub retry_delay: Duration,
+    /// Age after which a task recorded but never queued is queued again
+    /// (`QUEUE_ORPHAN_AGE_SECS`); the sweep runs every half of it.
+    pub orphan_age: Duration,
+}
+
+/// Queues tasks whose process died between recording and queueing them.
+fn spawn_orphan_sweep(tasks: Arc<TaskService>, age: Duration) {
+    tokio::spawn(async move {
+        let mut interval = tokio::time::interval((age / 2).max(Duration::from_secs(1)));
+        loop {
+            interval.tick().await;
+            if let Err(e) = tasks.requeue_orphans(age.as_secs()).await {
+                tracing::warn!(error = %e, "workers.orphan_sweep_failed");
+            }
+        }
+    });
 }
 
 /// How long one pull waits for work. Kept below the Redis client's response timeout
@@ -29,9 +45,11 @@ const PULL_BLOCK: Duration = Duration::from_millis(250);
 
 pub fn spawn(
     engine: Arc<ReviewEngine>,
+    tasks: Arc<TaskService>,
     queue: Arc<dyn TaskQueue>,
     settings: WorkerSettings,
 ) -> tokio::task::JoinHandle<()> {
+    spawn_orphan_sweep(tasks, settings.orphan_age);
     tokio::spawn(async move {
         tracing::info!(consumer = %settings.consumer, concurrency = settings.concurrency, "workers.started");
         let permits = Arc::new(Semaphore::new(settings.concurrency.max(1)));

@@ -33,6 +33,15 @@ pub trait TaskRepository: Send + Sync {
     /// `NotFound` for an unknown id.
     async fn set_stream_id(&self, id: Uuid, stream_id: &str) -> Result<(), RepoError>;
 
+    /// Claims up to `limit` tasks that are `queued` but have no queue message (their
+    /// process died between recording and queueing them) and are older than
+    /// `older_than_secs`. Claiming marks them, so two replicas never push one twice.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn claim_orphans(&self, older_than_secs: u64, limit: u32)
+    -> Result<Vec<Uuid>, RepoError>;
+
     /// Marks a task failed with a reason.
     ///
     /// # Errors

@@ -79,6 +79,34 @@ impl TaskService {
         }
     }
 
+    /// Queues tasks recorded but never queued (a crash between the two), so no review
+    /// waits forever. Returns how many were queued again.
+    ///
+    /// # Errors
+    /// Store failures; a queue failure leaves the rest for the next sweep.
+    pub async fn requeue_orphans(&self, older_than_secs: u64) -> Result<usize, ServiceError> {
+        let orphans = self.tasks.claim_orphans(older_than_secs, 100).await?;
+        let mut queued = 0;
+        for id in orphans {
+            match self.queue.push(id).await {
+                Ok(stream_id) => {
+                    self.tasks.set_stream_id(id, &stream_id).await?;
+                    queued += 1;
+                }
+                Err(e) => {
+                    tracing::error!(task.id = %id, error = %e, "task.orphan_requeue_failed");
+                    self.tasks
+                        .fail(id, &format!("could not be queued: {e}"))
+                        .await?;
+                }
+            }
+        }
+        if queued > 0 {
+            tracing::warn!(count = queued, "tasks.orphans_requeued");
+        }
+        Ok(queued)
+    }
+
     /// # Errors
     /// `NotFound` for an unknown id.
     pub async fn get(&self, id: Uuid) -> Result<ReviewTask, ServiceError> {

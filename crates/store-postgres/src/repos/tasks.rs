@@ -192,6 +192,34 @@ impl TaskRepository for PgTaskRepository {
         }
     }
 
+    async fn claim_orphans(
+        &self,
+        older_than_secs: u64,
+        limit: u32,
+    ) -> Result<Vec<Uuid>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let cutoff = Utc::now()
+            - chrono::Duration::seconds(i64::try_from(older_than_secs).unwrap_or(i64::MAX));
+        #[derive(QueryableByName)]
+        struct Claimed {
+            #[diesel(sql_type = diesel::sql_types::Uuid)]
+            id: Uuid,
+        }
+        let claimed: Vec<Claimed> = diesel::sql_query(
+            "UPDATE review_tasks SET stream_message_id = 'requeueing'
+              WHERE id IN (SELECT id FROM review_tasks
+                            WHERE status = 'queued' AND stream_message_id IS NULL AND created_at < $1
+                            LIMIT $2 FOR UPDATE SKIP LOCKED)
+              RETURNING id",
+        )
+        .bind::<diesel::sql_types::Timestamptz, _>(cutoff)
+        .bind::<diesel::sql_types::BigInt, _>(i64::from(limit))
+        .load(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(claimed.into_iter().map(|c| c.id).collect())
+    }
+
     async fn fail(&self, id: Uuid, error: &str) -> Result<(), RepoError> {
         let mut conn = conn(&self.pool).await?;
         let n = diesel::update(review_tasks::table.find(id))
