@@ -215,6 +215,11 @@ impl Application {
         };
         let concurrency = usize::try_from(config.ai_review_concurrency).unwrap_or(1);
         let catalog_repo = Arc::new(PgCatalogRepository::new(pool.clone()));
+        let review_timeout = Duration::from_secs_f64(config.review_timeout_minutes * 60.0);
+        let reclaim_idle = match config.queue_reclaim_idle_secs {
+            0 => review_timeout + Duration::from_secs(60),
+            secs => Duration::from_secs(secs),
+        };
         let engine = Arc::new(ReviewEngine::new(
             task_repo,
             Arc::new(PgReviewRepository::new(pool.clone())),
@@ -223,6 +228,7 @@ impl Application {
             Arc::new(LimitedAi::new(provider, concurrency)),
             EngineSettings {
                 file_concurrency: concurrency,
+                attempt_lease: reclaim_idle,
                 model: config
                     .provider_a
                     .model
@@ -232,11 +238,6 @@ impl Application {
             },
         ));
         if config.review_workers_enabled {
-            let review_timeout = Duration::from_secs_f64(config.review_timeout_minutes * 60.0);
-            let reclaim_idle = match config.queue_reclaim_idle_secs {
-                0 => review_timeout + Duration::from_secs(60),
-                secs => Duration::from_secs(secs),
-            };
             let consumer = format!(
                 "{}-{}-{}",
                 config.hostname,

@@ -149,7 +149,7 @@ async fn process(
 ) -> bool {
     let task_id = delivery.task_id;
     match tokio::time::timeout(settings.review_timeout, engine.run(task_id)).await {
-        Ok(Ok(RunOutcome::Retry { .. })) => return true,
+        Ok(Ok(RunOutcome::Retry { .. } | RunOutcome::Busy)) => return true,
         Ok(Ok(_)) => ack(queue, delivery).await,
         Ok(Err(e)) => {
             // The outcome could not be recorded: leave the message for a later reclaim.

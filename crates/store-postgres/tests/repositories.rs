@@ -216,3 +216,102 @@ async fn api_keys_find_only_active_and_revoke_per_owner() {
         "already revoked"
     );
 }
+
+#[tokio::test]
+async fn one_live_attempt_per_merge_request() {
+    use reviewd_domain::model::{
+        AuthType, NewPlatformConfig, NewReviewTask, PlatformProject, PlatformType, TriggeredBy,
+    };
+    use reviewd_domain::ports::{
+        AttemptStart, PlatformConfigRepository, ProjectRepository, TaskInsert, TaskRepository,
+    };
+    use reviewd_store_postgres::{
+        PgPlatformConfigRepository, PgProjectRepository, PgTaskRepository,
+    };
+    use std::time::Duration;
+
+    let db = TestDb::new().await;
+    let pool = db.pool().await;
+    let config = PgPlatformConfigRepository::new(
+        pool.clone(),
+        reviewd_crypto::SecretBox::from_key(&[7; 32]),
+    )
+    .create(NewPlatformConfig {
+        name: "g".into(),
+        platform_type: PlatformType::HostA,
+        base_url: "https://gitlab.example.com".into(),
+        auth_type: AuthType::Token,
+        access_token: Some("t".into()),
+        app_id: None,
+        app_secret: None,
+        webhook_secret: None,
+        token_scopes: vec![],
+        enabled: true,
+        is_default: true,
+    })
+    .await
+    .unwrap();
+    let project = PgProjectRepository::new(pool.clone())
+        .upsert_synced(
+            config.id,
+            &PlatformProject {
+                id: "1".into(),
+                name: "p".into(),
+                full_path: "g/p".into(),
+                web_url: "https://gitlab.example.com/g/p".into(),
+                default_branch: None,
+                visibility: None,
+                platform_type: PlatformType::HostA,
+            },
+        )
+        .await
+        .unwrap();
+    let tasks = PgTaskRepository::new(pool);
+    let new = |head: &str| NewReviewTask {
+        triggered_by: TriggeredBy::Auto,
+        project_id: project.id,
+        mr_iid: 5,
+        head_sha: Some(head.into()),
+        send_to_platform: true,
+        template_id: None,
+        requested_by: None,
+        max_attempts: 3,
+    };
+    let lease = Duration::from_secs(600);
+    let (TaskInsert::Created(a), _) = tasks.insert(new("aaa")).await.unwrap() else {
+        panic!()
+    };
+    assert!(matches!(
+        tasks.begin_attempt(a.id, lease).await.unwrap(),
+        AttemptStart::Started(_)
+    ));
+    let (TaskInsert::Created(b), superseded) = tasks.insert(new("bbb")).await.unwrap() else {
+        panic!()
+    };
+    assert_eq!(superseded, 0, "a running task is not superseded");
+    assert_eq!(
+        tasks.begin_attempt(b.id, lease).await.unwrap(),
+        AttemptStart::Busy
+    );
+    assert_eq!(
+        tasks.begin_attempt(a.id, lease).await.unwrap(),
+        AttemptStart::Busy,
+        "a live attempt is not restarted by a reclaim"
+    );
+    assert_eq!(
+        tasks.get(b.id).await.unwrap().attempts,
+        0,
+        "waiting costs no attempt"
+    );
+    // Once the running attempt's lease has lapsed, its worker is presumed dead.
+    assert!(matches!(
+        tasks.begin_attempt(b.id, Duration::ZERO).await.unwrap(),
+        AttemptStart::Started(_)
+    ));
+    tasks.complete(b.id, None).await.unwrap();
+    tasks.complete(a.id, None).await.unwrap();
+    assert_eq!(
+        tasks.begin_attempt(a.id, lease).await.unwrap(),
+        AttemptStart::NotRunnable
+    );
+}

@@ -36,5 +36,5 @@ pub use review_repository::ReviewRepository;
 pub use session_repository::SessionRepository;
 pub use settings_repository::SettingsRepository;
 pub use task_queue::{Delivery, DeliveryLog, QueueError, TaskQueue};
-pub use task_repository::{TaskInsert, TaskRepository};
+pub use task_repository::{AttemptStart, TaskInsert, TaskRepository};
 pub use user_repository::UserRepository;

@@ -4,6 +4,16 @@ use crate::{Page, PageRequest};
 use async_trait::async_trait;
 use uuid::Uuid;
 
+/// The answer to a request to start an attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttemptStart {
+    Started(ReviewTask),
+    /// Another live attempt is reviewing the same MR: try again later.
+    Busy,
+    /// Superseded, finished, or out of attempts: drop the delivery.
+    NotRunnable,
+}
+
 /// What happened when a task was offered to the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TaskInsert {
@@ -49,12 +59,18 @@ pub trait TaskRepository: Send + Sync {
     async fn fail(&self, id: Uuid, error: &str) -> Result<(), RepoError>;
 
     /// Starts an attempt: a `queued` (or reclaimed `processing`) task becomes
-    /// `processing` with one more attempt. `None` when the task is no longer runnable
-    /// (superseded, finished, or out of attempts), so the delivery can be dropped.
+    /// `processing` with one more attempt. One MR is reviewed by one attempt at a time:
+    /// while an attempt on the same MR (this task's included) started less than `lease`
+    /// ago and is still `processing`, the answer is `Busy` and nothing changes.
+    /// `NotRunnable` when the task is superseded, finished or out of attempts.
     ///
     /// # Errors
     /// Store failures.
-    async fn begin_attempt(&self, id: Uuid) -> Result<Option<ReviewTask>, RepoError>;
+    async fn begin_attempt(
+        &self,
+        id: Uuid,
+        lease: std::time::Duration,
+    ) -> Result<AttemptStart, RepoError>;
 
     /// Marks the task completed, linked to its review.
     ///

@@ -10,8 +10,8 @@ use crate::model::review::{
 };
 use crate::model::{MergeRequest, Project, ReviewTask};
 use crate::ports::{
-    ActiveRule, AiError, AiProvider, AiRequest, CatalogRepository, HostingPlatform, PlatformError,
-    ReviewRepository, TaskRepository,
+    ActiveRule, AiError, AiProvider, AiRequest, AttemptStart, CatalogRepository, HostingPlatform,
+    PlatformError, ReviewRepository, TaskRepository,
 };
 use crate::review::diff_lines::{DiffLines, Placement};
 use crate::review::globs::Patterns;
@@ -33,6 +33,9 @@ pub struct EngineSettings {
     pub temperature: Option<f64>,
     /// Attempts per prompt when the answer is unusable (off-schema JSON).
     pub answer_attempts: u32,
+    /// How long an attempt is presumed alive: another task of the same MR waits
+    /// that long at most (the queue's reclaim idle time).
+    pub attempt_lease: std::time::Duration,
 }
 
 impl Default for EngineSettings {
@@ -44,6 +47,7 @@ impl Default for EngineSettings {
             max_tokens: Some(2_000),
             temperature: Some(0.1),
             answer_attempts: 2,
+            attempt_lease: std::time::Duration::from_secs(31 * 60),
         }
     }
 }
@@ -56,6 +60,8 @@ pub enum RunOutcome {
     },
     /// The task is no longer runnable (superseded, done, out of attempts): drop it.
     Skipped,
+    /// Another attempt is reviewing the same MR: queue this one again later.
+    Busy,
     /// A transient failure; the task is queued again for another attempt.
     Retry {
         error: String,
@@ -178,8 +184,14 @@ impl ReviewEngine {
     /// # Errors
     /// Only store failures while recording the outcome.
     pub async fn run(&self, task_id: Uuid) -> Result<RunOutcome, ServiceError> {
-        let Some(task) = self.tasks.begin_attempt(task_id).await? else {
-            return Ok(RunOutcome::Skipped);
+        let task = match self
+            .tasks
+            .begin_attempt(task_id, self.settings.attempt_lease)
+            .await?
+        {
+            AttemptStart::Started(task) => task,
+            AttemptStart::Busy => return Ok(RunOutcome::Busy),
+            AttemptStart::NotRunnable => return Ok(RunOutcome::Skipped),
         };
         tracing::info!(task.id = %task.id, attempt = task.attempts, mr.iid = task.mr_iid, "review.started");
         match self.review(&task).await {

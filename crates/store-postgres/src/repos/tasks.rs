@@ -1,14 +1,14 @@
 use super::{bounds, conn, count};
 use crate::PgPool;
 use crate::error::{corrupt, map_diesel_error};
-use crate::schema::review_tasks;
+use crate::schema::{projects, review_tasks};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use reviewd_domain::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
-use reviewd_domain::ports::{RepoError, TaskInsert, TaskRepository};
+use reviewd_domain::ports::{AttemptStart, RepoError, TaskInsert, TaskRepository};
 use reviewd_domain::{Page, PageRequest};
 use uuid::Uuid;
 
@@ -239,38 +239,78 @@ impl TaskRepository for PgTaskRepository {
         }
     }
 
-    async fn begin_attempt(&self, id: Uuid) -> Result<Option<ReviewTask>, RepoError> {
+    async fn begin_attempt(
+        &self,
+        id: Uuid,
+        lease: std::time::Duration,
+    ) -> Result<AttemptStart, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let now = Utc::now();
-        let row: Option<TaskRow> = diesel::update(review_tasks::table.find(id))
-            .filter(review_tasks::status.eq_any(ACTIVE))
-            .filter(review_tasks::attempts.lt(review_tasks::max_attempts))
-            .set((
-                review_tasks::status.eq("processing"),
-                review_tasks::attempts.eq(review_tasks::attempts + 1),
-                review_tasks::started_at.eq(now),
-                review_tasks::heartbeat_at.eq(now),
-            ))
-            .returning(TaskRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .optional()
-            .map_err(map_diesel_error)?;
-        if row.is_none() {
-            // Out of attempts while still marked active (its worker died each time): fail it.
-            diesel::update(review_tasks::table.find(id))
-                .filter(review_tasks::status.eq_any(ACTIVE))
-                .set((
-                    review_tasks::status.eq("failed"),
-                    review_tasks::error_message.eq("gave up after the maximum number of attempts"),
-                    review_tasks::dedup_key.eq(None::<String>),
-                    review_tasks::completed_at.eq(now),
-                ))
-                .execute(&mut conn)
+        let live_since = now - chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
+        conn.transaction(async move |conn| {
+            let Some((project_id, mr_iid)): Option<(Uuid, i64)> = review_tasks::table
+                .find(id)
+                .select((review_tasks::project_id, review_tasks::mr_iid))
+                .first(conn)
                 .await
-                .map_err(map_diesel_error)?;
-        }
-        row.map(ReviewTask::try_from).transpose()
+                .optional()?
+            else {
+                return Ok(AttemptStart::NotRunnable);
+            };
+            // Serialises attempts on the project's MRs across replicas.
+            projects::table
+                .find(project_id)
+                .select(projects::id)
+                .for_update()
+                .first::<Uuid>(conn)
+                .await
+                .optional()?;
+            let busy: bool = diesel::select(diesel::dsl::exists(
+                review_tasks::table
+                    .filter(review_tasks::project_id.eq(project_id))
+                    .filter(review_tasks::mr_iid.eq(mr_iid))
+                    .filter(review_tasks::status.eq_any(["processing", "in_progress"]))
+                    .filter(review_tasks::started_at.gt(live_since)),
+            ))
+            .get_result(conn)
+            .await?;
+            if busy {
+                return Ok(AttemptStart::Busy);
+            }
+            let row: Option<TaskRow> = diesel::update(review_tasks::table.find(id))
+                .filter(review_tasks::status.eq_any(ACTIVE))
+                .filter(review_tasks::attempts.lt(review_tasks::max_attempts))
+                .set((
+                    review_tasks::status.eq("processing"),
+                    review_tasks::attempts.eq(review_tasks::attempts + 1),
+                    review_tasks::started_at.eq(now),
+                    review_tasks::heartbeat_at.eq(now),
+                ))
+                .returning(TaskRow::as_returning())
+                .get_result(conn)
+                .await
+                .optional()?;
+            let Some(row) = row else {
+                // Out of attempts while still marked active (its worker died each time): fail it.
+                diesel::update(review_tasks::table.find(id))
+                    .filter(review_tasks::status.eq_any(ACTIVE))
+                    .set((
+                        review_tasks::status.eq("failed"),
+                        review_tasks::error_message
+                            .eq("gave up after the maximum number of attempts"),
+                        review_tasks::dedup_key.eq(None::<String>),
+                        review_tasks::completed_at.eq(now),
+                    ))
+                    .execute(conn)
+                    .await?;
+                return Ok(AttemptStart::NotRunnable);
+            };
+            ReviewTask::try_from(row)
+                .map(AttemptStart::Started)
+                .map_err(|_| diesel::result::Error::NotFound)
+        })
+        .await
+        .map_err(map_diesel_error)
     }
 
     async fn complete(&self, id: Uuid, review_id: Option<Uuid>) -> Result<(), RepoError> {
