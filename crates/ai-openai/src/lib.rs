@@ -173,4 +173,19 @@ impl AiProvider for OpenAiProvider {
             duration: started.elapsed(),
         })
     }
+
+    async fn check(&self) -> Result<(), AiError> {
+        let url = format!("{}/models", self.endpoint);
+        self.http
+            .send(|c| {
+                let r = c.get(&url);
+                match &self.api_key {
+                    Some(key) => r.bearer_auth(key.expose()),
+                    None => r,
+                }
+            })
+            .await
+            .map(|_| ())
+            .map_err(ai_error)
+    }
 }

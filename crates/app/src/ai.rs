@@ -36,6 +36,10 @@ impl AiProvider for LimitedAi {
             .map_err(|e| AiError::Unavailable(e.to_string()))?;
         self.inner.complete(request).await
     }
+
+    async fn check(&self) -> Result<(), AiError> {
+        self.inner.check().await
+    }
 }
 
 /// Stands in when `PROVIDERA_ENDPOINT` is not set: reviews fail with a message that
@@ -51,6 +55,12 @@ impl AiProvider for UnconfiguredAi {
     async fn complete(&self, _request: &AiRequest) -> Result<AiCompletion, AiError> {
         Err(AiError::Rejected(
             "no AI provider is configured: set PROVIDERA_ENDPOINT and PROVIDERA_API_KEY".into(),
+        ))
+    }
+
+    async fn check(&self) -> Result<(), AiError> {
+        Err(AiError::Rejected(
+            "no AI provider is configured: set PROVIDERA_ENDPOINT".into(),
         ))
     }
 }

@@ -4,6 +4,7 @@
 pub mod ai;
 pub mod config;
 pub mod cors;
+pub mod disk;
 pub mod envelope;
 pub mod error;
 pub mod extract;

@@ -19,18 +19,18 @@ use reviewd_domain::ports::{
     TokenHasher,
 };
 use reviewd_domain::services::{
-    ApiKeyService, AuthService, AuthSettings, CatalogService, EngineSettings, ManualReviewService,
-    OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, RootOutcome,
-    TaskService, UserService, WebhookIntake, WebhookService,
+    ApiKeyService, AuthService, AuthSettings, CatalogService, EngineSettings, HealthService,
+    ManualReviewService, OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine,
+    ReviewHistory, RootOutcome, TaskService, UserService, WebhookIntake, WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{
     RedisDeliveryLog, RedisHealthProbe, RedisLoginThrottle, RedisTaskQueue, ThrottleLimits,
 };
 use reviewd_store_postgres::{
-    PgApiKeyRepository, PgCatalogRepository, PgHealthProbe, PgPlatformConfigRepository,
-    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgSessionRepository,
-    PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
+    PgApiKeyRepository, PgCatalogRepository, PgHealthCheckRepository, PgHealthProbe,
+    PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries, PgReviewRepository,
+    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
@@ -151,6 +151,7 @@ impl Application {
         })?;
         let clients: Arc<dyn PlatformClients> = Arc::new(HttpPlatformClients::new(http.clone()));
         let platform_config_repo = Arc::new(PgPlatformConfigRepository::new(pool.clone(), secrets));
+        let (health_configs, health_clients) = (platform_config_repo.clone(), clients.clone());
         let project_repo = Arc::new(PgProjectRepository::new(pool.clone()));
         let settings_repo = Arc::new(PgSettingsRepository::new(pool.clone()));
         let platform_configs = PlatformConfigService::new(
@@ -213,6 +214,7 @@ impl Application {
                 Arc::new(UnconfiguredAi)
             }
         };
+        let health_ai = provider.clone();
         let concurrency = usize::try_from(config.ai_review_concurrency).unwrap_or(1);
         let catalog_repo = Arc::new(PgCatalogRepository::new(pool.clone()));
         let review_timeout = Duration::from_secs_f64(config.review_timeout_minutes * 60.0);
@@ -275,6 +277,18 @@ impl Application {
             history: ReviewHistory::new(Arc::new(PgReviewQueries::new(pool.clone()))),
             engine,
             catalog: CatalogService::new(catalog_repo),
+            health: HealthService::new(
+                Arc::new(PgHealthProbe::new(pool.clone())),
+                health_configs,
+                health_clients,
+                health_ai,
+                Arc::new(crate::disk::DfDiskUsage),
+                vec![
+                    ("LOG_DIR".to_owned(), config.log_dir.clone()),
+                    ("BACKUP_DIR".to_owned(), config.backup_dir.clone()),
+                ],
+                Arc::new(PgHealthCheckRepository::new(pool.clone())),
+            ),
 
             auth,
             probes,

@@ -3,9 +3,9 @@
 use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
-    ApiKeyService, AuthService, CatalogService, ManualReviewService, PlatformConfigService,
-    ProjectService, ReviewEngine, ReviewHistory, TaskService, UserService, WebhookIntake,
-    WebhookService,
+    ApiKeyService, AuthService, CatalogService, HealthService, ManualReviewService,
+    PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, TaskService, UserService,
+    WebhookIntake, WebhookService,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -23,6 +23,7 @@ pub struct AppState {
     pub manual_reviews: ManualReviewService,
     pub history: ReviewHistory,
     pub catalog: CatalogService,
+    pub health: HealthService,
     pub engine: Arc<ReviewEngine>,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,

@@ -1,16 +1,140 @@
 //! `GET /api/health` (public liveness) and `GET /api/health/detailed` (dependencies).
 
 use crate::envelope;
+use crate::error::ApiError;
 use crate::extract::AuthUser;
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
 use futures_util::future::join_all;
+use reviewd_domain::model::health::{CheckResult, CheckType, HealthHistoryFilter, HealthStatus};
+use reviewd_domain::services::health::overall;
 use serde_json::{Map, json};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/health", web::get().to(health))
-        .route("/health/detailed", web::get().to(health_detailed));
+        .route("/health/detailed", web::get().to(health_detailed))
+        .route("/health/check", web::get().to(health_check))
+        .route("/health/status", web::get().to(health_status))
+        .route("/health/history", web::get().to(health_history))
+        .route("/health/database", web::get().to(health_database))
+        .route("/health/hostA", web::get().to(health_host_a))
+        .route("/health/ai-providers", web::get().to(health_ai_providers))
+        .route("/health/disk-space", web::get().to(health_disk_space));
+}
+
+/// `{overall, checks, timestamp}` for a set of results.
+fn report(checks: &[CheckResult]) -> HttpResponse {
+    envelope::ok(json!({ "overall": overall(checks), "checks": checks, "timestamp": Utc::now() }))
+}
+
+async fn health_check(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    Ok(report(&state.health.check_all().await?))
+}
+
+async fn health_status(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    Ok(report(&state.health.latest().await?))
+}
+
+async fn health_database(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    let checks = state.health.database().await?;
+    Ok(envelope::ok(
+        json!({ "check": checks.first(), "overall": overall(&checks), "checks": checks }),
+    ))
+}
+
+async fn health_host_a(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    Ok(report(&state.health.host_a().await?))
+}
+
+async fn health_ai_providers(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    Ok(report(&state.health.ai_providers().await?))
+}
+
+async fn health_disk_space(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    Ok(report(&state.health.disk_space().await?))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HistoryQuery {
+    check_type: Option<String>,
+    status: Option<String>,
+    start_date: Option<String>,
+    end_date: Option<String>,
+    limit: Option<String>,
+}
+
+fn invalid(message: &str) -> ApiError {
+    ApiError::bad_request("INVALID_QUERY", message)
+}
+
+fn timestamp(name: &str, value: Option<&str>) -> Result<Option<chrono::DateTime<Utc>>, ApiError> {
+    value
+        .map(|v| {
+            chrono::DateTime::parse_from_rfc3339(v)
+                .map(|d| d.with_timezone(&Utc))
+                .map_err(|_| invalid(&format!("{name} must be an ISO 8601 timestamp")))
+        })
+        .transpose()
+}
+
+async fn health_history(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    q: web::Query<HistoryQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let filter = HealthHistoryFilter {
+        check_type: q
+            .check_type
+            .as_deref()
+            .map(|t| {
+                CheckType::parse(t).ok_or_else(|| {
+                    invalid("checkType must be database, hostA, ai_provider or disk_space")
+                })
+            })
+            .transpose()?,
+        status: q
+            .status
+            .as_deref()
+            .map(|s| {
+                HealthStatus::parse(s)
+                    .ok_or_else(|| invalid("status must be healthy, degraded or unhealthy"))
+            })
+            .transpose()?,
+        start_date: timestamp("startDate", q.start_date.as_deref())?,
+        end_date: timestamp("endDate", q.end_date.as_deref())?,
+        limit: match q.limit.as_deref() {
+            None => 100,
+            Some(v) => v
+                .parse::<u32>()
+                .ok()
+                .filter(|n| *n >= 1)
+                .map(|n| n.min(1000))
+                .ok_or_else(|| invalid("limit must be a positive whole number"))?,
+        },
+    };
+    Ok(envelope::ok(
+        json!({ "checks": state.health.history(&filter).await? }),
+    ))
 }
 
 /// Liveness: answers `ok` whenever the process serves HTTP.

@@ -2,6 +2,7 @@
 
 pub mod api_key;
 pub mod diff;
+pub mod health;
 pub mod platform;
 pub mod principal;
 pub mod project;

@@ -61,4 +61,10 @@ pub trait AiProvider: Send + Sync {
     /// `ContextTooLong` when the prompt is too large, `InvalidResponse` for an answer
     /// without usable content.
     async fn complete(&self, request: &AiRequest) -> Result<AiCompletion, AiError>;
+
+    /// A cheap reachability and key check (the models list), for health checks.
+    ///
+    /// # Errors
+    /// As [`AiProvider::complete`].
+    async fn check(&self) -> Result<(), AiError>;
 }

@@ -5,6 +5,7 @@ pub mod ai_provider;
 pub mod api_key_repository;
 pub mod catalog_repository;
 pub mod credentials;
+pub mod health_checks;
 pub mod health_probe;
 pub mod hosting_platform;
 pub mod login_throttle;
@@ -23,6 +24,7 @@ pub use ai_provider::{AiCompletion, AiError, AiProvider, AiRequest, TokenUsage};
 pub use api_key_repository::ApiKeyRepository;
 pub use catalog_repository::{ActiveRule, CatalogRepository, RuleChanges, TemplateChanges};
 pub use credentials::{CredentialError, PasswordHasher, TokenHasher};
+pub use health_checks::{DiskSpace, DiskUsage, HealthCheckRepository};
 pub use health_probe::{HealthProbe, ProbeError};
 pub use hosting_platform::{
     HostingPlatform, PlatformClients, PlatformError, PlatformOAuth, ProjectRef,

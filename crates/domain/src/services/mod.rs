@@ -5,6 +5,7 @@ pub mod api_keys;
 pub mod auth;
 pub mod catalog;
 pub mod error;
+pub mod health;
 pub mod manual_reviews;
 pub mod platform_access;
 pub mod platform_configs;
@@ -20,6 +21,7 @@ pub use api_keys::{ApiKeyService, CreatedApiKey};
 pub use auth::{AuthService, AuthSettings, ClientInfo, LoggedIn, RootOutcome};
 pub use catalog::CatalogService;
 pub use error::{FieldError, ServiceError};
+pub use health::HealthService;
 pub use manual_reviews::{ManualReviewRequest, ManualReviewService};
 pub use platform_configs::{
     ConnectionReport, OAuthSettings, PlatformConfigInput, PlatformConfigPatch,

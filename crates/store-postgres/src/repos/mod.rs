@@ -1,5 +1,6 @@
 mod api_keys;
 mod catalog;
+mod health_checks;
 mod platform_configs;
 mod projects;
 mod review_queries;
@@ -11,6 +12,7 @@ mod users;
 
 pub use api_keys::PgApiKeyRepository;
 pub use catalog::PgCatalogRepository;
+pub use health_checks::PgHealthCheckRepository;
 pub use platform_configs::PgPlatformConfigRepository;
 pub use projects::PgProjectRepository;
 pub use review_queries::PgReviewQueries;

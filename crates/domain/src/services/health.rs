@@ -1,0 +1,280 @@
+//! Health checks: the database, each enabled hostA instance, the AI provider and the
+//! disk space of the log and backup directories; results are stored, the overall
+//! state is the worst of them.
+//!
+//! Thresholds: the database is `degraded` from 250 ms per round trip and `unhealthy`
+//! from 1 s or on error; a disk is `degraded` below 10 % free and `unhealthy` below 5 %;
+//! a platform or provider that answers is `healthy`, rate limited `degraded`, a rejected
+//! token or no answer `unhealthy`.
+
+use super::ServiceError;
+use super::platform_access::platform_for;
+use crate::model::PlatformType;
+use crate::model::health::{CheckResult, CheckType, HealthHistoryFilter, HealthStatus};
+use crate::ports::{
+    AiError, AiProvider, DiskUsage, HealthCheckRepository, HealthProbe, PlatformClients,
+    PlatformConfigRepository,
+};
+use chrono::Utc;
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const DB_DEGRADED: Duration = Duration::from_millis(250);
+const DB_UNHEALTHY: Duration = Duration::from_secs(1);
+const DISK_DEGRADED_FREE: f64 = 10.0;
+const DISK_UNHEALTHY_FREE: f64 = 5.0;
+
+pub struct HealthService {
+    database: Arc<dyn HealthProbe>,
+    configs: Arc<dyn PlatformConfigRepository>,
+    clients: Arc<dyn PlatformClients>,
+    ai: Arc<dyn AiProvider>,
+    disk: Arc<dyn DiskUsage>,
+    directories: Vec<(String, PathBuf)>,
+    store: Arc<dyn HealthCheckRepository>,
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The worst status of the results (`healthy` when there are none).
+#[must_use]
+pub fn overall(results: &[CheckResult]) -> HealthStatus {
+    results
+        .iter()
+        .map(|r| r.status)
+        .max()
+        .unwrap_or(HealthStatus::Healthy)
+}
+
+impl HealthService {
+    /// `directories` are the named paths whose filesystems are watched (`LOG_DIR`, `BACKUP_DIR`).
+    pub fn new(
+        database: Arc<dyn HealthProbe>,
+        configs: Arc<dyn PlatformConfigRepository>,
+        clients: Arc<dyn PlatformClients>,
+        ai: Arc<dyn AiProvider>,
+        disk: Arc<dyn DiskUsage>,
+        directories: Vec<(String, PathBuf)>,
+        store: Arc<dyn HealthCheckRepository>,
+    ) -> Self {
+        Self {
+            database,
+            configs,
+            clients,
+            ai,
+            disk,
+            directories,
+            store,
+        }
+    }
+
+    fn result(
+        check_type: CheckType,
+        name: &str,
+        status: HealthStatus,
+        details: serde_json::Value,
+        took: Duration,
+    ) -> CheckResult {
+        CheckResult {
+            check_type,
+            check_name: name.to_owned(),
+            status,
+            details,
+            response_time: millis(took),
+            checked_at: Utc::now(),
+        }
+    }
+
+    async fn save(&self, results: Vec<CheckResult>) -> Result<Vec<CheckResult>, ServiceError> {
+        self.store.save(&results).await?;
+        Ok(results)
+    }
+
+    /// Runs and stores the database check.
+    ///
+    /// # Errors
+    /// Store failures while saving (a failing database check is a result, not an error).
+    pub async fn database(&self) -> Result<Vec<CheckResult>, ServiceError> {
+        let started = Instant::now();
+        let result = match self.database.ping().await {
+            Ok(took) if took >= DB_UNHEALTHY => Self::result(
+                CheckType::Database,
+                "postgresql",
+                HealthStatus::Unhealthy,
+                json!({ "message": "very slow round trip" }),
+                took,
+            ),
+            Ok(took) if took >= DB_DEGRADED => Self::result(
+                CheckType::Database,
+                "postgresql",
+                HealthStatus::Degraded,
+                json!({ "message": "slow round trip" }),
+                took,
+            ),
+            Ok(took) => Self::result(
+                CheckType::Database,
+                "postgresql",
+                HealthStatus::Healthy,
+                json!({ "message": "reachable" }),
+                took,
+            ),
+            Err(e) => Self::result(
+                CheckType::Database,
+                "postgresql",
+                HealthStatus::Unhealthy,
+                json!({ "error": e.to_string() }),
+                started.elapsed(),
+            ),
+        };
+        self.save(vec![result]).await
+    }
+
+    /// Runs and stores a check of each enabled hostA config (reachability and token).
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn host_a(&self) -> Result<Vec<CheckResult>, ServiceError> {
+        let mut results = Vec::new();
+        for config in self.configs.list(Some(PlatformType::HostA), true).await? {
+            let started = Instant::now();
+            let outcome = match platform_for(self.clients.as_ref(), &config) {
+                Ok(platform) => platform
+                    .token_identity()
+                    .await
+                    .map(|i| i.username)
+                    .map_err(ServiceError::from),
+                Err(e) => Err(e),
+            };
+            let took = started.elapsed();
+            let (status, details) = match outcome {
+                Ok(user) => (
+                    HealthStatus::Healthy,
+                    json!({ "baseUrl": config.base_url, "user": user }),
+                ),
+                Err(
+                    e @ ServiceError::Platform(crate::ports::PlatformError::RateLimited { .. }),
+                ) => (
+                    HealthStatus::Degraded,
+                    json!({ "baseUrl": config.base_url, "error": e.to_string() }),
+                ),
+                Err(e) => (
+                    HealthStatus::Unhealthy,
+                    json!({ "baseUrl": config.base_url, "error": e.to_string() }),
+                ),
+            };
+            results.push(Self::result(
+                CheckType::HostA,
+                &config.name,
+                status,
+                details,
+                took,
+            ));
+        }
+        self.save(results).await
+    }
+
+    /// Runs and stores the check of the AI provider.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn ai_providers(&self) -> Result<Vec<CheckResult>, ServiceError> {
+        let started = Instant::now();
+        let outcome = self.ai.check().await;
+        let took = started.elapsed();
+        let (status, details) = match outcome {
+            Ok(()) => (
+                HealthStatus::Healthy,
+                json!({ "message": "reachable, key accepted" }),
+            ),
+            Err(e @ AiError::RateLimited { .. }) => {
+                (HealthStatus::Degraded, json!({ "error": e.to_string() }))
+            }
+            Err(e) => (HealthStatus::Unhealthy, json!({ "error": e.to_string() })),
+        };
+        self.save(vec![Self::result(
+            CheckType::AiProvider,
+            self.ai.name(),
+            status,
+            details,
+            took,
+        )])
+        .await
+    }
+
+    /// Runs and stores the disk-space checks of the watched directories.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn disk_space(&self) -> Result<Vec<CheckResult>, ServiceError> {
+        let mut results = Vec::new();
+        for (name, path) in &self.directories {
+            let started = Instant::now();
+            let result = match self.disk.usage(path).await {
+                Ok(space) => {
+                    #[allow(clippy::cast_precision_loss)]
+                    let free = if space.total_bytes == 0 {
+                        0.0
+                    } else {
+                        space.available_bytes as f64 * 100.0 / space.total_bytes as f64
+                    };
+                    let status = if free < DISK_UNHEALTHY_FREE {
+                        HealthStatus::Unhealthy
+                    } else if free < DISK_DEGRADED_FREE {
+                        HealthStatus::Degraded
+                    } else {
+                        HealthStatus::Healthy
+                    };
+                    let details = json!({ "path": path.display().to_string(), "totalBytes": space.total_bytes,
+                                          "availableBytes": space.available_bytes, "freePercent": (free * 10.0).round() / 10.0 });
+                    Self::result(
+                        CheckType::DiskSpace,
+                        name,
+                        status,
+                        details,
+                        started.elapsed(),
+                    )
+                }
+                Err(error) => Self::result(
+                    CheckType::DiskSpace,
+                    name,
+                    HealthStatus::Unhealthy,
+                    json!({ "path": path.display().to_string(), "error": error }),
+                    started.elapsed(),
+                ),
+            };
+            results.push(result);
+        }
+        self.save(results).await
+    }
+
+    /// Every check, stored; returns the results (the overall state is [`overall`]).
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn check_all(&self) -> Result<Vec<CheckResult>, ServiceError> {
+        let mut all = self.database().await?;
+        all.extend(self.host_a().await?);
+        all.extend(self.ai_providers().await?);
+        all.extend(self.disk_space().await?);
+        Ok(all)
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn latest(&self) -> Result<Vec<CheckResult>, ServiceError> {
+        Ok(self.store.latest().await?)
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn history(
+        &self,
+        filter: &HealthHistoryFilter,
+    ) -> Result<Vec<CheckResult>, ServiceError> {
+        Ok(self.store.history(filter).await?)
+    }
+}
