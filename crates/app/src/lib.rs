@@ -8,6 +8,7 @@ pub mod disk;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod metrics;
 pub mod platforms;
 pub mod request_id;
 pub mod routes;

@@ -261,6 +261,7 @@ impl Application {
             );
         }
 
+        crate::metrics::handle();
         let probes: Vec<Arc<dyn HealthProbe>> = vec![
             Arc::new(PgHealthProbe::new(pool.clone())),
             Arc::new(RedisHealthProbe::new(redis)),
@@ -315,6 +316,7 @@ impl Application {
                 .app_data(path_config())
                 .wrap(Compress::default())
                 .wrap(crate::cors::cors(&cors_config))
+                .wrap(from_fn(crate::metrics::track))
                 .wrap(from_fn(request_id::request_id))
                 .configure(routes::configure)
                 .default_service(web::to(routes::not_found))

@@ -148,7 +148,18 @@ async fn process(
     delivery: &Delivery,
 ) -> bool {
     let task_id = delivery.task_id;
-    match tokio::time::timeout(settings.review_timeout, engine.run(task_id)).await {
+    let outcome = tokio::time::timeout(settings.review_timeout, engine.run(task_id)).await;
+    let label = match &outcome {
+        Ok(Ok(RunOutcome::Completed { .. })) => "completed",
+        Ok(Ok(RunOutcome::Failed { .. })) => "failed",
+        Ok(Ok(RunOutcome::Retry { .. })) => "retried",
+        Ok(Ok(RunOutcome::Busy)) => "deferred",
+        Ok(Ok(RunOutcome::Skipped)) => "skipped",
+        Ok(Err(_)) => "not_recorded",
+        Err(_) => "timed_out",
+    };
+    metrics::counter!("reviewd_review_tasks_total", "outcome" => label).increment(1);
+    match outcome {
         Ok(Ok(RunOutcome::Retry { .. } | RunOutcome::Busy)) => return true,
         Ok(Ok(_)) => ack(queue, delivery).await,
         Ok(Err(e)) => {

@@ -5,6 +5,7 @@ mod auth;
 mod catalog;
 mod dto;
 mod health;
+mod metrics;
 mod platform_configs;
 mod projects;
 mod reviews;
@@ -20,6 +21,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/api")
             .configure(health::configure)
+            .configure(metrics::configure)
             .configure(auth::configure)
             .configure(api_keys::configure)
             .configure(users::configure)

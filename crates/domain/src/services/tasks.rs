@@ -107,6 +107,17 @@ impl TaskService {
         Ok(queued)
     }
 
+    /// Messages waiting or in flight on the queue.
+    ///
+    /// # Errors
+    /// `Unavailable` when the queue store is down.
+    pub async fn queue_depth(&self) -> Result<u64, ServiceError> {
+        self.queue
+            .depth()
+            .await
+            .map_err(|e| ServiceError::Unavailable(e.to_string()))
+    }
+
     /// # Errors
     /// `NotFound` for an unknown id.
     pub async fn get(&self, id: Uuid) -> Result<ReviewTask, ServiceError> {
