@@ -79,6 +79,24 @@ async fn mount_posting(gitlab: &FakeGitlab) {
         .await;
 }
 
+/// A GitLab with project 1 and MR 1 at `HEAD_1` changing `src/app.rs`, accepting posts.
+async fn gitlab_with_one_mr() -> FakeGitlab {
+    let gitlab = FakeGitlab::start("glpat-pipeline").await;
+    gitlab.with_projects(1, "svc").await;
+    mount_posting(&gitlab).await;
+    mount_mr(&gitlab, HEAD_1, json!([file("src/app.rs", APP_DIFF_1)]), 5).await;
+    gitlab
+}
+
+/// A connection to the test Redis, for tests that look at (or break) the queue.
+async fn redis() -> deadpool_redis::Connection {
+    let pool =
+        reviewd_queue_redis::connect(&reviewd_testkit::test_redis_url(), Duration::from_secs(5))
+            .await
+            .unwrap();
+    pool.get().await.unwrap()
+}
+
 /// An OpenAI-compatible fake whose answer depends on the file in the prompt.
 async fn fake_ai(answer: fn(&str) -> Value) -> MockServer {
     let server = MockServer::start().await;
@@ -492,10 +510,7 @@ async fn a_webhook_leads_to_placed_comments_and_a_second_push_to_a_differential_
 
 #[tokio::test]
 async fn garbage_from_the_provider_fails_the_review_with_logs_and_no_lost_task() {
-    let gitlab = FakeGitlab::start("glpat-pipeline").await;
-    gitlab.with_projects(1, "svc").await;
-    mount_posting(&gitlab).await;
-    mount_mr(&gitlab, HEAD_1, json!([file("src/app.rs", APP_DIFF_1)]), 5).await;
+    let gitlab = gitlab_with_one_mr().await;
     let ai = fake_ai(|_| json!("Looks good to me!")).await;
     let app = app_with_ai(&ai, &[]).await;
     setup_project(&app, &gitlab).await;
@@ -526,10 +541,7 @@ async fn failing_provider(
     response: ResponseTemplate,
     extra: &[(&str, String)],
 ) -> (Value, Vec<Request>, TestApp) {
-    let gitlab = FakeGitlab::start("glpat-pipeline").await;
-    gitlab.with_projects(1, "svc").await;
-    mount_posting(&gitlab).await;
-    mount_mr(&gitlab, HEAD_1, json!([file("src/app.rs", APP_DIFF_1)]), 5).await;
+    let gitlab = gitlab_with_one_mr().await;
     let ai = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(response)
@@ -613,11 +625,7 @@ async fn a_review_running_past_its_timeout_is_failed_and_acknowledged() {
         reviews["meta"]["pagination"]["total"], 1,
         "the review is failed too"
     );
-    let pool =
-        reviewd_queue_redis::connect(&reviewd_testkit::test_redis_url(), Duration::from_secs(5))
-            .await
-            .unwrap();
-    let mut conn = pool.get().await.unwrap();
+    let mut conn = redis().await;
     let left: u64 = deadpool_redis::redis::cmd("XLEN")
         .arg(format!("{}review-tasks", app.queue_prefix))
         .query_async(&mut conn)
@@ -631,20 +639,13 @@ async fn a_review_running_past_its_timeout_is_failed_and_acknowledged() {
 
 #[tokio::test]
 async fn a_task_held_by_a_dead_worker_is_finished_by_another() {
-    let gitlab = FakeGitlab::start("glpat-pipeline").await;
-    gitlab.with_projects(1, "svc").await;
-    mount_posting(&gitlab).await;
-    mount_mr(&gitlab, HEAD_1, json!([file("src/app.rs", APP_DIFF_1)]), 5).await;
+    let gitlab = gitlab_with_one_mr().await;
     let ai = fake_ai(review_answer).await;
     // The first replica queues but runs no workers; a "worker" then takes the task and dies.
     let first = TestApp::spawn().await;
     setup_project(&first, &gitlab).await;
     let task_id = send_webhook(&first, &fixture()).await;
-    let pool =
-        reviewd_queue_redis::connect(&reviewd_testkit::test_redis_url(), Duration::from_secs(5))
-            .await
-            .unwrap();
-    let mut conn = pool.get().await.unwrap();
+    let mut conn = redis().await;
     let taken: Value = deadpool_redis::redis::cmd("XREADGROUP")
         .arg("GROUP")
         .arg("reviewd-workers")
@@ -991,20 +992,13 @@ async fn a_signed_github_pull_request_gets_one_review_with_all_line_comments() {
 
 #[tokio::test]
 async fn a_task_recorded_but_never_queued_is_swept_into_the_queue() {
-    let gitlab = FakeGitlab::start("glpat-pipeline").await;
-    gitlab.with_projects(1, "svc").await;
-    mount_posting(&gitlab).await;
-    mount_mr(&gitlab, HEAD_1, json!([file("src/app.rs", APP_DIFF_1)]), 5).await;
+    let gitlab = gitlab_with_one_mr().await;
     let ai = fake_ai(review_answer).await;
     let first = TestApp::spawn().await;
     setup_project(&first, &gitlab).await;
     let task_id = send_webhook(&first, &fixture()).await;
     // As if the process died between recording the task and queueing it: no message.
-    let pool =
-        reviewd_queue_redis::connect(&reviewd_testkit::test_redis_url(), Duration::from_secs(5))
-            .await
-            .unwrap();
-    let mut conn = pool.get().await.unwrap();
+    let mut conn = redis().await;
     let _: () = deadpool_redis::redis::cmd("DEL")
         .arg(format!("{}review-tasks", first.queue_prefix))
         .query_async(&mut conn)
