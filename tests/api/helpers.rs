@@ -75,6 +75,7 @@ impl TestApp {
             ("BACKUP_DIR", scratch.join("backups").display().to_string()),
         ]);
         vars.insert("REVIEW_WORKERS_ENABLED", "false".to_owned());
+        vars.insert("PERIODIC_JOBS_ENABLED", "false".to_owned());
         vars.insert("QUEUE_RETRY_DELAY_SECS", "0".to_owned());
         for (k, v) in extra {
             vars.insert(k, v.clone());
@@ -89,6 +90,21 @@ impl TestApp {
             _db: db,
             database_url,
         }
+    }
+
+    /// Runs SQL on the app's database with `psql`; returns the unaligned rows.
+    pub fn sql(&self, query: &str) -> String {
+        let out = std::process::Command::new("psql")
+            .arg(&self.database_url)
+            .args(["-qtAX", "-v", "ON_ERROR_STOP=1", "-c", query])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{query}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -102,6 +102,12 @@ pub struct Config {
     pub backup_retention_days: u32,
     pub auto_backup_enabled: bool,
     pub metrics_retention_days: u32,
+    /// Seconds between periodic metric collections (`METRICS_COLLECT_INTERVAL_SECS`,
+    /// default 60); also the scheduler's tick when shorter than 15 s.
+    pub metrics_collect_interval_secs: u64,
+    /// Whether this replica takes part in periodic jobs (`PERIODIC_JOBS_ENABLED`,
+    /// default true); tests of the API turn them off to see only what they do.
+    pub periodic_jobs_enabled: bool,
     pub reset_db_key: Option<Secret>,
     pub root_email: Option<String>,
     pub root_password: Option<Secret>,
@@ -268,6 +274,8 @@ impl Config {
             backup_retention_days: number(&get, "BACKUP_RETENTION_DAYS", 7)?,
             auto_backup_enabled: boolean(&get, "AUTO_BACKUP_ENABLED", false)?,
             metrics_retention_days: number(&get, "METRICS_RETENTION_DAYS", 30)?,
+            metrics_collect_interval_secs: number(&get, "METRICS_COLLECT_INTERVAL_SECS", 60)?,
+            periodic_jobs_enabled: boolean(&get, "PERIODIC_JOBS_ENABLED", true)?,
             reset_db_key: get("RESET_DB_KEY").map(Secret::new),
             root_email: get("ROOT_EMAIL"),
             root_password,

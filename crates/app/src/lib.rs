@@ -2,16 +2,21 @@
 //! into domain services. Handlers own HTTP concerns only; rules live in the domain.
 
 pub mod ai;
+pub mod backup;
 pub mod config;
 pub mod cors;
 pub mod disk;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod jobs;
+pub mod logs;
 pub mod metrics;
 pub mod platforms;
 pub mod request_id;
 pub mod routes;
+pub mod sampler;
+pub mod scheduler;
 pub mod startup;
 pub mod state;
 pub mod telemetry;

@@ -2,10 +2,11 @@
 //! labelled by route template (so label cardinality stays bounded), and gauges read
 //! at scrape time.
 
-use actix_web::Error;
+use crate::state::AppState;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
+use actix_web::{Error, web};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -37,7 +38,8 @@ pub fn handle() -> PrometheusHandle {
         .clone()
 }
 
-/// Counts requests and their latency by method, route template and status.
+/// Counts requests and their latency by method, route template and status, in the
+/// Prometheus recorder and in the replica's tally for `/api/monitoring/api`.
 pub async fn track(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -50,10 +52,18 @@ pub async fn track(
         .request()
         .match_pattern()
         .unwrap_or_else(|| "unmatched".to_owned());
-    let status = response.status().as_u16().to_string();
+    let code = response.status().as_u16();
+    let elapsed = started.elapsed();
+    if let Some(state) = response.request().app_data::<web::Data<AppState>>() {
+        state
+            .monitoring
+            .tally()
+            .record(&route, &method, code, elapsed.as_secs_f64() * 1000.0);
+    }
+    let status = code.to_string();
     metrics::counter!("http_requests_total", "method" => method.clone(), "route" => route.clone(), "status" => status)
         .increment(1);
     metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route)
-        .record(started.elapsed().as_secs_f64());
+        .record(elapsed.as_secs_f64());
     Ok(response)
 }

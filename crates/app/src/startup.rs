@@ -5,8 +5,10 @@ use crate::ai::{LimitedAi, UnconfiguredAi};
 use crate::config::Config;
 use crate::extract::{json_config, path_config, query_config};
 use crate::platforms::HttpPlatformClients;
+use crate::sampler::HostSampler;
+use crate::scheduler::Scheduler;
 use crate::state::AppState;
-use crate::worker::{self, WorkerSettings};
+use crate::worker::{self, WorkerSettings, Workers};
 use crate::{request_id, routes};
 use actix_web::dev::Server;
 use actix_web::middleware::{Compress, from_fn};
@@ -19,23 +21,31 @@ use reviewd_domain::ports::{
     TokenHasher,
 };
 use reviewd_domain::services::{
-    ApiKeyService, AuthService, AuthSettings, CatalogService, EngineSettings, HealthService,
-    ManualReviewService, OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine,
-    ReviewHistory, RootOutcome, TaskService, UserService, WebhookIntake, WebhookService,
+    ApiKeyService, ApiTally, AuthService, AuthSettings, CatalogService, EngineSettings,
+    HealthService, ManualReviewService, MonitoringService, OAuthSettings, PlatformConfigService,
+    ProjectService, ReviewEngine, ReviewHistory, RootOutcome, SystemResetService, TaskService,
+    UserService, WebhookIntake, WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{
-    RedisDeliveryLog, RedisHealthProbe, RedisLoginThrottle, RedisTaskQueue, ThrottleLimits,
+    RedisDataWipe, RedisDeliveryLog, RedisHealthProbe, RedisLoginThrottle, RedisTaskQueue,
+    ThrottleLimits,
 };
 use reviewd_store_postgres::{
-    PgApiKeyRepository, PgCatalogRepository, PgHealthCheckRepository, PgHealthProbe,
-    PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries, PgReviewRepository,
-    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
+    PgApiKeyRepository, PgCatalogRepository, PgDataWipe, PgHealthCheckRepository, PgHealthProbe,
+    PgJobLedger, PgMonitoringRepository, PgPlatformConfigRepository, PgProjectRepository,
+    PgReviewQueries, PgReviewRepository, PgSessionRepository, PgSettingsRepository,
+    PgTaskRepository, PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// How long a stop waits for in-flight requests, then for running reviews.
+const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+/// The longest wait between two looks at the periodic jobs.
+const SCHEDULER_TICK: Duration = Duration::from_secs(15);
 
 /// How long start-up waits for PostgreSQL or Redis before giving up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -82,6 +92,8 @@ pub async fn migrate(config: &Config) -> Result<Vec<String>, StartupError> {
 pub struct Application {
     port: u16,
     server: Server,
+    workers: Option<Workers>,
+    monitoring: Arc<MonitoringService>,
 }
 
 impl Application {
@@ -239,14 +251,14 @@ impl Application {
                 ..EngineSettings::default()
             },
         ));
-        if config.review_workers_enabled {
+        let workers = if config.review_workers_enabled {
             let consumer = format!(
                 "{}-{}-{}",
                 config.hostname,
                 std::process::id(),
                 uuid::Uuid::new_v4().simple()
             );
-            worker::spawn(
+            Some(worker::spawn(
                 engine.clone(),
                 tasks.clone(),
                 queue.clone(),
@@ -258,10 +270,35 @@ impl Application {
                     retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
                     orphan_age: Duration::from_secs(config.queue_orphan_age_secs.max(1)),
                 },
-            );
-        }
+            ))
+        } else {
+            None
+        };
 
         crate::metrics::handle();
+        let instance = format!("{}-{}", config.hostname, std::process::id());
+        let started_at = Instant::now();
+        let monitoring = Arc::new(MonitoringService::new(
+            Arc::new(PgMonitoringRepository::new(pool.clone())),
+            Arc::new(HostSampler::new(instance.clone(), started_at)),
+            Arc::new(ApiTally::default()),
+        ));
+        if config.periodic_jobs_enabled {
+            let interval = crate::jobs::collect_interval(&config);
+            Scheduler::new(
+                Arc::new(PgJobLedger::new(pool.clone())),
+                instance,
+                crate::jobs::shared(&config, &monitoring),
+            )
+            .spawn(
+                interval.min(SCHEDULER_TICK),
+                crate::jobs::local(&config, &monitoring),
+            );
+        }
+        let system_reset = SystemResetService::new(vec![
+            Arc::new(PgDataWipe::new(pool.clone())),
+            Arc::new(RedisDataWipe::new(redis.clone(), &config.queue_key_prefix)),
+        ]);
         let probes: Vec<Arc<dyn HealthProbe>> = vec![
             Arc::new(PgHealthProbe::new(pool.clone())),
             Arc::new(RedisHealthProbe::new(redis)),
@@ -278,6 +315,8 @@ impl Application {
             history: ReviewHistory::new(Arc::new(PgReviewQueries::new(pool.clone()))),
             engine,
             catalog: CatalogService::new(catalog_repo),
+            monitoring: monitoring.clone(),
+            system_reset,
             health: HealthService::new(
                 Arc::new(PgHealthProbe::new(pool.clone())),
                 health_configs,
@@ -293,7 +332,7 @@ impl Application {
 
             auth,
             probes,
-            started_at: Instant::now(),
+            started_at,
             config: Arc::new(config.clone()),
         });
 
@@ -321,7 +360,7 @@ impl Application {
                 .configure(routes::configure)
                 .default_service(web::to(routes::not_found))
         })
-        .shutdown_timeout(30);
+        .shutdown_timeout(SHUTDOWN_TIMEOUT.as_secs());
         if let Some(workers) = config.http_workers {
             server = server.workers(workers);
         }
@@ -334,7 +373,12 @@ impl Application {
             app_url = %config.app_url,
             "server.listening"
         );
-        Ok(Self { port, server })
+        Ok(Self {
+            port,
+            server,
+            workers,
+            monitoring,
+        })
     }
 
     /// The bound port (useful when `PORT=0`).
@@ -343,12 +387,21 @@ impl Application {
         self.port
     }
 
-    /// Serves until SIGINT/SIGTERM, then stops accepting and drains in-flight requests.
+    /// Serves until SIGINT/SIGTERM, then stops accepting, drains in-flight requests
+    /// and running reviews (up to `SHUTDOWN_TIMEOUT` each), and flushes this
+    /// replica's request counts.
     ///
     /// # Errors
     /// I/O errors of the server.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let served = self.server.await;
+        if let Some(workers) = &self.workers {
+            workers.drain(SHUTDOWN_TIMEOUT).await;
+        }
+        if let Err(e) = self.monitoring.flush_api().await {
+            tracing::warn!(error = %e, "monitoring.final_flush_failed");
+        }
+        served
     }
 }
 

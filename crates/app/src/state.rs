@@ -4,8 +4,8 @@ use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
     ApiKeyService, AuthService, CatalogService, HealthService, ManualReviewService,
-    PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, TaskService, UserService,
-    WebhookIntake, WebhookService,
+    MonitoringService, PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory,
+    SystemResetService, TaskService, UserService, WebhookIntake, WebhookService,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,6 +24,8 @@ pub struct AppState {
     pub history: ReviewHistory,
     pub catalog: CatalogService,
     pub health: HealthService,
+    pub monitoring: Arc<MonitoringService>,
+    pub system_reset: SystemResetService,
     pub engine: Arc<ReviewEngine>,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,

@@ -6,6 +6,7 @@
 use reviewd_domain::ports::{Delivery, TaskQueue};
 use reviewd_domain::services::{ReviewEngine, RunOutcome, TaskService};
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -43,20 +44,50 @@ fn spawn_orphan_sweep(tasks: Arc<TaskService>, age: Duration) {
 /// (a blocked `XREADGROUP` longer than it would be reported as a failure).
 const PULL_BLOCK: Duration = Duration::from_millis(250);
 
+/// The running workers, for a graceful stop.
+pub struct Workers {
+    stopping: Arc<AtomicBool>,
+    permits: Arc<Semaphore>,
+    concurrency: u32,
+}
+
+impl Workers {
+    /// Stops taking tasks and waits up to `timeout` for the running ones to finish.
+    /// Returns whether all finished; a task still running is left pending in the
+    /// queue, and another worker reclaims it.
+    pub async fn drain(&self, timeout: Duration) -> bool {
+        self.stopping.store(true, Ordering::SeqCst);
+        let all = self.permits.acquire_many(self.concurrency);
+        let drained = matches!(tokio::time::timeout(timeout, all).await, Ok(Ok(_)));
+        tracing::info!(drained, "workers.stopped");
+        drained
+    }
+}
+
 pub fn spawn(
     engine: Arc<ReviewEngine>,
     tasks: Arc<TaskService>,
     queue: Arc<dyn TaskQueue>,
     settings: WorkerSettings,
-) -> tokio::task::JoinHandle<()> {
+) -> Workers {
     spawn_orphan_sweep(tasks, settings.orphan_age);
+    let concurrency = settings.concurrency.max(1);
+    let permits = Arc::new(Semaphore::new(concurrency));
+    let stopping = Arc::new(AtomicBool::new(false));
+    let handle = Workers {
+        stopping: stopping.clone(),
+        permits: permits.clone(),
+        concurrency: u32::try_from(concurrency).unwrap_or(u32::MAX),
+    };
     tokio::spawn(async move {
-        tracing::info!(consumer = %settings.consumer, concurrency = settings.concurrency, "workers.started");
-        let permits = Arc::new(Semaphore::new(settings.concurrency.max(1)));
+        tracing::info!(consumer = %settings.consumer, concurrency, "workers.started");
         // Tasks this process is running: a reclaim of one of them (a review longer
         // than the reclaim idle time) must not start it a second time.
         let in_flight: Arc<Mutex<HashSet<Uuid>>> = Arc::default();
         loop {
+            if stopping.load(Ordering::SeqCst) {
+                return;
+            }
             let free = permits.available_permits();
             if free == 0 {
                 if let Ok(p) = permits.clone().acquire_owned().await {
@@ -73,6 +104,10 @@ pub fn spawn(
                 }
             };
             for delivery in batch {
+                // Pulled as the stop began: left pending, reclaimed by another worker.
+                if stopping.load(Ordering::SeqCst) {
+                    break;
+                }
                 let fresh = in_flight
                     .lock()
                     .is_ok_and(|mut set| set.insert(delivery.task_id));
@@ -111,7 +146,8 @@ pub fn spawn(
                 });
             }
         }
-    })
+    });
+    handle
 }
 
 /// Messages abandoned by silent workers first, then new ones. A failed pull keeps

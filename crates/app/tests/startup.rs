@@ -127,10 +127,12 @@ fn free_port() -> u16 {
 }
 
 #[tokio::test]
-async fn serves_health_and_stops_cleanly_on_sigterm() {
+async fn serves_health_logs_to_a_daily_file_and_stops_cleanly_on_sigterm() {
     let db = TestDb::new().await;
     let port = free_port();
+    let logs = scratch_dir(&format!("sigterm-{port}")).join("logs");
     let env = with(&base_env(db.url()), "PORT", Some(&port.to_string()));
+    let env = with(&env, "LOG_DIR", Some(&logs.display().to_string()));
     let mut child = reviewd(&env)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -165,4 +167,19 @@ async fn serves_health_and_stops_cleanly_on_sigterm() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert!(status.success(), "graceful stop exits 0, got {status:?}");
+
+    // Today's log file (UTC), JSON lines, with the start and the stop in it.
+    let today = chrono::Utc::now().format("%Y-%m-%d");
+    let file = logs.join(format!("reviewd.{today}.log"));
+    let text = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("{} should exist: {e}", file.display()));
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    assert!(
+        events.iter().any(|e| e["message"] == "server.listening"),
+        "{text}"
+    );
+    assert!(events.iter().all(|e| e["level"].is_string()));
 }

@@ -7,9 +7,11 @@ mod health;
 mod pool;
 mod task_queue;
 mod throttle;
+mod wipe;
 
 pub use delivery_log::RedisDeliveryLog;
 pub use health::RedisHealthProbe;
 pub use pool::{RedisPool, connect, ping};
 pub use task_queue::RedisTaskQueue;
 pub use throttle::{RedisLoginThrottle, ThrottleLimits};
+pub use wipe::RedisDataWipe;

@@ -25,6 +25,29 @@ fn unavailable(e: impl std::fmt::Display) -> QueueError {
     QueueError::Unavailable(e.to_string())
 }
 
+/// The stream key of the task queue under `prefix`.
+pub(crate) fn stream_key(prefix: &str) -> String {
+    format!("{prefix}review-tasks")
+}
+
+/// Creates the stream and its consumer group unless they exist.
+pub(crate) async fn ensure_group(pool: &RedisPool, key: &str) -> Result<(), QueueError> {
+    let mut conn = pool.get().await.map_err(unavailable)?;
+    let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
+        .arg("CREATE")
+        .arg(key)
+        .arg(GROUP)
+        .arg("0")
+        .arg("MKSTREAM")
+        .query_async(&mut conn)
+        .await;
+    match created {
+        Ok(()) => Ok(()),
+        Err(e) if e.to_string().contains("BUSYGROUP") => Ok(()),
+        Err(e) => Err(unavailable(e)),
+    }
+}
+
 impl RedisTaskQueue {
     /// Creates the stream and its group when missing.
     ///
@@ -33,23 +56,10 @@ impl RedisTaskQueue {
     pub async fn new(pool: RedisPool, prefix: &str) -> Result<Self, QueueError> {
         let queue = Self {
             pool,
-            key: format!("{prefix}review-tasks"),
+            key: stream_key(prefix),
             cursor: std::sync::Mutex::new("0-0".to_owned()),
         };
-        let mut conn = queue.pool.get().await.map_err(unavailable)?;
-        let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
-            .arg("CREATE")
-            .arg(&queue.key)
-            .arg(GROUP)
-            .arg("0")
-            .arg("MKSTREAM")
-            .query_async(&mut conn)
-            .await;
-        match created {
-            Ok(()) => {}
-            Err(e) if e.to_string().contains("BUSYGROUP") => {}
-            Err(e) => return Err(unavailable(e)),
-        }
+        ensure_group(&queue.pool, &queue.key).await?;
         Ok(queue)
     }
 

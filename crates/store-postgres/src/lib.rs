@@ -16,7 +16,8 @@ pub use health::PgHealthProbe;
 pub use migrate::{MigrateError, revert_all_migrations, run_migrations};
 pub use pool::{ConnectError, PgPool, connect, ping};
 pub use repos::{
-    PgApiKeyRepository, PgCatalogRepository, PgHealthCheckRepository, PgPlatformConfigRepository,
-    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgSessionRepository,
-    PgSettingsRepository, PgTaskRepository, PgUserRepository,
+    PgApiKeyRepository, PgCatalogRepository, PgDataWipe, PgHealthCheckRepository, PgJobLedger,
+    PgMonitoringRepository, PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries,
+    PgReviewRepository, PgSessionRepository, PgSettingsRepository, PgTaskRepository,
+    PgUserRepository,
 };

@@ -87,7 +87,10 @@ fn invalid(message: &str) -> ApiError {
     ApiError::bad_request("INVALID_QUERY", message)
 }
 
-fn timestamp(name: &str, value: Option<&str>) -> Result<Option<chrono::DateTime<Utc>>, ApiError> {
+pub(super) fn timestamp(
+    name: &str,
+    value: Option<&str>,
+) -> Result<Option<chrono::DateTime<Utc>>, ApiError> {
     value
         .map(|v| {
             chrono::DateTime::parse_from_rfc3339(v)

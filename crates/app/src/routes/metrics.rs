@@ -2,6 +2,7 @@
 
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
+use reviewd_domain::model::monitoring::StateCounts;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/metrics", web::get().to(metrics));
@@ -13,9 +14,53 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         #[allow(clippy::cast_precision_loss)]
         metrics::gauge!("reviewd_queue_depth").set(depth as f64);
     }
+    let offline_before = chrono::Utc::now()
+        - chrono::TimeDelta::milliseconds(
+            i64::try_from(state.config.runner_heartbeat_timeout_ms).unwrap_or(i64::MAX),
+        );
+    match state.monitoring.state_counts(offline_before).await {
+        Ok(counts) => set_state_gauges(&counts),
+        Err(e) => tracing::warn!(error = %e, "metrics.state_counts_unavailable"),
+    }
     let handle = crate::metrics::handle();
     handle.run_upkeep();
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
         .body(handle.render())
+}
+
+/// Gauges of reviews, runners and notifications by state. A state that no longer has
+/// rows is reported as 0 rather than keeping its last value.
+fn set_state_gauges(counts: &StateCounts) {
+    const REVIEW_STATES: [&str; 3] = ["pending", "completed", "failed"];
+    const RUNNER_STATES: [&str; 3] = ["online", "busy", "offline"];
+    for state in REVIEW_STATES {
+        let n = lookup(&counts.reviews, state);
+        metrics::gauge!("reviewd_reviews", "status" => state).set(n);
+    }
+    for (state, n) in &counts.reviews {
+        if !REVIEW_STATES.contains(&state.as_str()) {
+            metrics::gauge!("reviewd_reviews", "status" => state.clone()).set(as_f64(*n));
+        }
+    }
+    for state in RUNNER_STATES {
+        let n = lookup(&counts.runners, state);
+        metrics::gauge!("reviewd_runners", "status" => state).set(n);
+    }
+    for (channel, status, n) in &counts.notifications {
+        metrics::gauge!("reviewd_notifications", "channel" => channel.clone(), "status" => status.clone())
+            .set(as_f64(*n));
+    }
+}
+
+fn lookup(counts: &[(String, u64)], state: &str) -> f64 {
+    counts
+        .iter()
+        .find(|(s, _)| s == state)
+        .map_or(0.0, |(_, n)| as_f64(*n))
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn as_f64(n: u64) -> f64 {
+    n as f64
 }

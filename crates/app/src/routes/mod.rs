@@ -6,10 +6,12 @@ mod catalog;
 mod dto;
 mod health;
 mod metrics;
+mod monitoring;
 mod platform_configs;
 mod projects;
 mod reviews;
 mod serde_helpers;
+mod system;
 mod users;
 mod webhooks;
 
@@ -22,6 +24,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         web::scope("/api")
             .configure(health::configure)
             .configure(metrics::configure)
+            .configure(monitoring::configure)
+            .configure(system::configure)
             .configure(auth::configure)
             .configure(api_keys::configure)
             .configure(users::configure)

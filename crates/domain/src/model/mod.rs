@@ -3,6 +3,7 @@
 pub mod api_key;
 pub mod diff;
 pub mod health;
+pub mod monitoring;
 pub mod platform;
 pub mod principal;
 pub mod project;

@@ -9,6 +9,7 @@ pub mod health_checks;
 pub mod health_probe;
 pub mod hosting_platform;
 pub mod login_throttle;
+pub mod monitoring;
 pub mod platform_config_repository;
 pub mod project_repository;
 pub mod repo_error;
@@ -30,6 +31,7 @@ pub use hosting_platform::{
     HostingPlatform, PlatformClients, PlatformError, PlatformOAuth, ProjectRef,
 };
 pub use login_throttle::{LoginThrottle, ThrottleError};
+pub use monitoring::{DataWipe, JobLedger, JobOutcome, MonitoringRepository, SystemSampler};
 pub use platform_config_repository::PlatformConfigRepository;
 pub use project_repository::ProjectRepository;
 pub use repo_error::RepoError;

@@ -7,11 +7,13 @@ pub mod catalog;
 pub mod error;
 pub mod health;
 pub mod manual_reviews;
+pub mod monitoring;
 pub mod platform_access;
 pub mod platform_configs;
 pub mod projects;
 pub mod review_engine;
 pub mod review_history;
+pub mod system_reset;
 pub mod tasks;
 pub mod users;
 pub mod webhook_intake;
@@ -23,6 +25,7 @@ pub use catalog::CatalogService;
 pub use error::{FieldError, ServiceError};
 pub use health::HealthService;
 pub use manual_reviews::{ManualReviewRequest, ManualReviewService};
+pub use monitoring::{ApiTally, Collected, MonitoringService, Overview};
 pub use platform_configs::{
     ConnectionReport, OAuthSettings, PlatformConfigInput, PlatformConfigPatch,
     PlatformConfigService,
@@ -30,6 +33,7 @@ pub use platform_configs::{
 pub use projects::{ProjectService, ResolvedProjectConfig, SyncFailure, SyncReport, Workspace};
 pub use review_engine::{EngineSettings, ReviewEngine, RunOutcome};
 pub use review_history::ReviewHistory;
+pub use system_reset::SystemResetService;
 pub use tasks::{Enqueued, TaskService};
 pub use users::{NewUserInput, UserService, UserUpdateInput};
 pub use webhook_intake::{AssignmentPlan, DeliveryRef, IntakeOutcome, WebhookIntake};

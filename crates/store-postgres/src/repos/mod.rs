@@ -1,6 +1,8 @@
 mod api_keys;
 mod catalog;
 mod health_checks;
+mod jobs;
+mod monitoring;
 mod platform_configs;
 mod projects;
 mod review_queries;
@@ -9,10 +11,13 @@ mod sessions;
 mod settings;
 mod tasks;
 mod users;
+mod wipe;
 
 pub use api_keys::PgApiKeyRepository;
 pub use catalog::PgCatalogRepository;
 pub use health_checks::PgHealthCheckRepository;
+pub use jobs::PgJobLedger;
+pub use monitoring::PgMonitoringRepository;
 pub use platform_configs::PgPlatformConfigRepository;
 pub use projects::PgProjectRepository;
 pub use review_queries::PgReviewQueries;
@@ -21,6 +26,7 @@ pub use sessions::PgSessionRepository;
 pub use settings::PgSettingsRepository;
 pub use tasks::PgTaskRepository;
 pub use users::PgUserRepository;
+pub use wipe::PgDataWipe;
 
 use crate::error::map_pool_error;
 use crate::pool::{PgConn, PgPool};

@@ -1,0 +1,111 @@
+//! The server's periodic jobs and what each one does.
+
+use crate::backup;
+use crate::config::Config;
+use crate::logs;
+use crate::scheduler::{Job, Schedule};
+use chrono::{NaiveTime, Utc};
+use reviewd_domain::services::MonitoringService;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Retention deletes old rows hourly, so a table never holds much more than the
+/// retention period.
+const RETENTION_EVERY: Duration = Duration::from_secs(3600);
+/// Log files are checked hourly; they roll over daily.
+const LOG_PRUNE_EVERY: Duration = Duration::from_secs(3600);
+
+#[must_use]
+pub fn collect_interval(config: &Config) -> Duration {
+    Duration::from_secs(config.metrics_collect_interval_secs.max(1))
+}
+
+/// Jobs run by one replica per period.
+pub fn shared(config: &Config, monitoring: &Arc<MonitoringService>) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    let m = monitoring.clone();
+    jobs.push(Job::new(
+        "metrics.collect",
+        Schedule::Every(collect_interval(config)),
+        move || {
+            let m = m.clone();
+            async move {
+                let c = m.collect().await.map_err(|e| e.to_string())?;
+                Ok(format!(
+                    "cpu {:.1} %, database {:.1} ms",
+                    c.system.cpu_usage_percent, c.database.query_latency_ms
+                ))
+            }
+        },
+    ));
+    let (m, days) = (monitoring.clone(), config.metrics_retention_days);
+    jobs.push(Job::new(
+        "metrics.retention",
+        Schedule::Every(RETENTION_EVERY),
+        move || {
+            let m = m.clone();
+            async move {
+                let report = m.prune(days).await.map_err(|e| e.to_string())?;
+                serde_json::to_string(&report).map_err(|e| e.to_string())
+            }
+        },
+    ));
+    if config.auto_backup_enabled {
+        let url = config.database_url.expose().to_owned();
+        let (dir, keep) = (config.backup_dir.clone(), config.backup_retention_days);
+        jobs.push(Job::new(
+            "database.backup",
+            Schedule::DailyAt(NaiveTime::from_hms_opt(2, 0, 0).unwrap_or(NaiveTime::MIN)),
+            move || backup_job(url.clone(), dir.clone(), keep),
+        ));
+    }
+    jobs
+}
+
+async fn backup_job(url: String, dir: PathBuf, keep_days: u32) -> Result<String, String> {
+    let now = Utc::now();
+    let done = backup::run(&url, &dir, now).await?;
+    let pruned = backup::prune(&dir, keep_days, now).map_err(|e| e.to_string())?;
+    Ok(format!(
+        "{} ({} bytes); {} expired backup(s) deleted",
+        done.path.display(),
+        done.size_bytes,
+        pruned.len()
+    ))
+}
+
+/// Work every replica does on each tick: add its request counts to the shared
+/// buckets, and prune its log directory now and then.
+pub fn local(
+    config: &Config,
+    monitoring: &Arc<MonitoringService>,
+) -> impl Fn() -> futures_util::future::BoxFuture<'static, ()> + Send + Sync + 'static {
+    let monitoring = monitoring.clone();
+    let (dir, keep) = (config.log_dir.clone(), config.log_retention_days);
+    let last_prune: Arc<Mutex<Option<Instant>>> = Arc::default();
+    move || {
+        let (monitoring, dir, last_prune) = (monitoring.clone(), dir.clone(), last_prune.clone());
+        Box::pin(async move {
+            if let Err(e) = monitoring.flush_api().await {
+                tracing::warn!(error = %e, "monitoring.flush_failed");
+            }
+            let due = last_prune.lock().is_ok_and(|mut last| {
+                let due = last.is_none_or(|t| t.elapsed() >= LOG_PRUNE_EVERY);
+                if due {
+                    *last = Some(Instant::now());
+                }
+                due
+            });
+            if due {
+                match logs::prune(&dir, keep, Utc::now().date_naive()) {
+                    Ok(deleted) if !deleted.is_empty() => {
+                        tracing::info!(count = deleted.len(), "logs.pruned");
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "logs.prune_failed"),
+                }
+            }
+        })
+    }
+}

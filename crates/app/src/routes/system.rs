@@ -1,0 +1,62 @@
+//! `POST /api/system/reset`: deletes all data. Disabled (404) unless `RESET_DB_KEY`
+//! is set; needs an admin and the key in `X-Reset-Key` (403 otherwise). The root user
+//! is created again afterwards so the instance stays reachable.
+
+use crate::envelope;
+use crate::error::ApiError;
+use crate::extract::RequireAdmin;
+use crate::state::AppState;
+use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
+use serde_json::{Map, Value, json};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/system/reset", web::post().to(reset));
+}
+
+/// The 404 comes before authentication, so a disabled reset is indistinguishable
+/// from a route that does not exist.
+async fn reset(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, actix_web::Error> {
+    let Some(expected) = state.config.reset_db_key.as_ref() else {
+        return Err(
+            ApiError::not_found(format!("no route for {} {}", req.method(), req.path())).into(),
+        );
+    };
+    let admin = RequireAdmin::extract(&req).await?;
+    let given = req
+        .headers()
+        .get("x-reset-key")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if given.is_empty()
+        || !reviewd_crypto::constant_time_eq(given.as_bytes(), expected.expose().as_bytes())
+    {
+        return Err(ApiError::forbidden("X-Reset-Key is missing or wrong").into());
+    }
+    tracing::warn!(user.id = %admin.0.user.id, "system.reset_requested");
+    let cleared = state.system_reset.reset().await.map_err(ApiError::from)?;
+    // Counts this replica has not flushed yet belong to the wiped data too.
+    drop(state.monitoring.tally().drain());
+    let root_recreated = match (&state.config.root_email, &state.config.root_password) {
+        (Some(email), Some(password)) => {
+            state
+                .auth
+                .ensure_root(email, password.expose())
+                .await
+                .map_err(ApiError::from)?;
+            true
+        }
+        _ => false,
+    };
+    let cleared: Map<String, Value> = cleared
+        .into_iter()
+        .map(|(store, n)| (store.to_owned(), json!(n)))
+        .collect();
+    Ok(envelope::ok(json!({
+        "reset": true,
+        "cleared": cleared,
+        "rootUserRecreated": root_recreated,
+    })))
+}

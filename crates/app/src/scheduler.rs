@@ -1,0 +1,187 @@
+//! Periodic jobs. Shared jobs (metric collection, retention, backups, and later the
+//! runner sweep and digests) run on one replica per period: the `JobLedger` elects
+//! it under a Postgres advisory lock and records each run in `job_runs`. Local jobs
+//! (flushing this replica's API counts, pruning its log files) run on every replica.
+
+use chrono::{DateTime, Local, NaiveTime, TimeDelta, TimeZone, Utc};
+use futures_util::future::BoxFuture;
+use reviewd_domain::ports::{JobLedger, JobOutcome};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// When a job is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    /// Once per interval.
+    Every(Duration),
+    /// Once a day at this local time; a replica starting after it runs the day's
+    /// missed run at once.
+    DailyAt(NaiveTime),
+}
+
+impl Schedule {
+    /// The start of the current period: a run started at or after it counts as done.
+    #[must_use]
+    pub fn due_since(self, now: DateTime<Utc>) -> DateTime<Utc> {
+        match self {
+            Self::Every(every) => now - TimeDelta::from_std(every).unwrap_or(TimeDelta::zero()),
+            Self::DailyAt(at) => {
+                let local = now.with_timezone(&Local);
+                let today = local.date_naive().and_time(at);
+                // A time inside a daylight-saving gap does not exist that day: take
+                // the hour after it.
+                let candidate = Local
+                    .from_local_datetime(&today)
+                    .earliest()
+                    .or_else(|| {
+                        Local
+                            .from_local_datetime(&(today + TimeDelta::hours(1)))
+                            .earliest()
+                    })
+                    .map_or_else(|| today.and_utc(), |t| t.with_timezone(&Utc));
+                if candidate <= now {
+                    candidate
+                } else {
+                    candidate - TimeDelta::days(1)
+                }
+            }
+        }
+    }
+
+    /// How long a `running` record blocks others before it is taken for abandoned.
+    fn stale_after(self) -> TimeDelta {
+        match self {
+            Self::Every(every) => TimeDelta::from_std(every * 2)
+                .unwrap_or(TimeDelta::hours(1))
+                .max(TimeDelta::minutes(5)),
+            Self::DailyAt(_) => TimeDelta::hours(6),
+        }
+    }
+}
+
+type JobFn = Arc<dyn Fn() -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
+
+/// A job shared by the replicas.
+#[derive(Clone)]
+pub struct Job {
+    pub name: &'static str,
+    pub schedule: Schedule,
+    run: JobFn,
+}
+
+impl Job {
+    pub fn new<F, Fut>(name: &'static str, schedule: Schedule, run: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<String, String>> + Send + 'static,
+    {
+        Self {
+            name,
+            schedule,
+            run: Arc::new(move || Box::pin(run())),
+        }
+    }
+}
+
+pub struct Scheduler {
+    ledger: Arc<dyn JobLedger>,
+    instance: String,
+    jobs: Vec<Job>,
+}
+
+impl Scheduler {
+    pub fn new(ledger: Arc<dyn JobLedger>, instance: String, jobs: Vec<Job>) -> Self {
+        Self {
+            ledger,
+            instance,
+            jobs,
+        }
+    }
+
+    /// Runs every job that is due and not taken by another replica. Returns the names
+    /// of the jobs this replica ran.
+    pub async fn tick(&self, now: DateTime<Utc>) -> Vec<&'static str> {
+        let mut ran = Vec::new();
+        for job in &self.jobs {
+            let due_since = job.schedule.due_since(now);
+            let run = match self
+                .ledger
+                .begin(
+                    job.name,
+                    &self.instance,
+                    due_since,
+                    job.schedule.stale_after(),
+                )
+                .await
+            {
+                Ok(Some(run)) => run,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::warn!(job = job.name, error = %e, "jobs.ledger_unavailable");
+                    continue;
+                }
+            };
+            let outcome = match (job.run)().await {
+                Ok(message) => {
+                    tracing::info!(job = job.name, %message, "jobs.succeeded");
+                    JobOutcome::Succeeded(message)
+                }
+                Err(message) => {
+                    tracing::error!(job = job.name, %message, "jobs.failed");
+                    JobOutcome::Failed(message)
+                }
+            };
+            let label = if matches!(outcome, JobOutcome::Succeeded(_)) {
+                "succeeded"
+            } else {
+                "failed"
+            };
+            metrics::counter!("reviewd_job_runs_total", "job" => job.name, "outcome" => label)
+                .increment(1);
+            if let Err(e) = self.ledger.finish(run, &outcome).await {
+                tracing::warn!(job = job.name, error = %e, "jobs.finish_not_recorded");
+            }
+            ran.push(job.name);
+        }
+        ran
+    }
+
+    /// Ticks every `every` until the process ends; `local` runs on each tick first.
+    pub fn spawn<L, LF>(self, every: Duration, local: L)
+    where
+        L: Fn() -> LF + Send + Sync + 'static,
+        LF: std::future::Future<Output = ()> + Send + 'static,
+    {
+        tokio::spawn(async move {
+            let mut interval = tokio::time::interval(every.max(Duration::from_millis(100)));
+            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                interval.tick().await;
+                local().await;
+                self.tick(Utc::now()).await;
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interval_job_is_due_once_per_interval() {
+        let now = Utc::now();
+        let due = Schedule::Every(Duration::from_secs(60)).due_since(now);
+        assert_eq!(now - due, TimeDelta::seconds(60));
+    }
+
+    #[test]
+    fn a_daily_job_counts_from_the_latest_occurrence_of_its_time() {
+        let at = NaiveTime::from_hms_opt(2, 0, 0).unwrap();
+        let now = Utc::now();
+        let due = Schedule::DailyAt(at).due_since(now);
+        assert!(due <= now);
+        assert!(now - due < TimeDelta::days(1));
+        assert_eq!(due.with_timezone(&Local).time(), at);
+    }
+}
