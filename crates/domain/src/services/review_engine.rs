@@ -136,6 +136,28 @@ pub struct ReviewEngine {
     settings: EngineSettings,
 }
 
+/// A round in progress: what the platform and the store said when it began.
+struct RoundPlan {
+    project: Project,
+    platform: Arc<dyn HostingPlatform>,
+    mr: MergeRequest,
+    diff: MergeRequestDiff,
+    review: Review,
+    round: RoundRef,
+    number: i32,
+    head: String,
+    guidance: Guidance,
+    /// The files sent to the model, with their review-file ids.
+    to_review: Vec<(Uuid, FileDiff)>,
+    applied: Vec<String>,
+}
+
+enum Begun {
+    /// An automatic task for a head already reviewed in full.
+    AlreadyReviewed(Uuid),
+    Round(Box<RoundPlan>),
+}
+
 /// The template and rules a review runs with.
 struct Guidance {
     system: String,
@@ -325,6 +347,17 @@ impl ReviewEngine {
     }
 
     async fn review(&self, task: &ReviewTask) -> Result<Uuid, Failure> {
+        let plan = match self.begin_round(task).await? {
+            Begun::AlreadyReviewed(review_id) => return Ok(review_id),
+            Begun::Round(plan) => plan,
+        };
+        let results = self.review_files(&plan).await;
+        self.conclude(task, &plan, results).await
+    }
+
+    /// Everything before the model is asked: the MR and its diff, the review and a
+    /// new round, the files to review (the others recorded as skipped), the guidance.
+    async fn begin_round(&self, task: &ReviewTask) -> Result<Begun, Failure> {
         let (project, platform) = self.projects.with_platform(task.project_id).await?;
         let config = self.projects.resolved_config(project.id).await?;
         let target = project.platform_ref();
@@ -340,7 +373,7 @@ impl ReviewEngine {
             && task.triggered_by == crate::model::TriggeredBy::Auto
         {
             tracing::info!(review.id = %review.id, "review.head_already_reviewed");
-            return Ok(review.id);
+            return Ok(Begun::AlreadyReviewed(review.id));
         }
         let review = match existing {
             Some(r) => r,
@@ -431,8 +464,6 @@ impl ReviewEngine {
             }
         }
 
-        let (review_id, mr_ref) = (review.id, &mr);
-        let guidance_ref = &guidance;
         let mut applied: Vec<String> = to_review
             .iter()
             .flat_map(|(_, f)| rules::for_file(&guidance.rules, &f.new_path))
@@ -440,21 +471,60 @@ impl ReviewEngine {
             .collect();
         applied.sort();
         applied.dedup();
-        let results: Vec<FileResult> = futures_util::stream::iter(to_review)
+        Ok(Begun::Round(Box::new(RoundPlan {
+            project,
+            platform,
+            mr,
+            diff,
+            review,
+            round,
+            number,
+            head,
+            guidance,
+            to_review,
+            applied,
+        })))
+    }
+
+    /// The files of a round through the model, a few at once.
+    async fn review_files(&self, plan: &RoundPlan) -> Vec<FileResult> {
+        let (review_id, mr_ref, guidance_ref) = (plan.review.id, &plan.mr, &plan.guidance);
+        futures_util::stream::iter(plan.to_review.iter().cloned())
             .map(move |(file_id, file)| async move {
                 self.review_file(review_id, file_id, &file, mr_ref, guidance_ref)
                     .await
             })
             .buffer_unordered(self.settings.file_concurrency.max(1))
             .collect()
-            .await;
+            .await
+    }
 
+    /// Everything after the model answered: new comments stored and posted, the
+    /// summary comment, the rating, the finished round.
+    async fn conclude(
+        &self,
+        task: &ReviewTask,
+        plan: &RoundPlan,
+        results: Vec<FileResult>,
+    ) -> Result<Uuid, Failure> {
+        let RoundPlan {
+            project,
+            platform,
+            diff,
+            review,
+            round,
+            number,
+            head,
+            applied,
+            ..
+        } = plan;
+        let (round, number) = (*round, *number);
         let reviewed = results.len();
         let failed = results.iter().filter(|r| !r.ok).count();
         if reviewed > 0 && failed == reviewed {
             let transient = results.iter().all(|r| r.ai_unavailable);
             let message = format!("all {reviewed} file(s) failed to review");
-            self.finish_failed(&review, round, &head, &message).await?;
+            self.finish_failed(review, round, head, &message).await?;
             return Err(Failure { transient, message });
         }
 
@@ -484,14 +554,7 @@ impl ReviewEngine {
         let mut summary_comment_id = review.summary_comment_id.clone();
         if task.send_to_platform {
             match self
-                .post(
-                    platform.as_ref(),
-                    &project,
-                    task.mr_iid,
-                    &diff,
-                    &fresh,
-                    &ids,
-                )
+                .post(platform.as_ref(), project, task.mr_iid, diff, &fresh, &ids)
                 .await
             {
                 Ok(()) => {}
@@ -518,7 +581,7 @@ impl ReviewEngine {
             summary_comment_id = self
                 .upsert_summary(
                     platform.as_ref(),
-                    &project,
+                    project,
                     task.mr_iid,
                     summary_comment_id,
                     &body,
@@ -535,11 +598,9 @@ impl ReviewEngine {
                 .unwrap_or(i32::MAX),
             summary_comment_id,
             error_message,
-            applied_rule_ids: applied,
+            applied_rule_ids: applied.clone(),
         };
-        self.reviews
-            .finish(review.id, round, &head, outcome)
-            .await?;
+        self.reviews.finish(review.id, round, head, outcome).await?;
         Ok(review.id)
     }
 
