@@ -9,10 +9,10 @@ use std::time::Duration;
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-const HEAD_1: &str = "da1560886d4f094c3e6c9ef40349f7d38b5d27d7";
+pub(crate) const HEAD_1: &str = "da1560886d4f094c3e6c9ef40349f7d38b5d27d7";
 const HEAD_2: &str = "2222222222222222222222222222222222222222";
 
-fn fixture() -> Value {
+pub(crate) fn fixture() -> Value {
     let file = format!(
         "{}/fixtures/webhooks/hostA/merge_request.json",
         env!("CARGO_MANIFEST_DIR")
@@ -20,7 +20,7 @@ fn fixture() -> Value {
     serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
 }
 
-fn mr(head: &str) -> Value {
+pub(crate) fn mr(head: &str) -> Value {
     json!({
         "id": 99, "iid": 1, "title": "Add the runner", "description": "Runs things.", "state": "opened",
         "web_url": "https://gitlab.example.com/group/svc-1/-/merge_requests/1", "source_branch": "runner", "target_branch": "main",
@@ -29,11 +29,11 @@ fn mr(head: &str) -> Value {
     })
 }
 
-fn file(path: &str, diff: &str) -> Value {
+pub(crate) fn file(path: &str, diff: &str) -> Value {
     json!({ "old_path": path, "new_path": path, "new_file": false, "renamed_file": false, "deleted_file": false, "diff": diff })
 }
 
-const APP_DIFF_1: &str =
+pub(crate) const APP_DIFF_1: &str =
     "@@ -1,3 +1,4 @@\n fn main() {\n+    let x = foo().unwrap();\n     run();\n }\n";
 const APP_DIFF_2: &str = "@@ -1,3 +1,6 @@\n fn main() {\n+    let x = foo().unwrap();\n     run();\n+    let y = bar();\n+    drop(y);\n }\n";
 
@@ -57,7 +57,7 @@ async fn mount_mr(gitlab: &FakeGitlab, head: &str, files: Value, priority: u8) {
         .await;
 }
 
-async fn mount_posting(gitlab: &FakeGitlab) {
+pub(crate) async fn mount_posting(gitlab: &FakeGitlab) {
     Mock::given(method("POST"))
         .and(path("/api/v4/projects/1/merge_requests/1/discussions"))
         .respond_with(|req: &Request| {
@@ -79,8 +79,29 @@ async fn mount_posting(gitlab: &FakeGitlab) {
         .await;
 }
 
+/// Any MR of project 1 answers like MR 1 (for tests queueing many MRs).
+pub(crate) async fn mount_any_mr(gitlab: &FakeGitlab) {
+    use wiremock::matchers::path_regex;
+    Mock::given(method("GET"))
+        .and(path_regex(r"^/api/v4/projects/1/merge_requests/\d+$"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(mr(HEAD_1)))
+        .with_priority(10)
+        .mount(&gitlab.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path_regex(r"^/api/v4/projects/1/merge_requests/\d+/diffs$"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!([file("src/app.rs", APP_DIFF_1)]))
+                .insert_header("x-next-page", ""),
+        )
+        .with_priority(10)
+        .mount(&gitlab.server)
+        .await;
+}
+
 /// A GitLab with project 1 and MR 1 at `HEAD_1` changing `src/app.rs`, accepting posts.
-async fn gitlab_with_one_mr() -> FakeGitlab {
+pub(crate) async fn gitlab_with_one_mr() -> FakeGitlab {
     let gitlab = FakeGitlab::start("glpat-pipeline").await;
     gitlab.with_projects(1, "svc").await;
     mount_posting(&gitlab).await;
@@ -137,7 +158,7 @@ async fn app_with_ai(ai: &MockServer, extra: &[(&str, String)]) -> TestApp {
     TestApp::spawn_with(&vars).await
 }
 
-async fn setup_project(app: &TestApp, gitlab: &FakeGitlab) {
+pub(crate) async fn setup_project(app: &TestApp, gitlab: &FakeGitlab) {
     let config = create_host_a_config(app, gitlab).await;
     let root = app.root().await;
     json(
@@ -165,7 +186,7 @@ async fn setup_project(app: &TestApp, gitlab: &FakeGitlab) {
     .await;
 }
 
-async fn send_webhook(app: &TestApp, body: &Value) -> String {
+pub(crate) async fn send_webhook(app: &TestApp, body: &Value) -> String {
     let r = reqwest::Client::new()
         .post(app.url("/api/webhook/hostA"))
         .header("X-Gitlab-Token", "hook-secret-a")
@@ -195,7 +216,7 @@ async fn wait_for(app: &TestApp, task_id: &str) -> Value {
     panic!("task {task_id} did not finish: {task}");
 }
 
-async fn posted(gitlab: &FakeGitlab, http_method: &str, suffix: &str) -> Vec<Value> {
+pub(crate) async fn posted(gitlab: &FakeGitlab, http_method: &str, suffix: &str) -> Vec<Value> {
     gitlab
         .requests()
         .await

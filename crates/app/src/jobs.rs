@@ -5,7 +5,7 @@ use crate::config::Config;
 use crate::logs;
 use crate::scheduler::{Job, Schedule};
 use chrono::{NaiveTime, Utc};
-use reviewd_domain::services::MonitoringService;
+use reviewd_domain::services::{MonitoringService, RunnerService};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -108,4 +108,27 @@ pub fn local(
             }
         })
     }
+}
+
+/// Marks runners silent past `RUNNER_HEARTBEAT_TIMEOUT_MS` offline and gives their
+/// tasks back to the queue; runs every half timeout (at most once a second).
+pub fn runner_sweep(config: &Config, runners: &Arc<RunnerService>) -> Job {
+    let timeout = Duration::from_millis(config.runner_heartbeat_timeout_ms.max(1000));
+    let runners = runners.clone();
+    Job::new(
+        "runners.sweep",
+        Schedule::Every((timeout / 2).max(Duration::from_secs(1))),
+        move || {
+            let runners = runners.clone();
+            async move {
+                let report = runners.sweep(timeout).await.map_err(|e| e.to_string())?;
+                Ok(format!(
+                    "{} runner(s) offline, {} task(s) requeued, {} failed",
+                    report.runners_offline,
+                    report.requeued.len(),
+                    report.failed
+                ))
+            }
+        },
+    )
 }

@@ -123,11 +123,11 @@ impl Scheduler {
             };
             let outcome = match (job.run)().await {
                 Ok(message) => {
-                    tracing::info!(job = job.name, %message, "jobs.succeeded");
+                    tracing::info!(job = job.name, detail = %message, "jobs.succeeded");
                     JobOutcome::Succeeded(message)
                 }
                 Err(message) => {
-                    tracing::error!(job = job.name, %message, "jobs.failed");
+                    tracing::error!(job = job.name, detail = %message, "jobs.failed");
                     JobOutcome::Failed(message)
                 }
             };

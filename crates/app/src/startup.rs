@@ -23,8 +23,8 @@ use reviewd_domain::ports::{
 use reviewd_domain::services::{
     ApiKeyService, ApiTally, AuthService, AuthSettings, CatalogService, EngineSettings,
     HealthService, ManualReviewService, MonitoringService, OAuthSettings, PlatformConfigService,
-    ProjectService, ReviewEngine, ReviewHistory, RootOutcome, SystemResetService, TaskService,
-    UserService, WebhookIntake, WebhookService,
+    ProjectService, ReviewEngine, ReviewHistory, RootOutcome, RunnerService, RunnerSettings,
+    SystemResetService, TaskService, UserService, WebhookIntake, WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{
@@ -34,8 +34,8 @@ use reviewd_queue_redis::{
 use reviewd_store_postgres::{
     PgApiKeyRepository, PgCatalogRepository, PgDataWipe, PgHealthCheckRepository, PgHealthProbe,
     PgJobLedger, PgMonitoringRepository, PgPlatformConfigRepository, PgProjectRepository,
-    PgReviewQueries, PgReviewRepository, PgSessionRepository, PgSettingsRepository,
-    PgTaskRepository, PgUserRepository, run_migrations,
+    PgReviewQueries, PgReviewRepository, PgRunnerRepository, PgSessionRepository,
+    PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
@@ -283,14 +283,27 @@ impl Application {
             Arc::new(HostSampler::new(instance.clone(), started_at)),
             Arc::new(ApiTally::default()),
         ));
+        let runners = Arc::new(RunnerService::new(
+            Arc::new(PgRunnerRepository::new(pool.clone())),
+            Arc::new(PgTaskRepository::new(pool.clone())),
+            tasks.clone(),
+            engine.clone(),
+            projects.clone(),
+            RunnerSettings {
+                task_lease: review_timeout,
+                ai_endpoint: config.provider_a.endpoint.clone(),
+                ai_api_key: config
+                    .provider_a
+                    .api_key
+                    .as_ref()
+                    .map(|k| k.expose().to_owned()),
+            },
+        ));
         if config.periodic_jobs_enabled {
             let interval = crate::jobs::collect_interval(&config);
-            Scheduler::new(
-                Arc::new(PgJobLedger::new(pool.clone())),
-                instance,
-                crate::jobs::shared(&config, &monitoring),
-            )
-            .spawn(
+            let mut jobs = crate::jobs::shared(&config, &monitoring);
+            jobs.push(crate::jobs::runner_sweep(&config, &runners));
+            Scheduler::new(Arc::new(PgJobLedger::new(pool.clone())), instance, jobs).spawn(
                 interval.min(SCHEDULER_TICK),
                 crate::jobs::local(&config, &monitoring),
             );
@@ -317,6 +330,7 @@ impl Application {
             catalog: CatalogService::new(catalog_repo),
             monitoring: monitoring.clone(),
             system_reset,
+            runners,
             health: HealthService::new(
                 Arc::new(PgHealthProbe::new(pool.clone())),
                 health_configs,

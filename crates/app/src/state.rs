@@ -5,7 +5,7 @@ use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
     ApiKeyService, AuthService, CatalogService, HealthService, ManualReviewService,
     MonitoringService, PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory,
-    SystemResetService, TaskService, UserService, WebhookIntake, WebhookService,
+    RunnerService, SystemResetService, TaskService, UserService, WebhookIntake, WebhookService,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -26,6 +26,7 @@ pub struct AppState {
     pub health: HealthService,
     pub monitoring: Arc<MonitoringService>,
     pub system_reset: SystemResetService,
+    pub runners: Arc<RunnerService>,
     pub engine: Arc<ReviewEngine>,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,

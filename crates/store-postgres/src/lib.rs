@@ -18,6 +18,6 @@ pub use pool::{ConnectError, PgPool, connect, ping};
 pub use repos::{
     PgApiKeyRepository, PgCatalogRepository, PgDataWipe, PgHealthCheckRepository, PgJobLedger,
     PgMonitoringRepository, PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries,
-    PgReviewRepository, PgSessionRepository, PgSettingsRepository, PgTaskRepository,
-    PgUserRepository,
+    PgReviewRepository, PgRunnerRepository, PgSessionRepository, PgSettingsRepository,
+    PgTaskRepository, PgUserRepository,
 };

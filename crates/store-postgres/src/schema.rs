@@ -340,6 +340,7 @@ diesel::table! {
         updated_at -> Timestamptz,
         started_at -> Nullable<Timestamptz>,
         completed_at -> Nullable<Timestamptz>,
+        assignment -> Nullable<Jsonb>,
     }
 }
 

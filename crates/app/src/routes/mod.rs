@@ -10,6 +10,7 @@ mod monitoring;
 mod platform_configs;
 mod projects;
 mod reviews;
+mod runners;
 mod serde_helpers;
 mod system;
 mod users;
@@ -33,6 +34,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(projects::configure)
             .configure(catalog::configure)
             .configure(reviews::configure)
+            .configure(runners::configure)
             .configure(webhooks::configure),
     );
 }

@@ -10,6 +10,7 @@ pub mod project;
 pub mod review;
 pub mod review_views;
 pub mod role;
+pub mod runner;
 pub mod secret;
 pub mod session;
 pub mod task;

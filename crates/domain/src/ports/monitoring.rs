@@ -87,9 +87,10 @@ pub enum JobOutcome {
 /// gets the run.
 #[async_trait]
 pub trait JobLedger: Send + Sync {
-    /// Starts a run of `name` unless one started at or after `due_since` (or one is
-    /// still running, younger than `stale_after`); returns the run's id when this
-    /// caller got it.
+    /// Starts a run of `name` unless one succeeded after starting at or after
+    /// `due_since`, or one is still running and younger than `stale_after`; returns
+    /// the run's id when this caller got it. A failed run does not block: the job is
+    /// tried again on the next tick.
     ///
     /// # Errors
     /// Store failures.

@@ -13,6 +13,7 @@ pub mod platform_configs;
 pub mod projects;
 pub mod review_engine;
 pub mod review_history;
+pub mod runners;
 pub mod system_reset;
 pub mod tasks;
 pub mod users;
@@ -33,6 +34,7 @@ pub use platform_configs::{
 pub use projects::{ProjectService, ResolvedProjectConfig, SyncFailure, SyncReport, Workspace};
 pub use review_engine::{EngineSettings, ReviewEngine, RunOutcome};
 pub use review_history::ReviewHistory;
+pub use runners::{RunnerService, RunnerSettings};
 pub use system_reset::SystemResetService;
 pub use tasks::{Enqueued, TaskService};
 pub use users::{NewUserInput, UserService, UserUpdateInput};

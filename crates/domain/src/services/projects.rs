@@ -276,6 +276,31 @@ impl ProjectService {
         Ok((project, platform))
     }
 
+    /// HTTPS clone credentials for the project's repository, from its platform
+    /// config's token (`oauth2` on hostA, `x-access-token` on hostB).
+    ///
+    /// # Errors
+    /// `NotFound` for a vanished config.
+    pub async fn clone_credentials(
+        &self,
+        project: &Project,
+    ) -> Result<Option<crate::model::runner::CloneCredentials>, ServiceError> {
+        let config = self
+            .configs
+            .get(project.platform_config_id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "platform config"))?;
+        Ok(config
+            .access_token
+            .map(|token| crate::model::runner::CloneCredentials {
+                username: match project.platform_type {
+                    crate::model::PlatformType::HostA => "oauth2".to_owned(),
+                    crate::model::PlatformType::HostB => "x-access-token".to_owned(),
+                },
+                password: token.expose().to_owned(),
+            }))
+    }
+
     /// # Errors
     /// `NotFound`; platform failures.
     pub async fn platform_details(&self, id: Uuid) -> Result<PlatformProject, ServiceError> {

@@ -107,6 +107,21 @@ impl TaskService {
         Ok(queued)
     }
 
+    /// Queues a task again that is `queued` in Postgres but has no live message
+    /// (given back by a runner).
+    ///
+    /// # Errors
+    /// `Unavailable` when the queue store is down (the orphan sweep queues it later).
+    pub async fn push_again(&self, id: Uuid) -> Result<(), ServiceError> {
+        let stream_id = self
+            .queue
+            .push(id)
+            .await
+            .map_err(|e| ServiceError::Unavailable(e.to_string()))?;
+        self.tasks.set_stream_id(id, &stream_id).await?;
+        Ok(())
+    }
+
     /// Messages waiting or in flight on the queue.
     ///
     /// # Errors

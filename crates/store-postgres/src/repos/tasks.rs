@@ -28,7 +28,7 @@ const ACTIVE: [&str; 4] = ["pending", "queued", "processing", "in_progress"];
 
 #[derive(Debug, Queryable, Selectable)]
 #[diesel(table_name = review_tasks, check_for_backend(diesel::pg::Pg))]
-struct TaskRow {
+pub(crate) struct TaskRow {
     id: Uuid,
     triggered_by: String,
     project_id: Uuid,

@@ -1,0 +1,235 @@
+//! Runners: agents that register, heartbeat, claim review tasks and submit results.
+
+use crate::model::diff::ChangeType;
+use crate::review::rating::Severity;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunnerStatus {
+    Online,
+    Busy,
+    Offline,
+}
+
+impl RunnerStatus {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Online => "online",
+            Self::Busy => "busy",
+            Self::Offline => "offline",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "online" => Some(Self::Online),
+            "busy" => Some(Self::Busy),
+            "offline" => Some(Self::Offline),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Runner {
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    pub status: RunnerStatus,
+    pub current_jobs: i32,
+    pub max_concurrent_jobs: i32,
+    pub total_jobs_completed: i64,
+    pub total_jobs_failed: i64,
+    pub tags: Vec<String>,
+    pub last_heartbeat: Option<DateTime<Utc>>,
+    pub registered_at: DateTime<Utc>,
+}
+
+/// What `POST /api/runners/register` carries in its headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunnerRegistration {
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    pub max_concurrent_jobs: i32,
+    pub tags: Vec<String>,
+    /// The API key the runner authenticated with.
+    pub api_key_id: Option<Uuid>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunnerPhase {
+    Preparing,
+    Cloning,
+    Reviewing,
+    Submitting,
+}
+
+impl RunnerPhase {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Preparing => "preparing",
+            Self::Cloning => "cloning",
+            Self::Reviewing => "reviewing",
+            Self::Submitting => "submitting",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "preparing" => Some(Self::Preparing),
+            "cloning" => Some(Self::Cloning),
+            "reviewing" => Some(Self::Reviewing),
+            "submitting" => Some(Self::Submitting),
+            _ => None,
+        }
+    }
+}
+
+/// A file a runner is asked to review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssignedFile {
+    pub file_id: Uuid,
+    pub file_path: String,
+    pub old_path: Option<String>,
+    pub change_type: ChangeType,
+}
+
+/// The round a claimed task was given, kept on the task until its result arrives
+/// (any replica may receive it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunnerAssignment {
+    pub review_id: Uuid,
+    pub round_id: Uuid,
+    pub round_number: i32,
+    pub base_sha: String,
+    pub head_sha: String,
+    pub files: Vec<AssignedFile>,
+    pub applied_rule_ids: Vec<String>,
+}
+
+/// Outcome of a runner task (and of each file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunnerOutcome {
+    Success,
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunnerComment {
+    pub line: i64,
+    pub severity: Severity,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunnerFileResult {
+    pub file_path: String,
+    pub status: RunnerOutcome,
+    pub comments: Vec<RunnerComment>,
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunnerMetrics {
+    pub duration_ms: u64,
+    pub container_prepare_ms: u64,
+    pub clone_ms: u64,
+    pub review_ms: u64,
+    pub submit_ms: u64,
+    #[serde(default)]
+    pub tokens_used: Option<u64>,
+}
+
+/// The body of `POST /api/runners/tasks/:id/result`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunnerResult {
+    pub runner_id: String,
+    pub status: RunnerOutcome,
+    pub files: Vec<RunnerFileResult>,
+    pub total_comments: u64,
+    #[serde(default)]
+    pub rating: Option<String>,
+    pub metrics: RunnerMetrics,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub logs: Option<Vec<String>>,
+}
+
+/// Credentials for cloning over HTTPS, valid for the task's platform.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CloneCredentials {
+    pub username: String,
+    pub password: String,
+}
+
+/// The AI configuration a runner reviews with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunnerAiConfig {
+    pub provider: String,
+    pub endpoint: Option<String>,
+    pub api_key: Option<String>,
+    pub model: String,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f64>,
+    pub max_diff_chars: usize,
+}
+
+/// A rule as a runner applies it (the same matching as the server's engine).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunnerRule {
+    pub id: Uuid,
+    pub rule_name: String,
+    pub instructions: String,
+    pub file_type_patterns: Vec<String>,
+    pub file_path_patterns: Vec<String>,
+    pub priority: i32,
+}
+
+/// A task as a runner receives it from `GET /api/runners/tasks/pending`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimedTask {
+    pub id: Uuid,
+    pub review_id: Uuid,
+    pub project_id: Uuid,
+    pub project_path: String,
+    pub mr_iid: i64,
+    pub mr_title: String,
+    pub mr_description: Option<String>,
+    pub repository_url: String,
+    pub clone_credentials: Option<CloneCredentials>,
+    pub source_branch: String,
+    pub target_branch: String,
+    pub base_sha: String,
+    pub commit_sha: String,
+    pub files: Vec<AssignedFile>,
+    pub system_prompt: String,
+    pub rules: Vec<RunnerRule>,
+    pub ai: RunnerAiConfig,
+    pub attempt: i32,
+    pub timeout_ms: u64,
+}

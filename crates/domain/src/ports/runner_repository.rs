@@ -1,0 +1,145 @@
+use super::RepoError;
+use crate::model::ReviewTask;
+use crate::model::runner::{
+    Runner, RunnerAssignment, RunnerOutcome, RunnerPhase, RunnerRegistration, RunnerStatus,
+};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+/// A task a runner holds, with the round it was given.
+#[derive(Debug, Clone)]
+pub struct HeldTask {
+    pub task: ReviewTask,
+    pub runner_id: String,
+    pub assignment: Option<RunnerAssignment>,
+}
+
+/// What a sweep of silent runners did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SweepReport {
+    pub runners_offline: u64,
+    /// Tasks given back to the queue (their ids, to be queued again).
+    pub requeued: Vec<Uuid>,
+    /// Tasks out of attempts, failed.
+    pub failed: u64,
+}
+
+/// Runners and the tasks they hold. Every transition of a held task is guarded by
+/// the holder, so a late or repeated call changes nothing.
+#[async_trait]
+pub trait RunnerRepository: Send + Sync {
+    /// Creates the runner or updates its fields (an existing id keeps its counters).
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn upsert(&self, registration: &RunnerRegistration) -> Result<Runner, RepoError>;
+
+    /// # Errors
+    /// `NotFound` for an unknown runner.
+    async fn heartbeat(
+        &self,
+        id: &str,
+        status: RunnerStatus,
+        current_jobs: i32,
+    ) -> Result<Runner, RepoError>;
+
+    /// # Errors
+    /// `NotFound`.
+    async fn get(&self, id: &str) -> Result<Runner, RepoError>;
+
+    /// Runners, the latest heartbeat first (never-seen last).
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn list(&self) -> Result<Vec<Runner>, RepoError>;
+
+    /// Marks the runner offline and gives its held tasks back to the queue (or fails
+    /// those out of attempts).
+    ///
+    /// # Errors
+    /// `NotFound`.
+    async fn deregister(&self, id: &str) -> Result<SweepReport, RepoError>;
+
+    /// Atomically claims up to `limit` queued tasks whose required tags the runner
+    /// has, within its free capacity; marks them `processing` for this runner.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown runner.
+    async fn claim(
+        &self,
+        runner_id: &str,
+        limit: u32,
+        lease: std::time::Duration,
+    ) -> Result<Vec<ReviewTask>, RepoError>;
+
+    /// # Errors
+    /// Store failures.
+    async fn save_assignment(
+        &self,
+        task_id: Uuid,
+        assignment: &RunnerAssignment,
+    ) -> Result<(), RepoError>;
+
+    /// The task if a runner holds it (`processing`, claimed by a runner).
+    ///
+    /// # Errors
+    /// `NotFound` when no runner holds it.
+    async fn held(&self, task_id: Uuid) -> Result<HeldTask, RepoError>;
+
+    /// # Errors
+    /// `NotFound` when `runner_id` does not hold the task.
+    async fn set_phase(
+        &self,
+        task_id: Uuid,
+        runner_id: &str,
+        phase: RunnerPhase,
+    ) -> Result<(), RepoError>;
+
+    /// Appends lines after the task's last one; returns the task's line count.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn append_logs(&self, task_id: Uuid, lines: &[String]) -> Result<u64, RepoError>;
+
+    /// The task's log lines in order.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn logs(&self, task_id: Uuid) -> Result<Vec<(i32, String, DateTime<Utc>)>, RepoError>;
+
+    /// Moves a held task to `in_progress` (result received, being concluded): the
+    /// one call that wins; a second result finds it no longer held.
+    ///
+    /// # Errors
+    /// `NotFound` when `runner_id` does not hold the task.
+    async fn accept_result(
+        &self,
+        task_id: Uuid,
+        runner_id: &str,
+        result: &serde_json::Value,
+        metrics: &serde_json::Value,
+    ) -> Result<(), RepoError>;
+
+    /// Updates the runner's counters for a finished task of its.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn count_finished(
+        &self,
+        runner_id: &str,
+        outcome: RunnerOutcome,
+    ) -> Result<(), RepoError>;
+
+    /// Gives a claimed task back to the queue (claim-time preparation failed).
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn release(&self, task_id: Uuid, runner_id: &str, error: &str) -> Result<(), RepoError>;
+
+    /// Marks runners silent since `silent_before` offline and gives their tasks back.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn sweep_silent(&self, silent_before: DateTime<Utc>) -> Result<SweepReport, RepoError>;
+}

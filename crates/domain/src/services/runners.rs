@@ -1,0 +1,438 @@
+//! The runner protocol: registration, heartbeats, atomic claims, phases, logs and
+//! results. A claim prepares the round on the server (the same `begin_round` as the
+//! server's workers); a result is concluded by the same engine code, so a runner's
+//! review posts, deduplicates and rates exactly like the server's own.
+
+use super::ServiceError;
+use super::review_engine::{Assigned, ReviewEngine};
+use super::tasks::TaskService;
+use crate::model::runner::{
+    ClaimedTask, Runner, RunnerAiConfig, RunnerOutcome, RunnerPhase, RunnerRegistration,
+    RunnerResult, RunnerRule, RunnerStatus,
+};
+use crate::ports::{HeldTask, RepoError, RunnerRepository, SweepReport, TaskRepository};
+use chrono::{DateTime, Utc};
+use std::sync::Arc;
+use std::time::Duration;
+use uuid::Uuid;
+
+/// Most lines one log call may append.
+pub const MAX_LOG_LINES: usize = 200;
+/// Most tasks one claim may take.
+pub const MAX_CLAIM: u32 = 50;
+
+#[derive(Debug, Clone)]
+pub struct RunnerSettings {
+    /// How long a claimed task is presumed alive without news (`REVIEW_TIMEOUT_MINUTES`).
+    pub task_lease: Duration,
+    /// The AI endpoint and key runners review with (the server's provider).
+    pub ai_endpoint: Option<String>,
+    pub ai_api_key: Option<String>,
+}
+
+pub struct RunnerService {
+    runners: Arc<dyn RunnerRepository>,
+    tasks: Arc<dyn TaskRepository>,
+    task_service: Arc<TaskService>,
+    engine: Arc<ReviewEngine>,
+    projects: Arc<super::ProjectService>,
+    settings: RunnerSettings,
+}
+
+fn not_held(task_id: Uuid) -> ServiceError {
+    ServiceError::Conflict(format!(
+        "task {task_id} is not held by this runner (never claimed by it, already finished or given back)"
+    ))
+}
+
+impl RunnerService {
+    pub fn new(
+        runners: Arc<dyn RunnerRepository>,
+        tasks: Arc<dyn TaskRepository>,
+        task_service: Arc<TaskService>,
+        engine: Arc<ReviewEngine>,
+        projects: Arc<super::ProjectService>,
+        settings: RunnerSettings,
+    ) -> Self {
+        Self {
+            runners,
+            tasks,
+            task_service,
+            engine,
+            projects,
+            settings,
+        }
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn register(
+        &self,
+        registration: &RunnerRegistration,
+    ) -> Result<Runner, ServiceError> {
+        let runner = self.runners.upsert(registration).await?;
+        tracing::info!(runner.id = %runner.id, tags = ?runner.tags, "runner.registered");
+        Ok(runner)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown runner.
+    pub async fn heartbeat(
+        &self,
+        id: &str,
+        status: RunnerStatus,
+        current_jobs: i32,
+    ) -> Result<Runner, ServiceError> {
+        self.runners
+            .heartbeat(id, status, current_jobs)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "runner"))
+    }
+
+    /// # Errors
+    /// `NotFound`.
+    pub async fn get(&self, id: &str) -> Result<Runner, ServiceError> {
+        self.runners
+            .get(id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "runner"))
+    }
+
+    /// # Errors
+    /// Store failures.
+    pub async fn list(&self) -> Result<Vec<Runner>, ServiceError> {
+        Ok(self.runners.list().await?)
+    }
+
+    /// Marks the runner offline; its tasks go back to the queue at once.
+    ///
+    /// # Errors
+    /// `NotFound`.
+    pub async fn deregister(&self, id: &str) -> Result<Runner, ServiceError> {
+        let report = self
+            .runners
+            .deregister(id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "runner"))?;
+        self.requeue(&report).await;
+        tracing::info!(runner.id = %id, requeued = report.requeued.len(), "runner.deregistered");
+        self.get(id).await
+    }
+
+    /// Claims up to `limit` tasks for the runner and prepares each one's round. A task
+    /// whose preparation fails transiently goes back to the queue; one whose head was
+    /// already reviewed completes without the runner.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown runner; store failures.
+    pub async fn claim(
+        &self,
+        runner_id: &str,
+        limit: u32,
+    ) -> Result<Vec<ClaimedTask>, ServiceError> {
+        let tasks = self
+            .runners
+            .claim(
+                runner_id,
+                limit.clamp(1, MAX_CLAIM),
+                self.settings.task_lease,
+            )
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "runner"))?;
+        let mut claimed = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            match self.engine.assign(&task).await {
+                Ok(Assigned::Round(round)) => {
+                    self.runners
+                        .save_assignment(task.id, &round.assignment)
+                        .await?;
+                    let project = &round.project;
+                    let credentials = self.projects.clone_credentials(project).await?;
+                    let rules = round
+                        .rules
+                        .iter()
+                        .map(|r| RunnerRule {
+                            id: r.id,
+                            rule_name: r.rule_name.clone(),
+                            instructions: r.instructions.clone(),
+                            file_type_patterns: r.file_type_patterns.clone(),
+                            file_path_patterns: r.file_path_patterns.clone(),
+                            priority: r.priority,
+                        })
+                        .collect();
+                    tracing::info!(task.id = %task.id, runner.id = %runner_id, files = round.assignment.files.len(), "runner.task_claimed");
+                    claimed.push(ClaimedTask {
+                        id: task.id,
+                        review_id: round.assignment.review_id,
+                        project_id: project.id,
+                        project_path: project.full_path.clone(),
+                        mr_iid: task.mr_iid,
+                        mr_title: round.mr.title.clone(),
+                        mr_description: round.mr.description.clone(),
+                        repository_url: repository_url(&project.web_url),
+                        clone_credentials: credentials,
+                        source_branch: round.mr.source_branch.clone(),
+                        target_branch: round.mr.target_branch.clone(),
+                        base_sha: round.assignment.base_sha.clone(),
+                        commit_sha: round.assignment.head_sha.clone(),
+                        files: round.assignment.files.clone(),
+                        system_prompt: round.system_prompt.clone(),
+                        rules,
+                        ai: RunnerAiConfig {
+                            provider: round.provider.clone(),
+                            endpoint: self.settings.ai_endpoint.clone(),
+                            api_key: self.settings.ai_api_key.clone(),
+                            model: round.settings.model.clone(),
+                            max_tokens: round.settings.max_tokens,
+                            temperature: round.settings.temperature,
+                            max_diff_chars: round.settings.max_diff_chars,
+                        },
+                        attempt: task.attempts,
+                        timeout_ms: u64::try_from(self.settings.task_lease.as_millis())
+                            .unwrap_or(u64::MAX),
+                    });
+                }
+                Ok(Assigned::AlreadyReviewed(review_id)) => {
+                    self.tasks.complete(task.id, Some(review_id)).await?;
+                    self.runners
+                        .count_finished(runner_id, RunnerOutcome::Success)
+                        .await?;
+                }
+                Err(f) if f.transient => {
+                    tracing::warn!(task.id = %task.id, error = %f.message, "runner.prepare_failed");
+                    self.runners.release(task.id, runner_id, &f.message).await?;
+                }
+                Err(f) => {
+                    self.tasks.fail(task.id, &f.message).await?;
+                    self.runners
+                        .count_finished(runner_id, RunnerOutcome::Failed)
+                        .await?;
+                }
+            }
+        }
+        Ok(claimed)
+    }
+
+    /// The task if a runner holds it (and, when named, that runner).
+    async fn held_by(
+        &self,
+        task_id: Uuid,
+        runner_id: Option<&str>,
+    ) -> Result<HeldTask, ServiceError> {
+        let held = match self.runners.held(task_id).await {
+            Ok(h) => h,
+            Err(RepoError::NotFound) => {
+                // Unknown id (404) versus a task no runner holds now (409).
+                self.tasks
+                    .get(task_id)
+                    .await
+                    .map_err(|e| ServiceError::from_repo(e, "task"))?;
+                return Err(not_held(task_id));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if runner_id.is_some_and(|r| r != held.runner_id) {
+            return Err(not_held(task_id));
+        }
+        Ok(held)
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown task; `Conflict` when no runner holds it.
+    pub async fn set_phase(&self, task_id: Uuid, phase: RunnerPhase) -> Result<(), ServiceError> {
+        let held = self.held_by(task_id, None).await?;
+        self.runners
+            .set_phase(task_id, &held.runner_id, phase)
+            .await
+            .map_err(|_| not_held(task_id))?;
+        tracing::info!(task.id = %task_id, phase = phase.as_str(), "runner.task_phase");
+        Ok(())
+    }
+
+    /// Appends 1 to 200 lines to the task's log.
+    ///
+    /// # Errors
+    /// `Invalid` for an empty or too long batch; `NotFound`/`Conflict` as above.
+    pub async fn append_logs(&self, task_id: Uuid, lines: &[String]) -> Result<u64, ServiceError> {
+        check_log_batch(lines)?;
+        self.held_by(task_id, None).await?;
+        Ok(self.runners.append_logs(task_id, lines).await?)
+    }
+
+    /// The task's log lines.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn logs(
+        &self,
+        task_id: Uuid,
+    ) -> Result<Vec<(i32, String, DateTime<Utc>)>, ServiceError> {
+        Ok(self.runners.logs(task_id).await?)
+    }
+
+    /// Records a runner's result once and concludes the review with it.
+    ///
+    /// # Errors
+    /// `Invalid` for inconsistent counts; `NotFound`; `Conflict` when the runner does
+    /// not hold the task (a second result included).
+    pub async fn submit_result(
+        &self,
+        task_id: Uuid,
+        result: &RunnerResult,
+    ) -> Result<(), ServiceError> {
+        let counted: usize = result.files.iter().map(|f| f.comments.len()).sum();
+        if u64::try_from(counted).unwrap_or(u64::MAX) != result.total_comments {
+            return Err(ServiceError::Invalid(vec![super::FieldError::new(
+                "totalComments",
+                format!(
+                    "is {} but the files carry {counted} comment(s)",
+                    result.total_comments
+                ),
+            )]));
+        }
+        let held = self.held_by(task_id, Some(&result.runner_id)).await?;
+        let body =
+            serde_json::to_value(result).map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let metrics = serde_json::to_value(&result.metrics)
+            .map_err(|e| ServiceError::Internal(e.to_string()))?;
+        self.runners
+            .accept_result(task_id, &result.runner_id, &body, &metrics)
+            .await
+            .map_err(|_| not_held(task_id))?;
+        if let Some(lines) = result.logs.as_deref().filter(|l| !l.is_empty()) {
+            for batch in lines.chunks(MAX_LOG_LINES) {
+                self.runners.append_logs(task_id, batch).await?;
+            }
+        }
+        self.runners
+            .count_finished(&result.runner_id, result.status)
+            .await?;
+        let task = held.task;
+        let Some(assignment) = held.assignment else {
+            self.tasks
+                .fail(task_id, "the task was claimed without a round")
+                .await?;
+            return Ok(());
+        };
+        if result.status == RunnerOutcome::Failed {
+            let message = result
+                .error
+                .clone()
+                .unwrap_or_else(|| "the runner reported a failure".to_owned());
+            self.engine.fail_runner_round(&assignment, &message).await?;
+            return self.retry_or_fail(&task, &message).await;
+        }
+        match self
+            .engine
+            .conclude_runner(&task, &assignment, result)
+            .await
+        {
+            Ok(review_id) => {
+                self.tasks.complete(task_id, Some(review_id)).await?;
+                tracing::info!(task.id = %task_id, review.id = %review_id, runner.id = %result.runner_id, "runner.task_completed");
+                Ok(())
+            }
+            Err(f) if f.transient => self.retry_or_fail(&task, &f.message).await,
+            Err(f) => {
+                self.tasks.fail(task_id, &f.message).await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Another attempt while attempts remain (bounded), else failed.
+    async fn retry_or_fail(
+        &self,
+        task: &crate::model::ReviewTask,
+        message: &str,
+    ) -> Result<(), ServiceError> {
+        if task.attempts < task.max_attempts {
+            self.tasks.requeue(task.id, message).await?;
+            self.task_service.push_again(task.id).await?;
+            tracing::warn!(task.id = %task.id, attempt = task.attempts, error = %message, "runner.task_retrying");
+        } else {
+            self.tasks.fail(task.id, message).await?;
+            tracing::error!(task.id = %task.id, error = %message, "runner.task_failed");
+        }
+        Ok(())
+    }
+
+    /// Marks runners silent for `timeout` offline; their tasks go back to the queue
+    /// (or fail when out of attempts).
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn sweep(&self, timeout: Duration) -> Result<SweepReport, ServiceError> {
+        let before =
+            Utc::now() - chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX);
+        let report = self.runners.sweep_silent(before).await?;
+        self.requeue(&report).await;
+        if report.runners_offline > 0 || !report.requeued.is_empty() {
+            tracing::warn!(
+                offline = report.runners_offline,
+                requeued = report.requeued.len(),
+                failed = report.failed,
+                "runners.swept"
+            );
+        }
+        Ok(report)
+    }
+
+    async fn requeue(&self, report: &SweepReport) {
+        for id in &report.requeued {
+            if let Err(e) = self.task_service.push_again(*id).await {
+                // The task is `queued` in Postgres: runners still see it, and the
+                // orphan sweep queues it for the server's workers.
+                tracing::warn!(task.id = %id, error = %e, "runner.requeue_push_failed");
+            }
+        }
+    }
+}
+
+/// `https://host/group/project` → `https://host/group/project.git`.
+fn repository_url(web_url: &str) -> String {
+    let base = web_url.trim_end_matches('/');
+    if base.ends_with(".git") || base.starts_with("file://") || base.starts_with('/') {
+        base.to_owned()
+    } else {
+        format!("{base}.git")
+    }
+}
+
+fn check_log_batch(lines: &[String]) -> Result<(), ServiceError> {
+    if lines.is_empty() || lines.len() > MAX_LOG_LINES {
+        return Err(ServiceError::Invalid(vec![super::FieldError::new(
+            "logs",
+            format!("must hold 1 to {MAX_LOG_LINES} lines, not {}", lines.len()),
+        )]));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repository_urls_end_in_git_except_local_paths() {
+        assert_eq!(
+            repository_url("https://gitlab.example.com/g/p"),
+            "https://gitlab.example.com/g/p.git"
+        );
+        assert_eq!(
+            repository_url("https://github.com/o/r/"),
+            "https://github.com/o/r.git"
+        );
+        assert_eq!(
+            repository_url("file:///srv/git/r.git"),
+            "file:///srv/git/r.git"
+        );
+    }
+
+    #[test]
+    fn log_batches_hold_one_to_two_hundred_lines() {
+        assert!(check_log_batch(&[]).is_err());
+        assert!(check_log_batch(&vec!["x".to_owned(); 200]).is_ok());
+        assert!(check_log_batch(&vec!["x".to_owned(); 201]).is_err());
+    }
+}

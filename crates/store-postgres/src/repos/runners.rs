@@ -1,0 +1,557 @@
+use super::conn;
+use super::tasks::TaskRow;
+use crate::PgPool;
+use crate::error::{corrupt, map_diesel_error};
+use crate::schema::{review_task_logs, review_tasks, runners};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Integer, Text, Timestamptz};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use reviewd_domain::model::ReviewTask;
+use reviewd_domain::model::runner::{
+    Runner, RunnerAssignment, RunnerOutcome, RunnerPhase, RunnerRegistration, RunnerStatus,
+};
+use reviewd_domain::ports::{HeldTask, RepoError, RunnerRepository, SweepReport};
+use uuid::Uuid;
+
+pub struct PgRunnerRepository {
+    pool: PgPool,
+}
+
+impl PgRunnerRepository {
+    #[must_use]
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+type RunnerRow = (
+    String,
+    String,
+    String,
+    String,
+    i32,
+    i32,
+    i64,
+    i64,
+    Vec<String>,
+    Option<DateTime<Utc>>,
+    DateTime<Utc>,
+);
+
+macro_rules! runner_columns {
+    () => {
+        (
+            runners::id,
+            runners::name,
+            runners::version,
+            runners::status,
+            runners::current_jobs,
+            runners::max_concurrent_jobs,
+            runners::total_jobs_completed,
+            runners::total_jobs_failed,
+            runners::tags,
+            runners::last_heartbeat,
+            runners::registered_at,
+        )
+    };
+}
+
+fn to_runner(r: RunnerRow) -> Result<Runner, RepoError> {
+    Ok(Runner {
+        status: RunnerStatus::parse(&r.3)
+            .ok_or_else(|| corrupt(format!("runner {}: status `{}`", r.0, r.3)))?,
+        id: r.0,
+        name: r.1,
+        version: r.2,
+        current_jobs: r.4,
+        max_concurrent_jobs: r.5,
+        total_jobs_completed: r.6,
+        total_jobs_failed: r.7,
+        tags: r.8,
+        last_heartbeat: r.9,
+        registered_at: r.10,
+    })
+}
+
+#[derive(QueryableByName)]
+struct IdRow {
+    #[diesel(sql_type = diesel::sql_types::Uuid)]
+    id: Uuid,
+    #[diesel(sql_type = Text)]
+    outcome: String,
+}
+
+/// Gives the `processing` tasks of the runners matched by `runner_filter` back to the
+/// queue (attempts left) or fails them, in one statement.
+async fn release_tasks_of(
+    conn: &mut AsyncPgConnection,
+    runner_filter: &str,
+    bind: &str,
+    reason: &str,
+) -> Result<SweepReport, diesel::result::Error> {
+    let rows: Vec<IdRow> = diesel::sql_query(format!(
+        "UPDATE review_tasks t SET
+            status = CASE WHEN t.attempts < t.max_attempts THEN 'queued' ELSE 'failed' END,
+            error_message = $2,
+            runner_id = NULL, runner_phase = NULL, lease_expires_at = NULL, assignment = NULL,
+            stream_message_id = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE t.stream_message_id END,
+            dedup_key = CASE WHEN t.attempts < t.max_attempts THEN t.dedup_key ELSE NULL END,
+            completed_at = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE now() END
+          WHERE t.status = 'processing' AND t.runner_id IN ({runner_filter})
+          RETURNING t.id, t.status AS outcome"
+    ))
+    .bind::<Text, _>(bind)
+    .bind::<Text, _>(reason)
+    .load(conn)
+    .await?;
+    let mut report = SweepReport::default();
+    for row in rows {
+        if row.outcome == "queued" {
+            report.requeued.push(row.id);
+        } else {
+            report.failed += 1;
+        }
+    }
+    Ok(report)
+}
+
+#[async_trait]
+impl RunnerRepository for PgRunnerRepository {
+    async fn upsert(&self, r: &RunnerRegistration) -> Result<Runner, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let now = Utc::now();
+        let row: RunnerRow = diesel::insert_into(runners::table)
+            .values((
+                runners::id.eq(&r.id),
+                runners::name.eq(&r.name),
+                runners::version.eq(&r.version),
+                runners::status.eq("online"),
+                runners::max_concurrent_jobs.eq(r.max_concurrent_jobs),
+                runners::tags.eq(&r.tags),
+                runners::api_key_id.eq(r.api_key_id),
+                runners::last_heartbeat.eq(now),
+            ))
+            .on_conflict(runners::id)
+            .do_update()
+            .set((
+                runners::name.eq(&r.name),
+                runners::version.eq(&r.version),
+                runners::status.eq("online"),
+                runners::max_concurrent_jobs.eq(r.max_concurrent_jobs),
+                runners::tags.eq(&r.tags),
+                runners::api_key_id.eq(r.api_key_id),
+                runners::last_heartbeat.eq(now),
+            ))
+            .returning(runner_columns!())
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        to_runner(row)
+    }
+
+    async fn heartbeat(
+        &self,
+        id: &str,
+        status: RunnerStatus,
+        current_jobs: i32,
+    ) -> Result<Runner, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let row: Option<RunnerRow> = diesel::update(runners::table.find(id))
+            .set((
+                runners::status.eq(status.as_str()),
+                runners::current_jobs.eq(current_jobs),
+                runners::last_heartbeat.eq(Utc::now()),
+            ))
+            .returning(runner_columns!())
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        // A heartbeat keeps the runner's tasks alive too.
+        if row.is_some() {
+            diesel::update(
+                review_tasks::table
+                    .filter(review_tasks::runner_id.eq(id))
+                    .filter(review_tasks::status.eq("processing")),
+            )
+            .set(review_tasks::heartbeat_at.eq(Utc::now()))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        }
+        to_runner(row.ok_or(RepoError::NotFound)?)
+    }
+
+    async fn get(&self, id: &str) -> Result<Runner, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let row: RunnerRow = runners::table
+            .find(id)
+            .select(runner_columns!())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?
+            .ok_or(RepoError::NotFound)?;
+        to_runner(row)
+    }
+
+    async fn list(&self) -> Result<Vec<Runner>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let rows: Vec<RunnerRow> = runners::table
+            .order((runners::last_heartbeat.desc().nulls_last(), runners::id))
+            .select(runner_columns!())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter().map(to_runner).collect()
+    }
+
+    async fn deregister(&self, id: &str) -> Result<SweepReport, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let id = id.to_owned();
+        conn.transaction(async move |conn| {
+            let n = diesel::update(runners::table.find(&id))
+                .set((runners::status.eq("offline"), runners::current_jobs.eq(0)))
+                .execute(conn)
+                .await?;
+            if n == 0 {
+                return Err(diesel::result::Error::NotFound);
+            }
+            let mut report = release_tasks_of(conn, "$1", &id, "the runner went offline").await?;
+            report.runners_offline = 1;
+            Ok(report)
+        })
+        .await
+        .map_err(map_diesel_error)
+    }
+
+    async fn claim(
+        &self,
+        runner_id: &str,
+        limit: u32,
+        lease: std::time::Duration,
+    ) -> Result<Vec<ReviewTask>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let runner_id = runner_id.to_owned();
+        let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+        let ids: Vec<Uuid> = conn
+            .transaction(async move |conn| {
+                // The runner's row lock serialises its own concurrent polls, so its
+                // capacity is counted once; other runners' claims proceed in parallel.
+                #[derive(QueryableByName)]
+                struct Capacity {
+                    #[diesel(sql_type = Integer)]
+                    free: i32,
+                }
+                let capacity: Option<Capacity> = diesel::sql_query(
+                    "SELECT r.max_concurrent_jobs - (SELECT count(*)::int FROM review_tasks
+                              WHERE runner_id = r.id AND status IN ('processing', 'in_progress')) AS free
+                       FROM runners r WHERE r.id = $1 FOR UPDATE",
+                )
+                .bind::<Text, _>(&runner_id)
+                .get_result(conn)
+                .await
+                .optional()?;
+                let Some(capacity) = capacity else {
+                    return Err(diesel::result::Error::NotFound);
+                };
+                let take = i64::from(capacity.free.max(0)).min(i64::from(limit));
+                if take == 0 {
+                    return Ok(Vec::new());
+                }
+                #[derive(QueryableByName)]
+                struct Claimed {
+                    #[diesel(sql_type = diesel::sql_types::Uuid)]
+                    id: Uuid,
+                }
+                // SKIP LOCKED: runners polling at once take different rows, never the same.
+                let claimed: Vec<Claimed> = diesel::sql_query(
+                    "UPDATE review_tasks SET status = 'processing', runner_id = $1, runner_phase = NULL,
+                            attempts = attempts + 1, claimed_at = now(), heartbeat_at = now(),
+                            started_at = COALESCE(started_at, now()),
+                            lease_expires_at = now() + ($3 * interval '1 millisecond')
+                      WHERE id IN (
+                        SELECT t.id FROM review_tasks t
+                         WHERE t.status = 'queued'
+                           AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
+                           AND NOT EXISTS (SELECT 1 FROM review_tasks o
+                                            WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
+                                              AND o.status IN ('processing', 'in_progress'))
+                         ORDER BY t.created_at
+                         LIMIT $2 FOR UPDATE SKIP LOCKED)
+                      RETURNING id",
+                )
+                .bind::<Text, _>(&runner_id)
+                .bind::<BigInt, _>(take)
+                .bind::<BigInt, _>(lease_ms)
+                .load(conn)
+                .await?;
+                if !claimed.is_empty() {
+                    diesel::sql_query(
+                        "UPDATE runners SET current_jobs = current_jobs + $2, last_heartbeat = now(),
+                                status = CASE WHEN current_jobs + $2 >= max_concurrent_jobs THEN 'busy' ELSE 'online' END
+                          WHERE id = $1",
+                    )
+                    .bind::<Text, _>(&runner_id)
+                    .bind::<Integer, _>(i32::try_from(claimed.len()).unwrap_or(i32::MAX))
+                    .execute(conn)
+                    .await?;
+                }
+                Ok(claimed.into_iter().map(|c| c.id).collect())
+            })
+            .await
+            .map_err(map_diesel_error)?;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<TaskRow> = review_tasks::table
+            .filter(review_tasks::id.eq_any(&ids))
+            .order(review_tasks::created_at)
+            .select(TaskRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter().map(ReviewTask::try_from).collect()
+    }
+
+    async fn save_assignment(
+        &self,
+        task_id: Uuid,
+        assignment: &RunnerAssignment,
+    ) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let value = serde_json::to_value(assignment).map_err(|e| RepoError::Other(e.into()))?;
+        diesel::update(review_tasks::table.find(task_id))
+            .set((
+                review_tasks::assignment.eq(value),
+                review_tasks::review_id.eq(assignment.review_id),
+                review_tasks::head_sha.eq(&assignment.head_sha),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+
+    async fn held(&self, task_id: Uuid) -> Result<HeldTask, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let row: Option<(TaskRow, Option<String>, Option<serde_json::Value>)> = review_tasks::table
+            .find(task_id)
+            .filter(review_tasks::status.eq("processing"))
+            .filter(review_tasks::runner_id.is_not_null())
+            .select((
+                TaskRow::as_select(),
+                review_tasks::runner_id,
+                review_tasks::assignment,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        let (row, runner_id, assignment) = row.ok_or(RepoError::NotFound)?;
+        let assignment = assignment
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(|e| corrupt(format!("task {task_id}: assignment: {e}")))?;
+        Ok(HeldTask {
+            task: row.try_into()?,
+            runner_id: runner_id.unwrap_or_default(),
+            assignment,
+        })
+    }
+
+    async fn set_phase(
+        &self,
+        task_id: Uuid,
+        runner_id: &str,
+        phase: RunnerPhase,
+    ) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let n = diesel::update(
+            review_tasks::table
+                .find(task_id)
+                .filter(review_tasks::status.eq("processing"))
+                .filter(review_tasks::runner_id.eq(runner_id)),
+        )
+        .set((
+            review_tasks::runner_phase.eq(phase.as_str()),
+            review_tasks::heartbeat_at.eq(Utc::now()),
+        ))
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        if n == 0 {
+            Err(RepoError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn append_logs(&self, task_id: Uuid, lines: &[String]) -> Result<u64, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let lines = lines.to_vec();
+        conn.transaction(async move |conn| {
+            // Serialises appends to one task so line numbers never clash.
+            diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext('reviewd-task-log:' || $1))")
+                .bind::<Text, _>(task_id.to_string())
+                .execute(conn)
+                .await?;
+            let last: Option<i32> = review_task_logs::table
+                .filter(review_task_logs::task_id.eq(task_id))
+                .select(diesel::dsl::max(review_task_logs::line_no))
+                .first(conn)
+                .await?;
+            let start = last.unwrap_or(0);
+            let rows: Vec<_> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, line)| {
+                    (
+                        review_task_logs::task_id.eq(task_id),
+                        review_task_logs::line_no
+                            .eq(start + i32::try_from(i).unwrap_or(i32::MAX) + 1),
+                        review_task_logs::message.eq(line),
+                    )
+                })
+                .collect();
+            diesel::insert_into(review_task_logs::table)
+                .values(rows)
+                .execute(conn)
+                .await?;
+            Ok(u64::try_from(start).unwrap_or(0) + lines.len() as u64)
+        })
+        .await
+        .map_err(map_diesel_error)
+    }
+
+    async fn logs(&self, task_id: Uuid) -> Result<Vec<(i32, String, DateTime<Utc>)>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        review_task_logs::table
+            .filter(review_task_logs::task_id.eq(task_id))
+            .order(review_task_logs::line_no)
+            .select((
+                review_task_logs::line_no,
+                review_task_logs::message,
+                review_task_logs::created_at,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)
+    }
+
+    async fn accept_result(
+        &self,
+        task_id: Uuid,
+        runner_id: &str,
+        result: &serde_json::Value,
+        metrics: &serde_json::Value,
+    ) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let n = diesel::update(
+            review_tasks::table
+                .find(task_id)
+                .filter(review_tasks::status.eq("processing"))
+                .filter(review_tasks::runner_id.eq(runner_id)),
+        )
+        .set((
+            review_tasks::status.eq("in_progress"),
+            review_tasks::result.eq(result),
+            review_tasks::metrics.eq(metrics),
+        ))
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        if n == 0 {
+            Err(RepoError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn count_finished(
+        &self,
+        runner_id: &str,
+        outcome: RunnerOutcome,
+    ) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let (done, failed) = match outcome {
+            RunnerOutcome::Success => (1_i64, 0_i64),
+            RunnerOutcome::Failed => (0, 1),
+        };
+        diesel::sql_query(
+            "UPDATE runners SET current_jobs = GREATEST(current_jobs - 1, 0),
+                    total_jobs_completed = total_jobs_completed + $2,
+                    total_jobs_failed = total_jobs_failed + $3,
+                    status = CASE WHEN status = 'busy' AND current_jobs - 1 < max_concurrent_jobs THEN 'online' ELSE status END
+              WHERE id = $1",
+        )
+        .bind::<Text, _>(runner_id)
+        .bind::<BigInt, _>(done)
+        .bind::<BigInt, _>(failed)
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(())
+    }
+
+    async fn release(&self, task_id: Uuid, runner_id: &str, error: &str) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let (task_id, runner_id, error) = (task_id, runner_id.to_owned(), error.to_owned());
+        conn.transaction(async move |conn| {
+            // The claim's attempt is given back: preparation failing is not the task's fault.
+            let n = diesel::update(
+                review_tasks::table
+                    .find(task_id)
+                    .filter(review_tasks::status.eq("processing"))
+                    .filter(review_tasks::runner_id.eq(&runner_id)),
+            )
+            .set((
+                review_tasks::status.eq("queued"),
+                review_tasks::runner_id.eq(None::<String>),
+                review_tasks::runner_phase.eq(None::<String>),
+                review_tasks::assignment.eq(None::<serde_json::Value>),
+                review_tasks::attempts.eq(review_tasks::attempts - 1),
+                review_tasks::error_message.eq(&error),
+            ))
+            .execute(conn)
+            .await?;
+            if n > 0 {
+                diesel::sql_query(
+                    "UPDATE runners SET current_jobs = GREATEST(current_jobs - 1, 0) WHERE id = $1",
+                )
+                .bind::<Text, _>(&runner_id)
+                .execute(conn)
+                .await?;
+            }
+            Ok(())
+        })
+        .await
+        .map_err(map_diesel_error)
+    }
+
+    async fn sweep_silent(&self, silent_before: DateTime<Utc>) -> Result<SweepReport, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        conn.transaction(async move |conn| {
+            let offline = diesel::sql_query(
+                "UPDATE runners SET status = 'offline', current_jobs = 0
+                  WHERE status <> 'offline' AND (last_heartbeat IS NULL OR last_heartbeat < $1)",
+            )
+            .bind::<Timestamptz, _>(silent_before)
+            .execute(conn)
+            .await?;
+            let mut report = release_tasks_of(
+                conn,
+                "SELECT id FROM runners WHERE status = 'offline' AND $1 = $1",
+                "",
+                "the runner holding it went silent",
+            )
+            .await?;
+            report.runners_offline = u64::try_from(offline).unwrap_or(0);
+            Ok(report)
+        })
+        .await
+        .map_err(map_diesel_error)
+    }
+}

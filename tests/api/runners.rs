@@ -1,0 +1,405 @@
+use crate::helpers::{TestApp, expect_error, json};
+use crate::review_pipeline::{
+    HEAD_1, fixture, gitlab_with_one_mr, posted, send_webhook, setup_project,
+};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+async fn api_key(app: &TestApp) -> String {
+    let created = json(
+        app.root()
+            .await
+            .post("/api/api-keys", json!({ "name": "runner" }))
+            .await,
+        StatusCode::CREATED,
+    )
+    .await;
+    created["data"]["apiKey"]["key"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn register(app: &TestApp, key: &str, id: &str, max: u32, tags: &str) -> Value {
+    let r = reqwest::Client::new()
+        .post(app.url("/api/runners/register"))
+        .header("x-api-key", key)
+        .header("x-runner-id", id)
+        .header("x-runner-version", "1.2.3")
+        .header("x-runner-max-concurrency", max.to_string())
+        .header("x-runner-tags", tags)
+        .send()
+        .await
+        .unwrap();
+    json(r, StatusCode::OK).await["data"].clone()
+}
+
+fn result_body(runner: &str, comments: Value) -> Value {
+    let n = comments.as_array().map_or(0, Vec::len);
+    json!({
+        "runnerId": runner, "status": "success", "totalComments": n, "rating": "B",
+        "files": [{ "filePath": "src/app.rs", "status": "success", "comments": comments, "summary": "Adds the runner." }],
+        "metrics": { "durationMs": 900, "containerPrepareMs": 10, "cloneMs": 200, "reviewMs": 600, "submitMs": 5, "tokensUsed": 321 },
+        "logs": ["review done"]
+    })
+}
+
+#[tokio::test]
+async fn a_runner_registers_claims_reports_and_its_result_is_posted_once() {
+    let gitlab = gitlab_with_one_mr().await;
+    let app = TestApp::spawn_with(&[
+        ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
+        ("PROVIDERA_API_KEY", "sk-runner".to_owned()),
+    ])
+    .await;
+    setup_project(&app, &gitlab).await;
+    let task_id = send_webhook(&app, &fixture()).await;
+    let key = api_key(&app).await;
+    let runner = app.with_api_key(&key);
+
+    // Registration is by headers and needs an API key, not a session.
+    let r = reqwest::Client::new()
+        .post(app.url("/api/runners/register"))
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::BAD_REQUEST, "MISSING_HEADER").await;
+    expect_error(
+        app.root()
+            .await
+            .post("/api/runners/register", Value::Null)
+            .await,
+        StatusCode::FORBIDDEN,
+        "FORBIDDEN",
+    )
+    .await;
+    let registered = register(&app, &key, "r1", 2, "linux, gpu,linux").await;
+    assert_eq!(registered["id"], "r1");
+    assert_eq!(registered["name"], "r1", "the name defaults to the id");
+    assert_eq!(registered["status"], "online");
+    assert_eq!(registered["maxConcurrentJobs"], 2);
+    assert_eq!(registered["tags"], json!(["gpu", "linux"]));
+    let again = register(&app, &key, "r1", 3, "linux").await;
+    assert_eq!(
+        again["registeredAt"], registered["registeredAt"],
+        "an upsert"
+    );
+    assert_eq!(again["maxConcurrentJobs"], 3);
+
+    let list = json(app.root().await.get("/api/runners").await, StatusCode::OK).await;
+    assert_eq!(
+        list["data"][0]["id"], "r1",
+        "the record directly under data"
+    );
+    expect_error(
+        runner.get("/api/runners/nope").await,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+    )
+    .await;
+    expect_error(
+        runner
+            .post(
+                "/api/runners/r1/heartbeat",
+                json!({ "status": "sleeping", "currentJobs": 0 }),
+            )
+            .await,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_FAILED",
+    )
+    .await;
+    json(
+        runner
+            .post(
+                "/api/runners/r1/heartbeat",
+                json!({ "status": "online", "currentJobs": 0 }),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+
+    expect_error(
+        runner.get("/api/runners/tasks/pending").await,
+        StatusCode::BAD_REQUEST,
+        "INVALID_QUERY",
+    )
+    .await;
+    expect_error(
+        runner
+            .get("/api/runners/tasks/pending?runnerId=ghost")
+            .await,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+    )
+    .await;
+    let claimed = json(
+        runner
+            .get("/api/runners/tasks/pending?runnerId=r1&limit=5")
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    let tasks = claimed["data"].as_array().unwrap();
+    assert_eq!(tasks.len(), 1, "{claimed}");
+    let task = &tasks[0];
+    assert_eq!(task["id"], task_id.as_str());
+    assert_eq!(task["commitSha"], HEAD_1);
+    assert_eq!(task["sourceBranch"], "runner");
+    assert_eq!(task["files"][0]["filePath"], "src/app.rs");
+    assert!(task["repositoryUrl"].as_str().unwrap().ends_with(".git"));
+    assert_eq!(task["cloneCredentials"]["username"], "oauth2");
+    assert_eq!(task["ai"]["apiKey"], "sk-runner");
+    assert!(task["systemPrompt"].as_str().unwrap().len() > 50);
+    let none = json(
+        runner.get("/api/runners/tasks/pending?runnerId=r1").await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(none["data"], json!([]), "a task is claimed once");
+
+    let base = format!("/api/runners/tasks/{task_id}");
+    expect_error(
+        runner
+            .post(&format!("{base}/status"), json!({ "status": "dancing" }))
+            .await,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_FAILED",
+    )
+    .await;
+    json(
+        runner
+            .post(&format!("{base}/status"), json!({ "status": "cloning" }))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    let too_many: Vec<String> = (0..201).map(|i| format!("line {i}")).collect();
+    for bad in [json!([]), json!(too_many)] {
+        expect_error(
+            runner
+                .post(&format!("{base}/logs"), json!({ "logs": bad }))
+                .await,
+            StatusCode::BAD_REQUEST,
+            "VALIDATION_FAILED",
+        )
+        .await;
+    }
+    let appended = json(
+        runner
+            .post(
+                &format!("{base}/logs"),
+                json!({ "logs": ["cloned", "reviewing 1 file"] }),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(appended["data"]["total"], 2);
+
+    let comments = json!([
+        { "line": 2, "severity": "error", "message": "unwrap() panics; return the error." },
+        { "line": 99, "severity": "warning", "message": "Not a line of the diff." }
+    ]);
+    expect_error(
+        runner
+            .post(
+                &format!("{base}/result"),
+                result_body("r2", comments.clone()),
+            )
+            .await,
+        StatusCode::CONFLICT,
+        "CONFLICT",
+    )
+    .await;
+    let mut wrong_count = result_body("r1", comments.clone());
+    wrong_count["totalComments"] = json!(7);
+    expect_error(
+        runner.post(&format!("{base}/result"), wrong_count).await,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_FAILED",
+    )
+    .await;
+    let done = json(
+        runner
+            .post(
+                &format!("{base}/result"),
+                result_body("r1", comments.clone()),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(done["data"]["taskStatus"], "completed", "{done}");
+    expect_error(
+        runner
+            .post(&format!("{base}/result"), result_body("r1", comments))
+            .await,
+        StatusCode::CONFLICT,
+        "CONFLICT",
+    )
+    .await;
+
+    let inline = posted(&gitlab, "POST", "/discussions").await;
+    assert_eq!(
+        inline.len(),
+        1,
+        "only the comment on a diff line: {inline:?}"
+    );
+    assert_eq!(inline[0]["position"]["new_line"], 2);
+    assert_eq!(
+        posted(&gitlab, "POST", "/notes").await.len(),
+        1,
+        "the summary"
+    );
+    let after = json(runner.get("/api/runners/r1").await, StatusCode::OK).await;
+    assert_eq!(after["data"]["totalJobsCompleted"], 1);
+    assert_eq!(after["data"]["currentJobs"], 0);
+    assert_eq!(
+        app.sql(&format!(
+            "SELECT count(*) FROM review_task_logs WHERE task_id = '{task_id}'"
+        )),
+        "3"
+    );
+    let review_id = done["data"]["reviewId"].as_str().unwrap();
+    assert_eq!(
+        app.sql(&format!(
+            "SELECT status || ' ' || comment_count FROM reviews WHERE id = '{review_id}'"
+        )),
+        "completed 1"
+    );
+}
+
+#[tokio::test]
+async fn a_silent_runner_goes_offline_and_its_task_is_finished_by_another() {
+    let gitlab = gitlab_with_one_mr().await;
+    let app = TestApp::spawn_with(&[
+        ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
+        ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
+        ("RUNNER_HEARTBEAT_TIMEOUT_MS", "1500".to_owned()),
+    ])
+    .await;
+    setup_project(&app, &gitlab).await;
+    let task_id = send_webhook(&app, &fixture()).await;
+    let key = api_key(&app).await;
+    let runner = app.with_api_key(&key);
+    register(&app, &key, "doomed", 1, "").await;
+    register(&app, &key, "survivor", 1, "").await;
+    let first = json(
+        runner
+            .get("/api/runners/tasks/pending?runnerId=doomed")
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(first["data"][0]["id"], task_id.as_str());
+    // `doomed` dies here: no heartbeat, no result. `survivor` keeps beating and polling.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let claimed = loop {
+        json(
+            runner
+                .post(
+                    "/api/runners/survivor/heartbeat",
+                    json!({ "status": "online", "currentJobs": 0 }),
+                )
+                .await,
+            StatusCode::OK,
+        )
+        .await;
+        let got = json(
+            runner
+                .get("/api/runners/tasks/pending?runnerId=survivor")
+                .await,
+            StatusCode::OK,
+        )
+        .await;
+        if let Some(task) = got["data"].as_array().and_then(|a| a.first()) {
+            break task.clone();
+        }
+        assert!(Instant::now() < deadline, "the task never came back");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(claimed["id"], task_id.as_str());
+    assert_eq!(claimed["attempt"], 2, "the second attempt");
+    let gone = json(runner.get("/api/runners/doomed").await, StatusCode::OK).await;
+    assert_eq!(gone["data"]["status"], "offline");
+    // A late result of the dead runner changes nothing.
+    expect_error(
+        runner
+            .post(
+                &format!("/api/runners/tasks/{task_id}/result"),
+                result_body("doomed", json!([])),
+            )
+            .await,
+        StatusCode::CONFLICT,
+        "CONFLICT",
+    )
+    .await;
+    let done = json(
+        runner
+            .post(
+                &format!("/api/runners/tasks/{task_id}/result"),
+                result_body("survivor", json!([])),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(done["data"]["taskStatus"], "completed");
+}
+
+#[tokio::test]
+async fn runners_polling_at_once_never_share_a_task_and_respect_capacity_and_tags() {
+    let gitlab = gitlab_with_one_mr().await;
+    // Any MR number answers like MR 1, so twenty MRs can be queued.
+    crate::review_pipeline::mount_any_mr(&gitlab).await;
+    let app = TestApp::spawn().await;
+    setup_project(&app, &gitlab).await;
+    let project = app.sql("SELECT id FROM projects LIMIT 1");
+    app.sql(&format!(
+        "INSERT INTO review_tasks (triggered_by, project_id, mr_iid, status, required_tags) \
+         SELECT 'auto', '{project}', n, 'queued', CASE WHEN n > 20 THEN ARRAY['gpu'] ELSE '{{}}' END \
+         FROM generate_series(2, 22) n"
+    ));
+    let key = api_key(&app).await;
+    for i in 0..5 {
+        register(&app, &key, &format!("r{i}"), 4, "").await;
+    }
+    let polls = (0..5).map(|i| {
+        let runner = app.with_api_key(&key);
+        async move {
+            let got = json(
+                runner
+                    .get(&format!(
+                        "/api/runners/tasks/pending?runnerId=r{i}&limit=10"
+                    ))
+                    .await,
+                StatusCode::OK,
+            )
+            .await;
+            got["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["id"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        }
+    });
+    let per_runner: Vec<Vec<String>> = futures_util::future::join_all(polls).await;
+    assert!(per_runner.iter().all(|t| t.len() <= 4), "{per_runner:?}");
+    let mut all: Vec<String> = per_runner.into_iter().flatten().collect();
+    let claimed = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), claimed, "no task claimed twice");
+    assert_eq!(
+        claimed, 19,
+        "the 19 untagged tasks; the two `gpu` ones wait"
+    );
+    assert_eq!(
+        app.sql("SELECT count(*) FROM review_tasks WHERE status = 'queued'"),
+        "2"
+    );
+}
