@@ -83,15 +83,14 @@ struct IdRow {
     outcome: String,
 }
 
-/// Gives the `processing` tasks of the runners matched by `runner_filter` back to the
-/// queue (attempts left) or fails them, in one statement.
-async fn release_tasks_of(
+/// Gives the `processing` tasks of offline runners (of `runner` only, when given)
+/// back to the queue (attempts left) or fails them, in one statement.
+async fn release_tasks_of_offline(
     conn: &mut AsyncPgConnection,
-    runner_filter: &str,
-    bind: &str,
+    runner: Option<&str>,
     reason: &str,
 ) -> Result<SweepReport, diesel::result::Error> {
-    let rows: Vec<IdRow> = diesel::sql_query(format!(
+    let rows: Vec<IdRow> = diesel::sql_query(
         "UPDATE review_tasks t SET
             status = CASE WHEN t.attempts < t.max_attempts THEN 'queued' ELSE 'failed' END,
             error_message = $2,
@@ -99,10 +98,12 @@ async fn release_tasks_of(
             stream_message_id = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE t.stream_message_id END,
             dedup_key = CASE WHEN t.attempts < t.max_attempts THEN t.dedup_key ELSE NULL END,
             completed_at = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE now() END
-          WHERE t.status = 'processing' AND t.runner_id IN ({runner_filter})
-          RETURNING t.id, t.status AS outcome"
-    ))
-    .bind::<Text, _>(bind)
+          WHERE t.status = 'processing'
+            AND t.runner_id IN (SELECT id FROM runners
+                                 WHERE status = 'offline' AND ($1::text IS NULL OR id = $1))
+          RETURNING t.id, t.status AS outcome",
+    )
+    .bind::<diesel::sql_types::Nullable<Text>, _>(runner)
     .bind::<Text, _>(reason)
     .load(conn)
     .await?;
@@ -219,7 +220,8 @@ impl RunnerRepository for PgRunnerRepository {
             if n == 0 {
                 return Err(diesel::result::Error::NotFound);
             }
-            let mut report = release_tasks_of(conn, "$1", &id, "the runner went offline").await?;
+            let mut report =
+                release_tasks_of_offline(conn, Some(&id), "the runner went offline").await?;
             report.runners_offline = 1;
             Ok(report)
         })
@@ -541,13 +543,8 @@ impl RunnerRepository for PgRunnerRepository {
             .bind::<Timestamptz, _>(silent_before)
             .execute(conn)
             .await?;
-            let mut report = release_tasks_of(
-                conn,
-                "SELECT id FROM runners WHERE status = 'offline' AND $1 = $1",
-                "",
-                "the runner holding it went silent",
-            )
-            .await?;
+            let mut report =
+                release_tasks_of_offline(conn, None, "the runner holding it went silent").await?;
             report.runners_offline = u64::try_from(offline).unwrap_or(0);
             Ok(report)
         })
