@@ -94,6 +94,9 @@ pub struct Config {
     /// Minutes a review may run; fractions are accepted (`0.5` is 30 s).
     pub review_timeout_minutes: f64,
     pub runner_heartbeat_timeout_ms: u64,
+    /// How long a new task waits for a capable online runner before the server's
+    /// workers run it; 0 turns the preference off.
+    pub runner_claim_grace_ms: u64,
     pub log_dir: PathBuf,
     pub log_level: String,
     pub log_format_json: bool,
@@ -263,6 +266,7 @@ impl Config {
             ai_review_concurrency,
             review_timeout_minutes: positive_minutes(&get, "REVIEW_TIMEOUT_MINUTES", 30.0)?,
             runner_heartbeat_timeout_ms: number(&get, "RUNNER_HEARTBEAT_TIMEOUT_MS", 60_000)?,
+            runner_claim_grace_ms: number(&get, "RUNNER_CLAIM_GRACE_MS", 15_000)?,
             log_dir: PathBuf::from(get("LOG_DIR").unwrap_or_else(|| "./data/logs".to_owned())),
             log_level,
             log_format_json: get("LOG_FORMAT").as_deref() == Some("json")

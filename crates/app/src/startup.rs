@@ -251,30 +251,6 @@ impl Application {
                 ..EngineSettings::default()
             },
         ));
-        let workers = if config.review_workers_enabled {
-            let consumer = format!(
-                "{}-{}-{}",
-                config.hostname,
-                std::process::id(),
-                uuid::Uuid::new_v4().simple()
-            );
-            Some(worker::spawn(
-                engine.clone(),
-                tasks.clone(),
-                queue.clone(),
-                WorkerSettings {
-                    concurrency,
-                    review_timeout,
-                    reclaim_idle,
-                    consumer,
-                    retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
-                    orphan_age: Duration::from_secs(config.queue_orphan_age_secs.max(1)),
-                },
-            ))
-        } else {
-            None
-        };
-
         crate::metrics::handle();
         let instance = format!("{}-{}", config.hostname, std::process::id());
         let started_at = Instant::now();
@@ -297,8 +273,36 @@ impl Application {
                     .api_key
                     .as_ref()
                     .map(|k| k.expose().to_owned()),
+                heartbeat_timeout: Duration::from_millis(config.runner_heartbeat_timeout_ms),
+                claim_grace: Duration::from_millis(config.runner_claim_grace_ms),
             },
         ));
+        let workers = if config.review_workers_enabled {
+            let consumer = format!(
+                "{}-{}-{}",
+                config.hostname,
+                std::process::id(),
+                uuid::Uuid::new_v4().simple()
+            );
+            Some(worker::spawn(
+                engine.clone(),
+                tasks.clone(),
+                runners.clone(),
+                queue.clone(),
+                WorkerSettings {
+                    concurrency,
+                    review_timeout,
+                    reclaim_idle,
+                    consumer,
+                    retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
+                    orphan_age: Duration::from_secs(config.queue_orphan_age_secs.max(1)),
+                    runner_grace: Duration::from_millis(config.runner_claim_grace_ms),
+                },
+            ))
+        } else {
+            None
+        };
+
         if config.periodic_jobs_enabled {
             let interval = crate::jobs::collect_interval(&config);
             let mut jobs = crate::jobs::shared(&config, &monitoring);

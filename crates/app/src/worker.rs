@@ -4,7 +4,7 @@
 //! pending; any worker reclaims it after `QUEUE_RECLAIM_IDLE_SECS`.
 
 use reviewd_domain::ports::{Delivery, TaskQueue};
-use reviewd_domain::services::{ReviewEngine, RunOutcome, TaskService};
+use reviewd_domain::services::{ReviewEngine, RunOutcome, RunnerService, TaskService};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,6 +25,8 @@ pub struct WorkerSettings {
     /// Age after which a task recorded but never queued is queued again
     /// (`QUEUE_ORPHAN_AGE_SECS`); the sweep runs every half of it.
     pub orphan_age: Duration,
+    /// Wait before a task left to a runner is looked at again (`RUNNER_CLAIM_GRACE_MS`).
+    pub runner_grace: Duration,
 }
 
 /// Queues tasks whose process died between recording and queueing them.
@@ -67,6 +69,7 @@ impl Workers {
 pub fn spawn(
     engine: Arc<ReviewEngine>,
     tasks: Arc<TaskService>,
+    runners: Arc<RunnerService>,
     queue: Arc<dyn TaskQueue>,
     settings: WorkerSettings,
 ) -> Workers {
@@ -117,23 +120,35 @@ pub fn spawn(
                 let Ok(permit) = permits.clone().acquire_owned().await else {
                     return;
                 };
-                let (engine, queue, settings, in_flight) = (
+                let (engine, runners, queue, settings, in_flight) = (
                     engine.clone(),
+                    runners.clone(),
                     queue.clone(),
                     settings.clone(),
                     in_flight.clone(),
                 );
                 tokio::spawn(async move {
                     let task_id = delivery.task_id;
-                    let retry = process(&engine, queue.as_ref(), &settings, &delivery).await;
+                    let retry = if runners.leave_to_runner(task_id).await {
+                        // A capable runner is online with room: it claims the task from
+                        // Postgres; this message comes back after the delay, and then
+                        // finds the task taken (skipped) or runs it.
+                        metrics::counter!("reviewd_review_tasks_total", "outcome" => "left_for_runner").increment(1);
+                        tracing::debug!(task.id = %task_id, "workers.left_for_runner");
+                        Some(settings.runner_grace)
+                    } else {
+                        process(&engine, queue.as_ref(), &settings, &delivery)
+                            .await
+                            .then_some(settings.retry_delay)
+                    };
                     if let Ok(mut set) = in_flight.lock() {
                         set.remove(&task_id);
                     }
                     drop(permit);
-                    if retry {
+                    if let Some(delay) = retry {
                         // The permit is free while waiting; the old message stays pending
                         // until the new one exists, so a crash here loses nothing.
-                        tokio::time::sleep(settings.retry_delay).await;
+                        tokio::time::sleep(delay).await;
                         // A new message first, then drop the old one: the task is never
                         // without one. It is out of `in_flight`, so the new one runs.
                         match queue.push(task_id).await {

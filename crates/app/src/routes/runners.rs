@@ -132,7 +132,7 @@ async fn heartbeat(
     id: web::Path<String>,
     body: ValidatedJson<HeartbeatBody>,
 ) -> Result<HttpResponse, ApiError> {
-    api_key(&user)?;
+    let key = api_key(&user)?;
     let status = RunnerStatus::parse(&body.0.status).ok_or_else(|| {
         ApiError::bad_request(
             "VALIDATION_FAILED",
@@ -141,7 +141,7 @@ async fn heartbeat(
     })?;
     let runner = state
         .runners
-        .heartbeat(&id, status, body.0.current_jobs)
+        .heartbeat(key, &id, status, body.0.current_jobs)
         .await?;
     Ok(envelope::ok(
         json!({ "acknowledged": true, "runner": runner }),
@@ -160,7 +160,7 @@ async fn pending(
     user: AuthUser,
     q: web::Query<PendingQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    api_key(&user)?;
+    let key = api_key(&user)?;
     let runner_id = q
         .runner_id
         .as_deref()
@@ -177,7 +177,7 @@ async fn pending(
                 ApiError::bad_request("INVALID_QUERY", "limit must be a positive whole number")
             })?,
     };
-    Ok(envelope::ok(state.runners.claim(runner_id, limit).await?))
+    Ok(envelope::ok(state.runners.claim(key, runner_id, limit).await?))
 }
 
 #[derive(Deserialize)]
@@ -192,14 +192,14 @@ async fn phase(
     task_id: web::Path<Uuid>,
     body: web::Json<PhaseBody>,
 ) -> Result<HttpResponse, ApiError> {
-    api_key(&user)?;
+    let key = api_key(&user)?;
     let phase = RunnerPhase::parse(&body.status).ok_or_else(|| {
         ApiError::bad_request(
             "VALIDATION_FAILED",
             "status must be preparing, cloning, reviewing or submitting",
         )
     })?;
-    state.runners.set_phase(*task_id, phase).await?;
+    state.runners.set_phase(key, *task_id, phase).await?;
     Ok(envelope::ok(
         json!({ "acknowledged": true, "status": phase.as_str() }),
     ))
@@ -217,8 +217,8 @@ async fn logs(
     task_id: web::Path<Uuid>,
     body: web::Json<LogsBody>,
 ) -> Result<HttpResponse, ApiError> {
-    api_key(&user)?;
-    let total = state.runners.append_logs(*task_id, &body.logs).await?;
+    let key = api_key(&user)?;
+    let total = state.runners.append_logs(key, *task_id, &body.logs).await?;
     Ok(envelope::ok(
         json!({ "acknowledged": true, "appended": body.logs.len(), "total": total }),
     ))
@@ -230,8 +230,8 @@ async fn result(
     task_id: web::Path<Uuid>,
     body: web::Json<RunnerResult>,
 ) -> Result<HttpResponse, ApiError> {
-    api_key(&user)?;
-    state.runners.submit_result(*task_id, &body).await?;
+    let key = api_key(&user)?;
+    state.runners.submit_result(key, *task_id, &body).await?;
     let task = state.tasks.get(*task_id).await?;
     Ok(envelope::ok(json!({
         "acknowledged": true,

@@ -177,15 +177,25 @@ pub struct RunnerResult {
 }
 
 /// Credentials for cloning over HTTPS, valid for the task's platform.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CloneCredentials {
     pub username: String,
     pub password: String,
 }
 
+/// Never prints the password (tasks are logged with `{:?}`).
+impl std::fmt::Debug for CloneCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CloneCredentials")
+            .field("username", &self.username)
+            .field("password", &"***")
+            .finish()
+    }
+}
+
 /// The AI configuration a runner reviews with.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunnerAiConfig {
     pub provider: String,
@@ -197,20 +207,26 @@ pub struct RunnerAiConfig {
     pub max_diff_chars: usize,
 }
 
-/// A rule as a runner applies it (the same matching as the server's engine).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunnerRule {
-    pub id: Uuid,
-    pub rule_name: String,
-    pub instructions: String,
-    pub file_type_patterns: Vec<String>,
-    pub file_path_patterns: Vec<String>,
-    pub priority: i32,
+/// Never prints the API key.
+impl std::fmt::Debug for RunnerAiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunnerAiConfig")
+            .field("provider", &self.provider)
+            .field("endpoint", &self.endpoint)
+            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("model", &self.model)
+            .field("max_tokens", &self.max_tokens)
+            .field("temperature", &self.temperature)
+            .field("max_diff_chars", &self.max_diff_chars)
+            .finish()
+    }
 }
 
+/// A rule as a runner applies it: the engine's own, matched by the same code.
+pub type RunnerRule = crate::ports::ActiveRule;
+
 /// A task as a runner receives it from `GET /api/runners/tasks/pending`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimedTask {
     pub id: Uuid,

@@ -26,8 +26,9 @@ pub struct RuleChanges {
     pub project_id: Option<Option<Uuid>>,
 }
 
-/// A rule as the engine applies it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A rule as the engine applies it (and as a runner receives it with its task).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ActiveRule {
     pub id: Uuid,
     pub rule_name: String,

@@ -48,6 +48,13 @@ pub trait RunnerRepository: Send + Sync {
     /// `NotFound`.
     async fn get(&self, id: &str) -> Result<Runner, RepoError>;
 
+    /// The API key the runner registered with (none for rows from before keys were
+    /// recorded).
+    ///
+    /// # Errors
+    /// `NotFound`.
+    async fn key_of(&self, id: &str) -> Result<Option<Uuid>, RepoError>;
+
     /// Runners, the latest heartbeat first (never-seen last).
     ///
     /// # Errors
@@ -142,4 +149,17 @@ pub trait RunnerRepository: Send + Sync {
     /// # Errors
     /// Store failures.
     async fn sweep_silent(&self, silent_before: DateTime<Utc>) -> Result<SweepReport, RepoError>;
+
+    /// Whether the queued task should wait for a runner: it was queued after
+    /// `queued_after` and an online runner with free capacity, heard from after
+    /// `heard_after`, has the tags it requires.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn runner_can_take(
+        &self,
+        task_id: Uuid,
+        queued_after: DateTime<Utc>,
+        heard_after: DateTime<Utc>,
+    ) -> Result<bool, RepoError>;
 }

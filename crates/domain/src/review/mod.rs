@@ -4,6 +4,7 @@
 
 pub mod chunking;
 pub mod diff_lines;
+pub mod file_review;
 pub mod fingerprint;
 pub mod globs;
 pub mod output;

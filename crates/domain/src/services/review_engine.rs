@@ -13,13 +13,14 @@ use crate::model::runner::{
 };
 use crate::model::{MergeRequest, Project, ReviewTask};
 use crate::ports::{
-    ActiveRule, AiError, AiProvider, AiRequest, AttemptStart, CatalogRepository, HostingPlatform,
+    ActiveRule, AiProvider, AttemptStart, CatalogRepository, HostingPlatform,
     PlatformError, ReviewRepository, TaskRepository,
 };
 use crate::review::diff_lines::{DiffLines, Placement};
 use crate::review::globs::Patterns;
 use crate::review::rating::{rating, score};
-use crate::review::{chunking, fingerprint::fingerprint, output, prompt, rules};
+use crate::review::file_review::{AskSettings, CallRecorder, FileContext, FileReview, ModelCall};
+use crate::review::{fingerprint::fingerprint, output, prompt, rules};
 use futures_util::StreamExt;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -864,7 +865,7 @@ impl ReviewEngine {
         Ok(())
     }
 
-    /// One file: each diff piece through the model, the answers placed on the diff.
+    /// One file through the shared file review; its progress and calls recorded.
     async fn review_file(
         &self,
         review_id: Uuid,
@@ -874,63 +875,65 @@ impl ReviewEngine {
         guidance: &Guidance,
     ) -> FileResult {
         let file_rules = rules::for_file(&guidance.rules, &file.new_path);
-        let diff = file.diff.clone().unwrap_or_default();
-        let lines = DiffLines::parse(&diff);
-        let pieces = chunking::split(&diff, self.settings.max_diff_chars);
+        let review = FileReview::new(
+            file.diff.as_deref().unwrap_or_default(),
+            self.settings.max_diff_chars,
+        );
         let processing = FileProgress {
             status: "processing",
             summary: None,
             comment_count: 0,
             prompt_summary: Some(format!(
                 "{} line(s) added, {} prompt(s)",
-                lines.added_count(),
-                pieces.len()
+                review.added_lines(),
+                review.prompts()
             )),
             error_message: None,
         };
         if let Err(e) = self.reviews.update_file(file_id, processing.clone()).await {
             tracing::warn!(error = %e, "review.file_progress_failed");
         }
-        let mut comments = Vec::new();
-        let mut summaries = Vec::new();
-        let mut error = None;
-        let mut ai_unavailable = false;
-        for piece in &pieces {
-            match self
-                .ask(review_id, file, mr, piece, &guidance.system, &file_rules)
-                .await
-            {
-                Ok(answer) => {
-                    summaries.push(answer.summary);
-                    for c in answer.comments {
-                        let line = match lines.place(c.line) {
-                            Placement::Exact(l) | Placement::Nearest(l) => l,
-                            Placement::Outside => continue,
-                        };
-                        comments.push(PlacedComment {
-                            file_id,
-                            file_path: file.new_path.clone(),
-                            old_path: file.old_path.clone(),
-                            line,
-                            severity: c.severity,
-                            fingerprint: fingerprint(&file.new_path, &c.message),
-                            message: c.message,
-                        });
-                    }
-                }
-                Err(e) => {
-                    ai_unavailable =
-                        matches!(e, AiError::Unavailable(_) | AiError::RateLimited { .. });
-                    error = Some(e.to_string());
-                    break;
-                }
-            }
-        }
+        let context = FileContext {
+            mr_title: &mr.title,
+            mr_description: mr.description.as_deref(),
+            system: &guidance.system,
+            rules: &file_rules,
+            path: &file.new_path,
+            change_type: file.change_type,
+        };
+        let recorder = AiCallLog {
+            reviews: self.reviews.as_ref(),
+            review_id,
+            provider: self.ai.name(),
+            model: &self.settings.model,
+        };
+        let verdict = review
+            .run(
+                self.ai.as_ref(),
+                &self.ask_settings(),
+                context,
+                &recorder,
+            )
+            .await;
+        let ai_unavailable = verdict.ai_unavailable();
+        let comments: Vec<PlacedComment> = verdict
+            .comments
+            .into_iter()
+            .map(|c| PlacedComment {
+                file_id,
+                file_path: file.new_path.clone(),
+                old_path: file.old_path.clone(),
+                line: c.line,
+                severity: c.severity,
+                fingerprint: fingerprint(&file.new_path, &c.message),
+                message: c.message,
+            })
+            .collect();
+        let error = verdict.error.map(|e| e.to_string());
         let ok = error.is_none();
-        let summary = summaries.join(" ");
         let progress = FileProgress {
             status: if ok { "completed" } else { "failed" },
-            summary: Some(summary.clone()).filter(|s| !s.is_empty()),
+            summary: Some(verdict.summary.clone()).filter(|s| !s.is_empty()),
             comment_count: i32::try_from(comments.len()).unwrap_or(i32::MAX),
             prompt_summary: processing.prompt_summary,
             error_message: error,
@@ -940,92 +943,20 @@ impl ReviewEngine {
         }
         FileResult {
             comments,
-            summary: Some(summary),
-            added_lines: lines.added_count(),
+            summary: Some(verdict.summary),
+            added_lines: review.added_lines(),
             ai_unavailable,
             ok,
         }
     }
 
-    /// One prompt, retried when the answer is unusable; every call is logged.
-    async fn ask(
-        &self,
-        review_id: Uuid,
-        file: &FileDiff,
-        mr: &MergeRequest,
-        piece: &str,
-        system: &str,
-        file_rules: &[&ActiveRule],
-    ) -> Result<output::FileAnswer, AiError> {
-        let request = AiRequest {
+    fn ask_settings(&self) -> AskSettings {
+        AskSettings {
             model: self.settings.model.clone(),
-            system: system.to_owned(),
-            user: prompt::user_prompt(
-                &mr.title,
-                mr.description.as_deref(),
-                &file.new_path,
-                file.change_type,
-                file_rules,
-                piece,
-            ),
             max_tokens: self.settings.max_tokens,
             temperature: self.settings.temperature,
-            json_schema: Some(("file_review".into(), output::schema())),
-        };
-        let mut last = AiError::InvalidResponse("no attempt made".into());
-        for _ in 0..self.settings.answer_attempts.max(1) {
-            let started = std::time::Instant::now();
-            let result = self.ai.complete(&request).await;
-            let (record, answer) = match result {
-                Ok(c) => match output::parse(&c.content) {
-                    Ok(answer) => (
-                        self.call_record(review_id, file, Some(&c), None),
-                        Ok(answer),
-                    ),
-                    Err(e) => (
-                        self.call_record(review_id, file, Some(&c), Some(e.to_string())),
-                        Err(AiError::InvalidResponse(e.to_string())),
-                    ),
-                },
-                Err(e) => {
-                    let mut record = self.call_record(review_id, file, None, Some(e.to_string()));
-                    record.duration_ms =
-                        u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-                    (record, Err(e))
-                }
-            };
-            if let Err(e) = self.reviews.log_ai_call(record).await {
-                tracing::warn!(error = %e, "review.ai_log_failed");
-            }
-            match answer {
-                Ok(answer) => return Ok(answer),
-                Err(e @ AiError::InvalidResponse(_)) => last = e,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(last)
-    }
-
-    fn call_record(
-        &self,
-        review_id: Uuid,
-        file: &FileDiff,
-        completion: Option<&crate::ports::AiCompletion>,
-        error: Option<String>,
-    ) -> AiCallRecord {
-        AiCallRecord {
-            review_id: Some(review_id),
-            file_path: Some(file.new_path.clone()),
-            provider: self.ai.name().to_owned(),
-            model: completion.map_or_else(|| self.settings.model.clone(), |c| c.model.clone()),
-            success: error.is_none(),
-            duration_ms: completion.map_or(0, |c| {
-                u64::try_from(c.duration.as_millis()).unwrap_or(u64::MAX)
-            }),
-            prompt_tokens: completion.map_or(0, |c| c.usage.prompt),
-            completion_tokens: completion.map_or(0, |c| c.usage.completion),
-            total_tokens: completion.map_or(0, |c| c.usage.total),
-            error_message: error,
+            max_diff_chars: self.settings.max_diff_chars,
+            answer_attempts: self.settings.answer_attempts,
         }
     }
 
@@ -1120,4 +1051,35 @@ fn summary_body(
         body.push_str(&format!("\n{summary}\n"));
     }
     body
+}
+
+/// The server's record of each model call: the AI log of the review.
+struct AiCallLog<'a> {
+    reviews: &'a dyn ReviewRepository,
+    review_id: Uuid,
+    provider: &'a str,
+    model: &'a str,
+}
+
+#[async_trait::async_trait]
+impl CallRecorder for AiCallLog<'_> {
+    async fn record(&self, call: ModelCall<'_>) {
+        let completion = call.completion;
+        let duration = completion.map_or(call.elapsed, |c| c.duration);
+        let record = AiCallRecord {
+            review_id: Some(self.review_id),
+            file_path: Some(call.file_path.to_owned()),
+            provider: self.provider.to_owned(),
+            model: completion.map_or_else(|| self.model.to_owned(), |c| c.model.clone()),
+            success: call.error.is_none(),
+            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+            prompt_tokens: completion.map_or(0, |c| c.usage.prompt),
+            completion_tokens: completion.map_or(0, |c| c.usage.completion),
+            total_tokens: completion.map_or(0, |c| c.usage.total),
+            error_message: call.error,
+        };
+        if let Err(e) = self.reviews.log_ai_call(record).await {
+            tracing::warn!(error = %e, "review.ai_log_failed");
+        }
+    }
 }

@@ -8,7 +8,7 @@ use super::review_engine::{Assigned, ReviewEngine};
 use super::tasks::TaskService;
 use crate::model::runner::{
     ClaimedTask, Runner, RunnerAiConfig, RunnerOutcome, RunnerPhase, RunnerRegistration,
-    RunnerResult, RunnerRule, RunnerStatus,
+    RunnerResult, RunnerStatus,
 };
 use crate::ports::{HeldTask, RepoError, RunnerRepository, SweepReport, TaskRepository};
 use chrono::{DateTime, Utc};
@@ -28,6 +28,11 @@ pub struct RunnerSettings {
     /// The AI endpoint and key runners review with (the server's provider).
     pub ai_endpoint: Option<String>,
     pub ai_api_key: Option<String>,
+    /// Silence after which a runner counts as offline (`RUNNER_HEARTBEAT_TIMEOUT_MS`).
+    pub heartbeat_timeout: Duration,
+    /// How long a new task is left for a capable online runner before the server's
+    /// own workers take it (`RUNNER_CLAIM_GRACE_MS`).
+    pub claim_grace: Duration,
 }
 
 pub struct RunnerService {
@@ -70,19 +75,50 @@ impl RunnerService {
         &self,
         registration: &RunnerRegistration,
     ) -> Result<Runner, ServiceError> {
+        if let (Ok(owner), Ok(existing)) = (
+            self.runners.key_of(&registration.id).await,
+            self.runners.get(&registration.id).await,
+        ) && owner.is_some()
+            && owner != registration.api_key_id
+            && existing.status != RunnerStatus::Offline
+        {
+            return Err(ServiceError::Conflict(format!(
+                "runner id {} is in use by a runner registered with another API key; \
+                 stop it (or DELETE /api/runners/{}) first",
+                registration.id, registration.id
+            )));
+        }
         let runner = self.runners.upsert(registration).await?;
         tracing::info!(runner.id = %runner.id, tags = ?runner.tags, "runner.registered");
         Ok(runner)
     }
 
+    /// Refuses a runner call made with another API key than the runner registered
+    /// with: one team's key cannot drive, or take the tasks of, another's runner.
+    async fn check_key(&self, runner_id: &str, caller_key: Uuid) -> Result<(), ServiceError> {
+        let owner = self
+            .runners
+            .key_of(runner_id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "runner"))?;
+        match owner {
+            Some(owner) if owner != caller_key => Err(ServiceError::Forbidden(format!(
+                "runner {runner_id} was registered with another API key"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// # Errors
-    /// `NotFound` for an unknown runner.
+    /// `NotFound` for an unknown runner; `Forbidden` for another key's runner.
     pub async fn heartbeat(
         &self,
+        caller_key: Uuid,
         id: &str,
         status: RunnerStatus,
         current_jobs: i32,
     ) -> Result<Runner, ServiceError> {
+        self.check_key(id, caller_key).await?;
         self.runners
             .heartbeat(id, status, current_jobs)
             .await
@@ -127,9 +163,11 @@ impl RunnerService {
     /// `NotFound` for an unknown runner; store failures.
     pub async fn claim(
         &self,
+        caller_key: Uuid,
         runner_id: &str,
         limit: u32,
     ) -> Result<Vec<ClaimedTask>, ServiceError> {
+        self.check_key(runner_id, caller_key).await?;
         let tasks = self
             .runners
             .claim(
@@ -148,18 +186,6 @@ impl RunnerService {
                         .await?;
                     let project = &round.project;
                     let credentials = self.projects.clone_credentials(project).await?;
-                    let rules = round
-                        .rules
-                        .iter()
-                        .map(|r| RunnerRule {
-                            id: r.id,
-                            rule_name: r.rule_name.clone(),
-                            instructions: r.instructions.clone(),
-                            file_type_patterns: r.file_type_patterns.clone(),
-                            file_path_patterns: r.file_path_patterns.clone(),
-                            priority: r.priority,
-                        })
-                        .collect();
                     tracing::info!(task.id = %task.id, runner.id = %runner_id, files = round.assignment.files.len(), "runner.task_claimed");
                     claimed.push(ClaimedTask {
                         id: task.id,
@@ -177,7 +203,7 @@ impl RunnerService {
                         commit_sha: round.assignment.head_sha.clone(),
                         files: round.assignment.files.clone(),
                         system_prompt: round.system_prompt.clone(),
-                        rules,
+                        rules: round.rules.clone(),
                         ai: RunnerAiConfig {
                             provider: round.provider.clone(),
                             endpoint: self.settings.ai_endpoint.clone(),
@@ -213,9 +239,35 @@ impl RunnerService {
         Ok(claimed)
     }
 
+    /// Whether a server worker should leave this queued task to a runner for now: it
+    /// was queued within the claim grace and a capable runner is online with room.
+    /// Any failure answers no, so the server runs the task itself.
+    pub async fn leave_to_runner(&self, task_id: Uuid) -> bool {
+        if self.settings.claim_grace.is_zero() {
+            return false;
+        }
+        let ago = |d: Duration| Utc::now() - chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX);
+        match self
+            .runners
+            .runner_can_take(
+                task_id,
+                ago(self.settings.claim_grace),
+                ago(self.settings.heartbeat_timeout),
+            )
+            .await
+        {
+            Ok(waits) => waits,
+            Err(e) => {
+                tracing::warn!(task.id = %task_id, error = %e, "runner.capacity_check_failed");
+                false
+            }
+        }
+    }
+
     /// The task if a runner holds it (and, when named, that runner).
     async fn held_by(
         &self,
+        caller_key: Uuid,
         task_id: Uuid,
         runner_id: Option<&str>,
     ) -> Result<HeldTask, ServiceError> {
@@ -234,13 +286,19 @@ impl RunnerService {
         if runner_id.is_some_and(|r| r != held.runner_id) {
             return Err(not_held(task_id));
         }
+        self.check_key(&held.runner_id, caller_key).await?;
         Ok(held)
     }
 
     /// # Errors
     /// `NotFound` for an unknown task; `Conflict` when no runner holds it.
-    pub async fn set_phase(&self, task_id: Uuid, phase: RunnerPhase) -> Result<(), ServiceError> {
-        let held = self.held_by(task_id, None).await?;
+    pub async fn set_phase(
+        &self,
+        caller_key: Uuid,
+        task_id: Uuid,
+        phase: RunnerPhase,
+    ) -> Result<(), ServiceError> {
+        let held = self.held_by(caller_key, task_id, None).await?;
         self.runners
             .set_phase(task_id, &held.runner_id, phase)
             .await
@@ -253,9 +311,14 @@ impl RunnerService {
     ///
     /// # Errors
     /// `Invalid` for an empty or too long batch; `NotFound`/`Conflict` as above.
-    pub async fn append_logs(&self, task_id: Uuid, lines: &[String]) -> Result<u64, ServiceError> {
+    pub async fn append_logs(
+        &self,
+        caller_key: Uuid,
+        task_id: Uuid,
+        lines: &[String],
+    ) -> Result<u64, ServiceError> {
         check_log_batch(lines)?;
-        self.held_by(task_id, None).await?;
+        self.held_by(caller_key, task_id, None).await?;
         Ok(self.runners.append_logs(task_id, lines).await?)
     }
 
@@ -277,6 +340,7 @@ impl RunnerService {
     /// not hold the task (a second result included).
     pub async fn submit_result(
         &self,
+        caller_key: Uuid,
         task_id: Uuid,
         result: &RunnerResult,
     ) -> Result<(), ServiceError> {
@@ -290,7 +354,9 @@ impl RunnerService {
                 ),
             )]));
         }
-        let held = self.held_by(task_id, Some(&result.runner_id)).await?;
+        let held = self
+            .held_by(caller_key, task_id, Some(&result.runner_id))
+            .await?;
         let body =
             serde_json::to_value(result).map_err(|e| ServiceError::Internal(e.to_string()))?;
         let metrics = serde_json::to_value(&result.metrics)

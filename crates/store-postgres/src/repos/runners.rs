@@ -84,11 +84,14 @@ struct IdRow {
 }
 
 /// Gives the `processing` tasks of offline runners (of `runner` only, when given)
-/// back to the queue (attempts left) or fails them, in one statement.
+/// back to the queue (attempts left) or fails them, in one statement. With
+/// `expired`, also any runner-held task past its lease: a claim whose answer the
+/// runner never received, or a result whose conclusion died with its replica.
 async fn release_tasks_of_offline(
     conn: &mut AsyncPgConnection,
     runner: Option<&str>,
     reason: &str,
+    expired: bool,
 ) -> Result<SweepReport, diesel::result::Error> {
     let rows: Vec<IdRow> = diesel::sql_query(
         "UPDATE review_tasks t SET
@@ -98,13 +101,16 @@ async fn release_tasks_of_offline(
             stream_message_id = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE t.stream_message_id END,
             dedup_key = CASE WHEN t.attempts < t.max_attempts THEN t.dedup_key ELSE NULL END,
             completed_at = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE now() END
-          WHERE t.status = 'processing'
-            AND t.runner_id IN (SELECT id FROM runners
-                                 WHERE status = 'offline' AND ($1::text IS NULL OR id = $1))
+          WHERE (t.status = 'processing'
+                 AND t.runner_id IN (SELECT id FROM runners
+                                      WHERE status = 'offline' AND ($1::text IS NULL OR id = $1)))
+             OR ($3 AND t.runner_id IS NOT NULL AND t.status IN ('processing', 'in_progress')
+                 AND t.lease_expires_at < now())
           RETURNING t.id, t.status AS outcome",
     )
     .bind::<diesel::sql_types::Nullable<Text>, _>(runner)
     .bind::<Text, _>(reason)
+    .bind::<diesel::sql_types::Bool, _>(expired)
     .load(conn)
     .await?;
     let mut report = SweepReport::default();
@@ -198,6 +204,18 @@ impl RunnerRepository for PgRunnerRepository {
         to_runner(row)
     }
 
+    async fn key_of(&self, id: &str) -> Result<Option<Uuid>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        runners::table
+            .find(id)
+            .select(runners::api_key_id)
+            .first::<Option<Uuid>>(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?
+            .ok_or(RepoError::NotFound)
+    }
+
     async fn list(&self) -> Result<Vec<Runner>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let rows: Vec<RunnerRow> = runners::table
@@ -221,7 +239,7 @@ impl RunnerRepository for PgRunnerRepository {
                 return Err(diesel::result::Error::NotFound);
             }
             let mut report =
-                release_tasks_of_offline(conn, Some(&id), "the runner went offline").await?;
+                release_tasks_of_offline(conn, Some(&id), "the runner went offline", false).await?;
             report.runners_offline = 1;
             Ok(report)
         })
@@ -544,11 +562,46 @@ impl RunnerRepository for PgRunnerRepository {
             .execute(conn)
             .await?;
             let mut report =
-                release_tasks_of_offline(conn, None, "the runner holding it went silent").await?;
+                release_tasks_of_offline(
+                    conn,
+                    None,
+                    "the runner holding it went silent or let its lease run out",
+                    true,
+                ).await?;
             report.runners_offline = u64::try_from(offline).unwrap_or(0);
             Ok(report)
         })
         .await
         .map_err(map_diesel_error)
+    }
+
+    async fn runner_can_take(
+        &self,
+        task_id: Uuid,
+        queued_after: DateTime<Utc>,
+        heard_after: DateTime<Utc>,
+    ) -> Result<bool, RepoError> {
+        #[derive(QueryableByName)]
+        struct Answer {
+            #[diesel(sql_type = diesel::sql_types::Bool)]
+            waits: bool,
+        }
+        let mut conn = conn(&self.pool).await?;
+        let answer: Answer = diesel::sql_query(
+            "SELECT EXISTS (
+                SELECT 1 FROM review_tasks t JOIN runners r ON t.required_tags <@ r.tags
+                 WHERE t.id = $1 AND t.status = 'queued' AND t.updated_at > $2
+                   AND r.status <> 'offline' AND r.last_heartbeat > $3
+                   AND r.max_concurrent_jobs > (SELECT count(*) FROM review_tasks h
+                         WHERE h.runner_id = r.id AND h.status IN ('processing', 'in_progress'))
+             ) AS waits",
+        )
+        .bind::<diesel::sql_types::Uuid, _>(task_id)
+        .bind::<Timestamptz, _>(queued_after)
+        .bind::<Timestamptz, _>(heard_after)
+        .get_result(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(answer.waits)
     }
 }

@@ -1,0 +1,206 @@
+//! One file's diff through the model: split into pieces, each asked (retried when
+//! the answer is off-schema), the answers' comments placed on lines the diff shows.
+//! The server's engine and the `reviewd-runner` agent both review with this, so a
+//! file reviewed on a runner gets exactly the prompts and placement of the server.
+
+use super::diff_lines::{DiffLines, Placement};
+use super::output::{self, ProposedComment};
+use super::{chunking, prompt};
+use crate::model::diff::ChangeType;
+use crate::ports::{ActiveRule, AiCompletion, AiError, AiProvider, AiRequest};
+use async_trait::async_trait;
+use std::time::{Duration, Instant};
+
+/// How the model is asked.
+#[derive(Debug, Clone)]
+pub struct AskSettings {
+    pub model: String,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f64>,
+    /// Largest diff piece sent in one prompt, in characters.
+    pub max_diff_chars: usize,
+    /// Attempts per prompt when the answer is unusable (off-schema JSON).
+    pub answer_attempts: u32,
+}
+
+/// What the prompt is built from besides the diff.
+#[derive(Debug, Clone, Copy)]
+pub struct FileContext<'a> {
+    pub mr_title: &'a str,
+    pub mr_description: Option<&'a str>,
+    pub system: &'a str,
+    pub rules: &'a [&'a ActiveRule],
+    pub path: &'a str,
+    pub change_type: ChangeType,
+}
+
+/// One call to the model, for the caller to log or count.
+#[derive(Debug)]
+pub struct ModelCall<'a> {
+    pub file_path: &'a str,
+    pub completion: Option<&'a AiCompletion>,
+    /// Why the call (or its answer) failed.
+    pub error: Option<String>,
+    /// Wall time of a failed call (a completion carries its own).
+    pub elapsed: Duration,
+}
+
+/// Where each call to the model is reported (the AI log on the server, token
+/// counts and log lines on a runner).
+#[async_trait]
+pub trait CallRecorder: Send + Sync {
+    async fn record(&self, call: ModelCall<'_>);
+}
+
+/// A file's review before it is recorded anywhere.
+#[derive(Debug, Clone)]
+pub struct FileVerdict {
+    /// Comments on lines of the diff (an answer's line outside it is moved to the
+    /// nearest changed line, or dropped when none is near).
+    pub comments: Vec<ProposedComment>,
+    /// The answers' summaries, joined.
+    pub summary: String,
+    /// The failure that ended the file, if any (comments found before it are kept).
+    pub error: Option<AiError>,
+}
+
+impl FileVerdict {
+    /// The provider could not be reached or limited us (worth another attempt later).
+    #[must_use]
+    pub fn ai_unavailable(&self) -> bool {
+        matches!(
+            self.error,
+            Some(AiError::Unavailable(_) | AiError::RateLimited { .. })
+        )
+    }
+}
+
+/// A file's diff, parsed and split for the model.
+#[derive(Debug, Clone)]
+pub struct FileReview {
+    lines: DiffLines,
+    pieces: Vec<String>,
+}
+
+impl FileReview {
+    #[must_use]
+    pub fn new(diff: &str, max_diff_chars: usize) -> Self {
+        Self {
+            lines: DiffLines::parse(diff),
+            pieces: chunking::split(diff, max_diff_chars),
+        }
+    }
+
+    #[must_use]
+    pub fn added_lines(&self) -> usize {
+        self.lines.added_count()
+    }
+
+    /// Prompts this file needs.
+    #[must_use]
+    pub fn prompts(&self) -> usize {
+        self.pieces.len()
+    }
+
+    /// Asks the model about each piece in turn; stops at the first failure.
+    pub async fn run(
+        &self,
+        ai: &dyn AiProvider,
+        settings: &AskSettings,
+        context: FileContext<'_>,
+        recorder: &dyn CallRecorder,
+    ) -> FileVerdict {
+        let mut comments = Vec::new();
+        let mut summaries = Vec::new();
+        let mut error = None;
+        for piece in &self.pieces {
+            match ask(ai, settings, context, piece, recorder).await {
+                Ok(answer) => {
+                    summaries.push(answer.summary);
+                    comments.extend(answer.comments.into_iter().filter_map(|c| {
+                        match self.lines.place(c.line) {
+                            Placement::Exact(line) | Placement::Nearest(line) => {
+                                Some(ProposedComment { line, ..c })
+                            }
+                            Placement::Outside => None,
+                        }
+                    }));
+                }
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        FileVerdict {
+            comments,
+            summary: summaries
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+            error,
+        }
+    }
+}
+
+/// One prompt, retried when the answer is unusable; every call is reported.
+async fn ask(
+    ai: &dyn AiProvider,
+    settings: &AskSettings,
+    context: FileContext<'_>,
+    piece: &str,
+    recorder: &dyn CallRecorder,
+) -> Result<output::FileAnswer, AiError> {
+    let request = AiRequest {
+        model: settings.model.clone(),
+        system: context.system.to_owned(),
+        user: prompt::user_prompt(
+            context.mr_title,
+            context.mr_description,
+            context.path,
+            context.change_type,
+            context.rules,
+            piece,
+        ),
+        max_tokens: settings.max_tokens,
+        temperature: settings.temperature,
+        json_schema: Some(("file_review".into(), output::schema())),
+    };
+    let mut last = AiError::InvalidResponse("no attempt made".into());
+    for _ in 0..settings.answer_attempts.max(1) {
+        let started = Instant::now();
+        let answer = match ai.complete(&request).await {
+            Ok(completion) => {
+                let parsed = output::parse(&completion.content);
+                let error = parsed.as_ref().err().map(ToString::to_string);
+                recorder
+                    .record(ModelCall {
+                        file_path: context.path,
+                        completion: Some(&completion),
+                        error,
+                        elapsed: started.elapsed(),
+                    })
+                    .await;
+                parsed.map_err(|e| AiError::InvalidResponse(e.to_string()))
+            }
+            Err(e) => {
+                recorder
+                    .record(ModelCall {
+                        file_path: context.path,
+                        completion: None,
+                        error: Some(e.to_string()),
+                        elapsed: started.elapsed(),
+                    })
+                    .await;
+                Err(e)
+            }
+        };
+        match answer {
+            Ok(answer) => return Ok(answer),
+            Err(e @ AiError::InvalidResponse(_)) => last = e,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
+}

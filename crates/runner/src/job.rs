@@ -1,0 +1,400 @@
+//! One claimed task, from an empty workspace to a submitted result: each phase
+//! reported, the log streamed, every step timed, the workspace removed whatever
+//! happens.
+
+use crate::config::RunnerConfig;
+use crate::git::Workspace;
+use crate::logs::TaskLog;
+use crate::server::{ServerClient, ServerError};
+use futures_util::StreamExt;
+use reviewd_ai_openai::OpenAiProvider;
+use reviewd_domain::model::SecretString;
+use reviewd_domain::model::runner::{
+    ClaimedTask, RunnerComment, RunnerFileResult, RunnerMetrics, RunnerOutcome, RunnerPhase,
+    RunnerResult,
+};
+use reviewd_domain::ports::AiProvider;
+use reviewd_domain::review::file_review::{
+    AskSettings, CallRecorder, FileContext, FileReview, ModelCall,
+};
+use reviewd_domain::review::rating::{rating, score};
+use reviewd_domain::review::rules;
+use reviewd_http::{HttpClient, RetryPolicy};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// Attempts per prompt when the model's answer is off-schema (as on the server).
+const ANSWER_ATTEMPTS: u32 = 2;
+/// How often the log is sent while a task runs.
+const LOG_FLUSH_EVERY: Duration = Duration::from_secs(1);
+
+/// What every job shares.
+#[derive(Debug, Clone)]
+pub struct JobContext {
+    pub server: ServerClient,
+    pub config: Arc<RunnerConfig>,
+    pub runner_id: String,
+    pub ai_policy: RetryPolicy,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Timings {
+    prepare_ms: u64,
+    clone_ms: u64,
+    review_ms: u64,
+}
+
+/// The part of a job that can be cut short (stop, timeout).
+struct Work<'a> {
+    ctx: &'a JobContext,
+    task: &'a ClaimedTask,
+    log: &'a TaskLog,
+    timings: &'a Mutex<Timings>,
+    tokens: AtomicU64,
+}
+
+/// What the work produced.
+struct Reviewed {
+    files: Vec<RunnerFileResult>,
+    /// A provider outage or rate limit: the whole task is worth another attempt.
+    retry_reason: Option<String>,
+}
+
+fn ms(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Runs the task to a submitted result. `stop` cuts it short with a failed result
+/// (the server gives the task another attempt).
+pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
+    let started = Instant::now();
+    let mut secrets = vec![ctx.config.token.clone()];
+    secrets.extend(task.clone_credentials.as_ref().map(|c| c.password.clone()));
+    secrets.extend(task.ai.api_key.clone());
+    secrets.extend(ctx.config.ai_api_key.clone());
+    let log = Arc::new(TaskLog::new(task.id, secrets));
+    log.line(format!(
+        "task {} (attempt {}): {} !{} at {}, {} file(s)",
+        task.id,
+        task.attempt,
+        task.project_path,
+        task.mr_iid,
+        short(&task.commit_sha),
+        task.files.len()
+    ));
+
+    let done = CancellationToken::new();
+    let flusher = {
+        let (log, server, done) = (log.clone(), ctx.server.clone(), done.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = done.cancelled() => return,
+                    () = tokio::time::sleep(LOG_FLUSH_EVERY) => log.flush(&server).await,
+                }
+            }
+        })
+    };
+
+    let timings = Mutex::new(Timings::default());
+    let work = Work {
+        ctx,
+        task: &task,
+        log: &log,
+        timings: &timings,
+        tokens: AtomicU64::new(0),
+    };
+    let limit = Duration::from_millis(task.timeout_ms.max(1_000));
+    let outcome = tokio::select! {
+        r = tokio::time::timeout(limit, work.run()) => match r {
+            Ok(r) => r,
+            Err(_) => Err(format!("the review took longer than {} s", limit.as_secs())),
+        },
+        () = stop.cancelled() => Err("the runner was stopped before the task finished".to_owned()),
+    };
+    remove_workspace(&ctx.config, &task).await;
+
+    let submit_started = Instant::now();
+    if let Err(e) = ctx.server.phase(task.id, RunnerPhase::Submitting).await {
+        tracing::warn!(task.id = %task.id, error = %e, "runner.phase_not_reported");
+    }
+    let (status, files, error) = match outcome {
+        Ok(Reviewed {
+            files,
+            retry_reason: None,
+        }) => (RunnerOutcome::Success, files, None),
+        Ok(Reviewed {
+            files,
+            retry_reason: Some(reason),
+        }) => (RunnerOutcome::Failed, files, Some(reason)),
+        Err(e) => (RunnerOutcome::Failed, Vec::new(), Some(e)),
+    };
+    match &error {
+        Some(e) => log.line(format!("failed: {e}")),
+        None => log.line(format!(
+            "reviewed {} file(s), {} comment(s)",
+            files.len(),
+            files.iter().map(|f| f.comments.len()).sum::<usize>()
+        )),
+    }
+    done.cancel();
+    let _ = flusher.await;
+    log.flush(&ctx.server).await;
+
+    let total_comments = files.iter().map(|f| f.comments.len()).sum::<usize>();
+    let grade = (status == RunnerOutcome::Success).then(|| {
+        let severities = files.iter().flat_map(|f| f.comments.iter().map(|c| c.severity));
+        rating(score(severities)).to_string()
+    });
+    let t = timings.lock().map(|t| *t).unwrap_or_default();
+    let tokens = work.tokens.load(Ordering::Relaxed);
+    let result = RunnerResult {
+        runner_id: ctx.runner_id.clone(),
+        status,
+        total_comments: u64::try_from(total_comments).unwrap_or(u64::MAX),
+        files,
+        rating: grade,
+        metrics: RunnerMetrics {
+            duration_ms: ms(started),
+            container_prepare_ms: t.prepare_ms,
+            clone_ms: t.clone_ms,
+            review_ms: t.review_ms,
+            submit_ms: ms(submit_started),
+            tokens_used: (tokens > 0).then_some(tokens),
+        },
+        error,
+        logs: Some(log.remainder()).filter(|l| !l.is_empty()),
+    };
+    match ctx.server.result(task.id, &result).await {
+        Ok(()) => tracing::info!(task.id = %task.id, status = ?result.status, duration_ms = result.metrics.duration_ms, "runner.result_submitted"),
+        Err(ServerError::NotHeld(e)) => {
+            tracing::warn!(task.id = %task.id, error = %e, "runner.result_refused");
+        }
+        // The server gives the task to another runner when its lease ends.
+        Err(e) => tracing::error!(task.id = %task.id, error = %e, "runner.result_not_delivered"),
+    }
+}
+
+async fn remove_workspace(config: &RunnerConfig, task: &ClaimedTask) {
+    let dir = config.work_root().join(task.id.to_string());
+    if tokio::fs::try_exists(&dir).await.unwrap_or(false)
+        && let Err(e) = tokio::fs::remove_dir_all(&dir).await
+    {
+        tracing::warn!(dir = %dir.display(), error = %e, "runner.workspace_not_removed");
+    }
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+impl Work<'_> {
+    async fn phase(&self, phase: RunnerPhase) -> Result<(), String> {
+        match self.ctx.server.phase(self.task.id, phase).await {
+            Ok(()) => Ok(()),
+            // Taken back (this runner looked silent): stop, another runner has it.
+            Err(ServerError::NotHeld(e)) => Err(format!("the server took the task back: {e}")),
+            Err(e) => {
+                tracing::warn!(task.id = %self.task.id, error = %e, "runner.phase_not_reported");
+                Ok(())
+            }
+        }
+    }
+
+    fn time(&self, since: Instant, slot: impl FnOnce(&mut Timings) -> &mut u64) {
+        if let Ok(mut t) = self.timings.lock() {
+            *slot(&mut t) = ms(since);
+        }
+    }
+
+    async fn run(&self) -> Result<Reviewed, String> {
+        let (task, config) = (self.task, &self.ctx.config);
+        self.phase(RunnerPhase::Preparing).await?;
+        let started = Instant::now();
+        let (workspace, out) = Workspace::prepare(
+            &config.work_root(),
+            &task.id.to_string(),
+            &config.git,
+            task.clone_credentials.as_ref(),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        self.log.lines(out);
+        self.time(started, |t| &mut t.prepare_ms);
+
+        self.phase(RunnerPhase::Cloning).await?;
+        let started = Instant::now();
+        self.log.line(format!(
+            "fetching {} and {} (depth 1)",
+            short(&task.base_sha),
+            short(&task.commit_sha)
+        ));
+        let out = workspace
+            .fetch(&task.repository_url, &task.base_sha, &task.commit_sha)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.log.lines(out);
+        self.time(started, |t| &mut t.clone_ms);
+        self.log.line(format!("fetched in {} ms", ms(started)));
+
+        self.phase(RunnerPhase::Reviewing).await?;
+        let started = Instant::now();
+        let reviewed = self.review(&workspace).await?;
+        self.time(started, |t| &mut t.review_ms);
+        Ok(reviewed)
+    }
+
+    async fn review(&self, workspace: &Workspace) -> Result<Reviewed, String> {
+        let (task, config) = (self.task, &self.ctx.config);
+        let endpoint = config
+            .ai_endpoint
+            .clone()
+            .or_else(|| task.ai.endpoint.clone())
+            .ok_or("the task names no AI endpoint and RUNNER_AI_ENDPOINT is not set")?;
+        let key = config
+            .ai_api_key
+            .clone()
+            .or_else(|| task.ai.api_key.clone())
+            .map(|k| SecretString::new(&k));
+        let http = HttpClient::new(self.ctx.ai_policy).map_err(|e| e.to_string())?;
+        let ai = OpenAiProvider::new(http, &task.ai.provider, &endpoint, key);
+        let settings = AskSettings {
+            model: task.ai.model.clone(),
+            max_tokens: task.ai.max_tokens,
+            temperature: task.ai.temperature,
+            max_diff_chars: task.ai.max_diff_chars.max(1_000),
+            answer_attempts: ANSWER_ATTEMPTS,
+        };
+        // Futures made first, then run a few at once (a closure inside the stream
+        // would not be `Send` for every lifetime tokio asks about).
+        let pending: Vec<_> = task
+            .files
+            .iter()
+            .map(|file| self.review_file(workspace, &ai, &settings, file))
+            .collect();
+        let results: Vec<(RunnerFileResult, Option<String>)> = futures_util::stream::iter(pending)
+            .buffered(config.file_concurrency.max(1))
+            .collect()
+            .await;
+        let retry_reason = results.iter().find_map(|(_, r)| r.clone());
+        Ok(Reviewed {
+            files: results.into_iter().map(|(f, _)| f).collect(),
+            retry_reason,
+        })
+    }
+
+    /// One file; the second member says the provider was unavailable.
+    async fn review_file(
+        &self,
+        workspace: &Workspace,
+        ai: &dyn AiProvider,
+        settings: &AskSettings,
+        file: &reviewd_domain::model::runner::AssignedFile,
+    ) -> (RunnerFileResult, Option<String>) {
+        let task = self.task;
+        let failed = |error: String| RunnerFileResult {
+            file_path: file.file_path.clone(),
+            status: RunnerOutcome::Failed,
+            comments: Vec::new(),
+            summary: None,
+            error: Some(error),
+        };
+        let diff = match workspace
+            .file_diff(
+                &task.base_sha,
+                &task.commit_sha,
+                &file.file_path,
+                file.old_path.as_deref(),
+            )
+            .await
+        {
+            Ok(Some(diff)) => diff,
+            Ok(None) => {
+                self.log
+                    .line(format!("{}: no text diff, nothing to review", file.file_path));
+                let result = RunnerFileResult {
+                    file_path: file.file_path.clone(),
+                    status: RunnerOutcome::Success,
+                    comments: Vec::new(),
+                    summary: None,
+                    error: None,
+                };
+                return (result, None);
+            }
+            Err(e) => return (failed(e.to_string()), None),
+        };
+        let review = FileReview::new(&diff, settings.max_diff_chars);
+        self.log.line(format!(
+            "{}: {} line(s) added, {} prompt(s)",
+            file.file_path,
+            review.added_lines(),
+            review.prompts()
+        ));
+        let file_rules = rules::for_file(&task.rules, &file.file_path);
+        let context = FileContext {
+            mr_title: &task.mr_title,
+            mr_description: task.mr_description.as_deref(),
+            system: &task.system_prompt,
+            rules: &file_rules,
+            path: &file.file_path,
+            change_type: file.change_type,
+        };
+        let verdict = review.run(ai, settings, context, self).await;
+        let unavailable = verdict.ai_unavailable();
+        let result = match verdict.error {
+            Some(e) => failed(e.to_string()),
+            None => RunnerFileResult {
+                file_path: file.file_path.clone(),
+                status: RunnerOutcome::Success,
+                comments: verdict
+                    .comments
+                    .into_iter()
+                    .map(|c| RunnerComment {
+                        line: i64::from(c.line),
+                        severity: c.severity,
+                        message: c.message,
+                    })
+                    .collect(),
+                summary: Some(verdict.summary).filter(|s| !s.is_empty()),
+                error: None,
+            },
+        };
+        let retry = unavailable.then(|| {
+            format!(
+                "the AI provider was unavailable: {}",
+                result.error.clone().unwrap_or_default()
+            )
+        });
+        (result, retry)
+    }
+}
+
+/// Each model call counted (tokens) and logged.
+#[async_trait::async_trait]
+impl CallRecorder for Work<'_> {
+    async fn record(&self, call: ModelCall<'_>) {
+        match (call.completion, call.error) {
+            (Some(c), error) => {
+                self.tokens
+                    .fetch_add(u64::from(c.usage.total), Ordering::Relaxed);
+                self.log.line(format!(
+                    "{}: model {} answered in {} ms, {} token(s){}",
+                    call.file_path,
+                    c.model,
+                    c.duration.as_millis(),
+                    c.usage.total,
+                    error.map(|e| format!(", unusable: {e}")).unwrap_or_default()
+                ));
+            }
+            (None, error) => self.log.line(format!(
+                "{}: model call failed after {} ms: {}",
+                call.file_path,
+                call.elapsed.as_millis(),
+                error.unwrap_or_default()
+            )),
+        }
+    }
+}
