@@ -13,6 +13,7 @@ mod platform_configs;
 mod projects;
 mod review_pipeline;
 mod reviews;
+mod runner_agent;
 mod runners;
 mod system_reset;
 mod users;

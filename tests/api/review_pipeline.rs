@@ -119,7 +119,7 @@ async fn redis() -> deadpool_redis::Connection {
 }
 
 /// An OpenAI-compatible fake whose answer depends on the file in the prompt.
-async fn fake_ai(answer: fn(&str) -> Value) -> MockServer {
+pub(crate) async fn fake_ai(answer: fn(&str) -> Value) -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST")).and(path("/v1/chat/completions"))
         .respond_with(move |req: &Request| {
@@ -135,7 +135,7 @@ async fn fake_ai(answer: fn(&str) -> Value) -> MockServer {
     server
 }
 
-fn review_answer(prompt: &str) -> Value {
+pub(crate) fn review_answer(prompt: &str) -> Value {
     let mut comments = vec![
         json!({ "line": 2, "severity": "error", "message": "unwrap() panics when foo fails; return the error instead." }),
         json!({ "line": 3, "severity": "info", "message": "Consider logging before run()." }),
@@ -147,7 +147,7 @@ fn review_answer(prompt: &str) -> Value {
     json!({ "summary": "Adds the runner entry point.", "comments": comments })
 }
 
-async fn app_with_ai(ai: &MockServer, extra: &[(&str, String)]) -> TestApp {
+pub(crate) async fn app_with_ai(ai: &MockServer, extra: &[(&str, String)]) -> TestApp {
     let mut vars = vec![
         ("REVIEW_WORKERS_ENABLED", "true".to_owned()),
         ("PROVIDERA_ENDPOINT", format!("{}/v1", ai.uri())),
@@ -202,7 +202,7 @@ pub(crate) async fn send_webhook(app: &TestApp, body: &Value) -> String {
 }
 
 /// Polls the task until it is finished.
-async fn wait_for(app: &TestApp, task_id: &str) -> Value {
+pub(crate) async fn wait_for(app: &TestApp, task_id: &str) -> Value {
     let root = app.root().await;
     let mut task = Value::Null;
     for _ in 0..300 {

@@ -6,7 +6,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
-async fn api_key(app: &TestApp) -> String {
+pub(crate) async fn api_key(app: &TestApp) -> String {
     let created = json(
         app.root()
             .await

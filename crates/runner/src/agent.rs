@@ -89,7 +89,10 @@ impl Agent {
         if tokio::time::timeout(grace, drain(&mut jobs)).await.is_err() {
             tracing::warn!(running = jobs.len(), "runner.stopping_cancels_tasks");
             cancel_jobs.cancel();
-            if tokio::time::timeout(REPORT_GRACE, drain(&mut jobs)).await.is_err() {
+            if tokio::time::timeout(REPORT_GRACE, drain(&mut jobs))
+                .await
+                .is_err()
+            {
                 jobs.abort_all();
             }
         }
@@ -97,7 +100,9 @@ impl Agent {
         let _ = heartbeats.await;
         match self.server.deregister(&self.me.id).await {
             Ok(()) => tracing::info!(runner.id = %self.me.id, "runner.deregistered"),
-            Err(e) => tracing::warn!(runner.id = %self.me.id, error = %e, "runner.deregister_failed"),
+            Err(e) => {
+                tracing::warn!(runner.id = %self.me.id, error = %e, "runner.deregister_failed")
+            }
         }
         Ok(())
     }

@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Debug, Clone, Parser)]
-#[command(name = "reviewd-runner", version, about = "Claims and reviews merge requests for a reviewd server")]
+#[command(
+    name = "reviewd-runner",
+    version,
+    about = "Claims and reviews merge requests for a reviewd server"
+)]
 pub struct RunnerConfig {
     /// Base URL of the reviewd server, e.g. https://reviewd.example.com.
     #[arg(long, env = "RUNNER_SERVER_URL")]

@@ -139,7 +139,11 @@ impl Workspace {
         cmd
     }
 
-    async fn output(&self, step: &'static str, args: &[&str]) -> Result<std::process::Output, GitError> {
+    async fn output(
+        &self,
+        step: &'static str,
+        args: &[&str],
+    ) -> Result<std::process::Output, GitError> {
         let output = self
             .command(args)
             .output()

@@ -146,7 +146,9 @@ pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
 
     let total_comments = files.iter().map(|f| f.comments.len()).sum::<usize>();
     let grade = (status == RunnerOutcome::Success).then(|| {
-        let severities = files.iter().flat_map(|f| f.comments.iter().map(|c| c.severity));
+        let severities = files
+            .iter()
+            .flat_map(|f| f.comments.iter().map(|c| c.severity));
         rating(score(severities)).to_string()
     });
     let t = timings.lock().map(|t| *t).unwrap_or_default();
@@ -169,7 +171,9 @@ pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
         logs: Some(log.remainder()).filter(|l| !l.is_empty()),
     };
     match ctx.server.result(task.id, &result).await {
-        Ok(()) => tracing::info!(task.id = %task.id, status = ?result.status, duration_ms = result.metrics.duration_ms, "runner.result_submitted"),
+        Ok(()) => {
+            tracing::info!(task.id = %task.id, status = ?result.status, duration_ms = result.metrics.duration_ms, "runner.result_submitted")
+        }
         Err(ServerError::NotHeld(e)) => {
             tracing::warn!(task.id = %task.id, error = %e, "runner.result_refused");
         }
@@ -313,8 +317,10 @@ impl Work<'_> {
         {
             Ok(Some(diff)) => diff,
             Ok(None) => {
-                self.log
-                    .line(format!("{}: no text diff, nothing to review", file.file_path));
+                self.log.line(format!(
+                    "{}: no text diff, nothing to review",
+                    file.file_path
+                ));
                 let result = RunnerFileResult {
                     file_path: file.file_path.clone(),
                     status: RunnerOutcome::Success,
@@ -386,7 +392,9 @@ impl CallRecorder for Work<'_> {
                     c.model,
                     c.duration.as_millis(),
                     c.usage.total,
-                    error.map(|e| format!(", unusable: {e}")).unwrap_or_default()
+                    error
+                        .map(|e| format!(", unusable: {e}"))
+                        .unwrap_or_default()
                 ));
             }
             (None, error) => self.log.line(format!(

@@ -66,7 +66,10 @@ impl ServerClient {
                     .header("x-runner-id", &me.id)
                     .header("x-runner-name", &me.name)
                     .header("x-runner-version", &me.version)
-                    .header("x-runner-max-concurrency", me.max_concurrent_jobs.to_string())
+                    .header(
+                        "x-runner-max-concurrency",
+                        me.max_concurrent_jobs.to_string(),
+                    )
                     .header("x-runner-tags", &tags)
             })
             .await?;
@@ -167,7 +170,10 @@ impl ServerClient {
     /// As above.
     pub async fn deregister(&self, id: &str) -> Result<(), ServerError> {
         self.http
-            .send(|c| c.delete(self.url(&format!("/{id}"))).bearer_auth(&self.token))
+            .send(|c| {
+                c.delete(self.url(&format!("/{id}")))
+                    .bearer_auth(&self.token)
+            })
             .await
             .map_err(unknown_runner)?;
         Ok(())

@@ -177,7 +177,9 @@ async fn pending(
                 ApiError::bad_request("INVALID_QUERY", "limit must be a positive whole number")
             })?,
     };
-    Ok(envelope::ok(state.runners.claim(key, runner_id, limit).await?))
+    Ok(envelope::ok(
+        state.runners.claim(key, runner_id, limit).await?,
+    ))
 }
 
 #[derive(Deserialize)]

@@ -13,13 +13,13 @@ use crate::model::runner::{
 };
 use crate::model::{MergeRequest, Project, ReviewTask};
 use crate::ports::{
-    ActiveRule, AiProvider, AttemptStart, CatalogRepository, HostingPlatform,
-    PlatformError, ReviewRepository, TaskRepository,
+    ActiveRule, AiProvider, AttemptStart, CatalogRepository, HostingPlatform, PlatformError,
+    ReviewRepository, TaskRepository,
 };
 use crate::review::diff_lines::{DiffLines, Placement};
+use crate::review::file_review::{AskSettings, CallRecorder, FileContext, FileReview, ModelCall};
 use crate::review::globs::Patterns;
 use crate::review::rating::{rating, score};
-use crate::review::file_review::{AskSettings, CallRecorder, FileContext, FileReview, ModelCall};
 use crate::review::{fingerprint::fingerprint, output, prompt, rules};
 use futures_util::StreamExt;
 use std::collections::HashSet;
@@ -908,12 +908,7 @@ impl ReviewEngine {
             model: &self.settings.model,
         };
         let verdict = review
-            .run(
-                self.ai.as_ref(),
-                &self.ask_settings(),
-                context,
-                &recorder,
-            )
+            .run(self.ai.as_ref(), &self.ask_settings(), context, &recorder)
             .await;
         let ai_unavailable = verdict.ai_unavailable();
         let comments: Vec<PlacedComment> = verdict

@@ -246,7 +246,9 @@ impl RunnerService {
         if self.settings.claim_grace.is_zero() {
             return false;
         }
-        let ago = |d: Duration| Utc::now() - chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX);
+        let ago = |d: Duration| {
+            Utc::now() - chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)
+        };
         match self
             .runners
             .runner_can_take(

@@ -561,13 +561,13 @@ impl RunnerRepository for PgRunnerRepository {
             .bind::<Timestamptz, _>(silent_before)
             .execute(conn)
             .await?;
-            let mut report =
-                release_tasks_of_offline(
-                    conn,
-                    None,
-                    "the runner holding it went silent or let its lease run out",
-                    true,
-                ).await?;
+            let mut report = release_tasks_of_offline(
+                conn,
+                None,
+                "the runner holding it went silent or let its lease run out",
+                true,
+            )
+            .await?;
             report.runners_offline = u64::try_from(offline).unwrap_or(0);
             Ok(report)
         })
