@@ -9,6 +9,7 @@ mod auth;
 mod conventions;
 mod health;
 mod monitoring;
+mod notifications;
 mod platform_configs;
 mod projects;
 mod review_pipeline;

@@ -16,9 +16,15 @@ use std::time::{Duration, Instant};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-/// Builds the runner binary (a no-op when it is up to date) and returns its path.
-/// Cargo does not build another package's binary for this test crate by itself.
+/// Builds the runner binary (a no-op when it is up to date) once per test process
+/// and returns its path. Cargo does not build another package's binary for this
+/// test crate by itself.
 fn runner_binary() -> PathBuf {
+    static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BINARY.get_or_init(build_runner).clone()
+}
+
+fn build_runner() -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let out = Command::new(cargo)
         .args([
@@ -123,9 +129,11 @@ struct RunnerProcess {
 }
 
 impl RunnerProcess {
-    fn start(app: &TestApp, key: &str, id: &str, work_dir: &Path, output: PathBuf) -> Self {
+    /// Starts the binary (built off the runtime, so the server keeps answering).
+    async fn start(app: &TestApp, key: &str, id: &str, work_dir: &Path, output: PathBuf) -> Self {
+        let binary = tokio::task::spawn_blocking(runner_binary).await.unwrap();
         let log = std::fs::File::create(&output).unwrap();
-        let child = Command::new(runner_binary())
+        let child = Command::new(binary)
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("RUNNER_SERVER_URL", &app.base_url)
@@ -260,7 +268,8 @@ async fn the_runner_binary_clones_reviews_and_reports_and_the_server_posts_its_c
         "e2e-runner",
         &work_dir,
         scratch.join("runner.log"),
-    );
+    )
+    .await;
     wait_until_online(&app, "e2e-runner", &runner).await;
 
     let task = wait_for(&app, &send_webhook(&app, &fixture()).await).await;
@@ -273,8 +282,10 @@ async fn the_runner_binary_clones_reviews_and_reports_and_the_server_posts_its_c
         .await
         .unwrap()
         .iter()
+        .filter(|r| r.url.path() == "/v1/chat/completions")
         .map(|r| {
-            let body: Value = serde_json::from_slice(&r.body).unwrap();
+            let body: Value = serde_json::from_slice(&r.body)
+                .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&r.body)));
             assert_eq!(
                 r.headers.get("authorization").and_then(|v| v.to_str().ok()),
                 Some("Bearer sk-fake"),
@@ -376,15 +387,22 @@ async fn a_runner_stopped_mid_task_reports_it_failed_and_another_runner_finishes
         .with_priority(1)
         .mount(&ai)
         .await;
-    let World { app, scratch, .. } =
-        World::new(&ai, &[("REVIEW_WORKERS_ENABLED", "false".to_owned())]).await;
+    let World {
+        app,
+        scratch,
+        // Kept alive: a dropped fake goes back to wiremock's pool and serves
+        // another test.
+        gitlab: _gitlab,
+        ..
+    } = World::new(&ai, &[("REVIEW_WORKERS_ENABLED", "false".to_owned())]).await;
     let key = api_key(&app).await;
     let work_dir = scratch.join("workspaces");
-    let mut first = RunnerProcess::start(&app, &key, "first", &work_dir, scratch.join("first.log"));
+    let mut first =
+        RunnerProcess::start(&app, &key, "first", &work_dir, scratch.join("first.log")).await;
     wait_until_online(&app, "first", &first).await;
     let task_id = send_webhook(&app, &fixture()).await;
     let mut phase = String::new();
-    for _ in 0..100 {
+    for _ in 0..300 {
         phase = app.sql(&format!(
             "SELECT coalesce(runner_phase, '') FROM review_tasks WHERE id = '{task_id}'"
         ));
@@ -422,7 +440,8 @@ async fn a_runner_stopped_mid_task_reports_it_failed_and_another_runner_finishes
         "given back for another attempt"
     );
 
-    let second = RunnerProcess::start(&app, &key, "second", &work_dir, scratch.join("second.log"));
+    let second =
+        RunnerProcess::start(&app, &key, "second", &work_dir, scratch.join("second.log")).await;
     let task = wait_for(&app, &task_id).await;
     assert_eq!(task["status"], "completed", "{task}\n{}", second.output());
     assert_eq!(runner_state(&app, "second").await["totalJobsCompleted"], 1);

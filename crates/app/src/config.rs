@@ -111,6 +111,16 @@ pub struct Config {
     /// Whether this replica takes part in periodic jobs (`PERIODIC_JOBS_ENABLED`,
     /// default true); tests of the API turn them off to see only what they do.
     pub periodic_jobs_enabled: bool,
+    /// Attempts per notification delivery (`NOTIFY_MAX_ATTEMPTS`).
+    pub notify_max_attempts: u32,
+    /// Wait before a delivery's second attempt, doubled after (`NOTIFY_RETRY_BASE_MS`).
+    pub notify_retry_base_ms: u64,
+    /// Timeout of one delivery attempt (`NOTIFY_TIMEOUT_SECS`).
+    pub notify_timeout_secs: u64,
+    /// Base URL of the `chatA` (Slack) Web API (`NOTIFY_CHAT_A_API_URL`).
+    pub notify_chat_a_api_url: String,
+    /// Local time of the daily digest, and of the weekly one on Mondays (`NOTIFY_DIGEST_TIME`).
+    pub notify_digest_time: chrono::NaiveTime,
     pub reset_db_key: Option<Secret>,
     pub root_email: Option<String>,
     pub root_password: Option<Secret>,
@@ -280,6 +290,19 @@ impl Config {
             metrics_retention_days: number(&get, "METRICS_RETENTION_DAYS", 30)?,
             metrics_collect_interval_secs: number(&get, "METRICS_COLLECT_INTERVAL_SECS", 60)?,
             periodic_jobs_enabled: boolean(&get, "PERIODIC_JOBS_ENABLED", true)?,
+            notify_max_attempts: number::<u32>(&get, "NOTIFY_MAX_ATTEMPTS", 3)?.clamp(1, 10),
+            notify_retry_base_ms: number(&get, "NOTIFY_RETRY_BASE_MS", 2_000)?,
+            notify_timeout_secs: number::<u64>(&get, "NOTIFY_TIMEOUT_SECS", 15)?.max(1),
+            notify_chat_a_api_url: get("NOTIFY_CHAT_A_API_URL")
+                .unwrap_or_else(|| "https://slack.com".to_owned())
+                .trim_end_matches('/')
+                .to_owned(),
+            notify_digest_time: match get("NOTIFY_DIGEST_TIME") {
+                None => chrono::NaiveTime::from_hms_opt(8, 0, 0).unwrap_or_default(),
+                Some(v) => chrono::NaiveTime::parse_from_str(v.trim(), "%H:%M").map_err(|_| {
+                    ConfigError::new("NOTIFY_DIGEST_TIME", "is not a time as HH:MM")
+                })?,
+            },
             reset_db_key: get("RESET_DB_KEY").map(Secret::new),
             root_email: get("ROOT_EMAIL"),
             root_password,

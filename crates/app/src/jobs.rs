@@ -5,7 +5,8 @@ use crate::config::Config;
 use crate::logs;
 use crate::scheduler::{Job, Schedule};
 use chrono::{NaiveTime, Utc};
-use reviewd_domain::services::{MonitoringService, RunnerService};
+use reviewd_domain::model::notification::Frequency;
+use reviewd_domain::services::{MonitoringService, NotificationService, RunnerService};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -131,4 +132,34 @@ pub fn runner_sweep(config: &Config, runners: &Arc<RunnerService>) -> Job {
             }
         },
     )
+}
+
+/// The daily digest at `NOTIFY_DIGEST_TIME`, and the weekly one on Mondays at the
+/// same time; each sends only when the settings' frequency is its own.
+pub fn digests(config: &Config, notifications: &Arc<NotificationService>) -> Vec<Job> {
+    let at = config.notify_digest_time;
+    [
+        (
+            "notifications.daily_digest",
+            Schedule::DailyAt(at),
+            Frequency::Daily,
+        ),
+        (
+            "notifications.weekly_digest",
+            Schedule::WeeklyAt(chrono::Weekday::Mon, at),
+            Frequency::Weekly,
+        ),
+    ]
+    .into_iter()
+    .map(|(name, schedule, frequency)| {
+        let n = notifications.clone();
+        Job::new(name, schedule, move || {
+            let n = n.clone();
+            async move {
+                let events = n.send_digest(frequency).await.map_err(|e| e.to_string())?;
+                Ok(format!("{events} event(s) digested"))
+            }
+        })
+    })
+    .collect()
 }

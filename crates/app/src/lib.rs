@@ -12,6 +12,7 @@ pub mod extract;
 pub mod jobs;
 pub mod logs;
 pub mod metrics;
+pub mod notify;
 pub mod platforms;
 pub mod request_id;
 pub mod routes;

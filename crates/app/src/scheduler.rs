@@ -3,7 +3,7 @@
 //! it under a Postgres advisory lock and records each run in `job_runs`. Local jobs
 //! (flushing this replica's API counts, pruning its log files) run on every replica.
 
-use chrono::{DateTime, Local, NaiveTime, TimeDelta, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Local, NaiveTime, TimeDelta, TimeZone, Utc, Weekday};
 use futures_util::future::BoxFuture;
 use reviewd_domain::ports::{JobLedger, JobOutcome};
 use std::sync::Arc;
@@ -17,6 +17,8 @@ pub enum Schedule {
     /// Once a day at this local time; a replica starting after it runs the day's
     /// missed run at once.
     DailyAt(NaiveTime),
+    /// Once a week on this day at this local time (a missed run is made at once).
+    WeeklyAt(Weekday, NaiveTime),
 }
 
 impl Schedule {
@@ -45,6 +47,12 @@ impl Schedule {
                     candidate - TimeDelta::days(1)
                 }
             }
+            Self::WeeklyAt(day, at) => {
+                let daily = Self::DailyAt(at).due_since(now);
+                let today = daily.with_timezone(&Local).weekday();
+                let back = (7 + today.num_days_from_monday() - day.num_days_from_monday()) % 7;
+                daily - TimeDelta::days(i64::from(back))
+            }
         }
     }
 
@@ -54,7 +62,7 @@ impl Schedule {
             Self::Every(every) => TimeDelta::from_std(every * 2)
                 .unwrap_or(TimeDelta::hours(1))
                 .max(TimeDelta::minutes(5)),
-            Self::DailyAt(_) => TimeDelta::hours(6),
+            Self::DailyAt(_) | Self::WeeklyAt(..) => TimeDelta::hours(6),
         }
     }
 }
@@ -182,6 +190,17 @@ mod tests {
         let due = Schedule::DailyAt(at).due_since(now);
         assert!(due <= now);
         assert!(now - due < TimeDelta::days(1));
+        assert_eq!(due.with_timezone(&Local).time(), at);
+    }
+
+    #[test]
+    fn a_weekly_job_counts_from_the_latest_such_weekday() {
+        let at = NaiveTime::from_hms_opt(8, 0, 0).unwrap();
+        let now = Utc::now();
+        let due = Schedule::WeeklyAt(Weekday::Mon, at).due_since(now);
+        assert!(due <= now);
+        assert!(now - due < TimeDelta::days(7));
+        assert_eq!(due.with_timezone(&Local).weekday(), Weekday::Mon);
         assert_eq!(due.with_timezone(&Local).time(), at);
     }
 }

@@ -4,6 +4,7 @@
 use crate::ai::{LimitedAi, UnconfiguredAi};
 use crate::config::Config;
 use crate::extract::{json_config, path_config, query_config};
+use crate::notify::NotifyOnFinish;
 use crate::platforms::HttpPlatformClients;
 use crate::sampler::HostSampler;
 use crate::scheduler::Scheduler;
@@ -22,9 +23,10 @@ use reviewd_domain::ports::{
 };
 use reviewd_domain::services::{
     ApiKeyService, ApiTally, AuthService, AuthSettings, CatalogService, EngineSettings,
-    HealthService, ManualReviewService, MonitoringService, OAuthSettings, PlatformConfigService,
-    ProjectService, ReviewEngine, ReviewHistory, RootOutcome, RunnerService, RunnerSettings,
-    SystemResetService, TaskService, UserService, WebhookIntake, WebhookService,
+    HealthService, ManualReviewService, MonitoringService, NotificationService, NotifySettings,
+    OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, RootOutcome,
+    RunnerService, RunnerSettings, SystemResetService, TaskService, UserService, WebhookIntake,
+    WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{
@@ -33,9 +35,9 @@ use reviewd_queue_redis::{
 };
 use reviewd_store_postgres::{
     PgApiKeyRepository, PgCatalogRepository, PgDataWipe, PgHealthCheckRepository, PgHealthProbe,
-    PgJobLedger, PgMonitoringRepository, PgPlatformConfigRepository, PgProjectRepository,
-    PgReviewQueries, PgReviewRepository, PgRunnerRepository, PgSessionRepository,
-    PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
+    PgJobLedger, PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository,
+    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
+    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
@@ -162,7 +164,10 @@ impl Application {
             )
         })?;
         let clients: Arc<dyn PlatformClients> = Arc::new(HttpPlatformClients::new(http.clone()));
-        let platform_config_repo = Arc::new(PgPlatformConfigRepository::new(pool.clone(), secrets));
+        let platform_config_repo = Arc::new(PgPlatformConfigRepository::new(
+            pool.clone(),
+            secrets.clone(),
+        ));
         let (health_configs, health_clients) = (platform_config_repo.clone(), clients.clone());
         let project_repo = Arc::new(PgProjectRepository::new(pool.clone()));
         let settings_repo = Arc::new(PgSettingsRepository::new(pool.clone()));
@@ -234,23 +239,42 @@ impl Application {
             0 => review_timeout + Duration::from_secs(60),
             secs => Duration::from_secs(secs),
         };
-        let engine = Arc::new(ReviewEngine::new(
-            task_repo,
-            Arc::new(PgReviewRepository::new(pool.clone())),
-            projects.clone(),
-            catalog_repo.clone(),
-            Arc::new(LimitedAi::new(provider, concurrency)),
-            EngineSettings {
-                file_concurrency: concurrency,
-                attempt_lease: reclaim_idle,
-                model: config
-                    .provider_a
-                    .model
-                    .clone()
-                    .unwrap_or_else(|| EngineSettings::default().model),
-                ..EngineSettings::default()
+        let notifiers = reviewd_notify::notifiers(
+            Duration::from_secs(config.notify_timeout_secs),
+            &config.notify_chat_a_api_url,
+        )
+        .map_err(|e| StartupError::new("NOTIFY_TIMEOUT_SECS", e.to_string()))?;
+        let notifications = Arc::new(NotificationService::new(
+            Arc::new(PgNotificationRepository::new(pool.clone(), secrets.clone())),
+            Arc::new(PgReviewQueries::new(pool.clone())),
+            notifiers,
+            Arc::new(reviewd_notify::P256VapidKeys),
+            NotifySettings {
+                max_attempts: config.notify_max_attempts,
+                retry_base: Duration::from_millis(config.notify_retry_base_ms),
+                app_url: config.app_url.clone(),
             },
         ));
+        let engine = Arc::new(
+            ReviewEngine::new(
+                task_repo,
+                Arc::new(PgReviewRepository::new(pool.clone())),
+                projects.clone(),
+                catalog_repo.clone(),
+                Arc::new(LimitedAi::new(provider, concurrency)),
+                EngineSettings {
+                    file_concurrency: concurrency,
+                    attempt_lease: reclaim_idle,
+                    model: config
+                        .provider_a
+                        .model
+                        .clone()
+                        .unwrap_or_else(|| EngineSettings::default().model),
+                    ..EngineSettings::default()
+                },
+            )
+            .observed_by(Arc::new(NotifyOnFinish(notifications.clone()))),
+        );
         crate::metrics::handle();
         let instance = format!("{}-{}", config.hostname, std::process::id());
         let started_at = Instant::now();
@@ -307,6 +331,7 @@ impl Application {
             let interval = crate::jobs::collect_interval(&config);
             let mut jobs = crate::jobs::shared(&config, &monitoring);
             jobs.push(crate::jobs::runner_sweep(&config, &runners));
+            jobs.extend(crate::jobs::digests(&config, &notifications));
             Scheduler::new(Arc::new(PgJobLedger::new(pool.clone())), instance, jobs).spawn(
                 interval.min(SCHEDULER_TICK),
                 crate::jobs::local(&config, &monitoring),
@@ -335,6 +360,7 @@ impl Application {
             monitoring: monitoring.clone(),
             system_reset,
             runners,
+            notifications,
             health: HealthService::new(
                 Arc::new(PgHealthProbe::new(pool.clone())),
                 health_configs,

@@ -4,8 +4,9 @@ use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
     ApiKeyService, AuthService, CatalogService, HealthService, ManualReviewService,
-    MonitoringService, PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory,
-    RunnerService, SystemResetService, TaskService, UserService, WebhookIntake, WebhookService,
+    MonitoringService, NotificationService, PlatformConfigService, ProjectService, ReviewEngine,
+    ReviewHistory, RunnerService, SystemResetService, TaskService, UserService, WebhookIntake,
+    WebhookService,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -27,6 +28,7 @@ pub struct AppState {
     pub monitoring: Arc<MonitoringService>,
     pub system_reset: SystemResetService,
     pub runners: Arc<RunnerService>,
+    pub notifications: Arc<NotificationService>,
     pub engine: Arc<ReviewEngine>,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,

@@ -31,6 +31,8 @@ impl HttpResponse {
 pub struct HttpClient {
     client: Client,
     policy: RetryPolicy,
+    /// Whether log lines show URL paths (off for webhooks whose path is a token).
+    log_paths: bool,
 }
 
 impl HttpClient {
@@ -43,7 +45,19 @@ impl HttpClient {
             .user_agent(concat!("reviewd/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| HttpError::Connect(e.to_string()))?;
-        Ok(Self { client, policy })
+        Ok(Self {
+            client,
+            policy,
+            log_paths: true,
+        })
+    }
+
+    /// A client whose log lines name only the host of a URL: for chat webhooks
+    /// (Discord, Feishu) whose path is the secret.
+    #[must_use]
+    pub fn without_paths_in_logs(mut self) -> Self {
+        self.log_paths = false;
+        self
     }
 
     #[must_use]
@@ -88,7 +102,16 @@ impl HttpClient {
                 .build()
                 .map_err(|e| HttpError::Connect(e.to_string()))?;
             let idempotent = repeatable || request.method() != Method::POST;
-            let (method, url) = (request.method().clone(), redacted_url(request.url()));
+            let url = if self.log_paths {
+                redacted_url(request.url())
+            } else {
+                format!(
+                    "{}://{}",
+                    request.url().scheme(),
+                    request.url().host_str().unwrap_or("")
+                )
+            };
+            let method = request.method().clone();
             let outcome = match self.client.execute(request).await {
                 Ok(response) => read(response).await,
                 Err(e) => Err(transport_error(&e, self.policy.timeout)),

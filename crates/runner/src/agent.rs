@@ -34,7 +34,16 @@ impl Agent {
             max_delay: Duration::from_secs(10),
             timeout: Duration::from_secs(config.http_timeout_secs.max(1)),
         };
-        let server = ServerClient::new(HttpClient::new(policy)?, &config.server_url, &config.token);
+        let once = HttpClient::new(RetryPolicy {
+            max_attempts: 1,
+            ..policy
+        })?;
+        let server = ServerClient::new(
+            HttpClient::new(policy)?,
+            once,
+            &config.server_url,
+            &config.token,
+        );
         let me = Identity {
             id: config.runner_id(),
             name: config.runner_name(),
@@ -114,7 +123,12 @@ impl Agent {
                     tracing::info!(runner.id = %self.me.id, server = %self.config.server_url, tags = ?self.me.tags, max = self.me.max_concurrent_jobs, "runner.registered");
                     return Ok(());
                 }
-                Err(ServerError::Http(e)) if matches!(e.status(), Some(401 | 403 | 409)) => {
+                // A refusal (bad key, missing permission, id in use, bad settings)
+                // does not change by trying again.
+                Err(ServerError::Http(e))
+                    if e.status()
+                        .is_some_and(|s| (400..500).contains(&s) && s != 408 && s != 429) =>
+                {
                     anyhow::bail!("the server refused this runner's registration: {e}");
                 }
                 Err(e) => {

@@ -283,7 +283,13 @@ impl Work<'_> {
             .buffered(config.file_concurrency.max(1))
             .collect()
             .await;
-        let retry_reason = results.iter().find_map(|(_, r)| r.clone());
+        // As on the server: another attempt only when every file failed because the
+        // provider was unavailable; otherwise the reviewed files' comments count.
+        let retry_reason = if !results.is_empty() && results.iter().all(|(_, r)| r.is_some()) {
+            results.iter().find_map(|(_, r)| r.clone())
+        } else {
+            None
+        };
         Ok(Reviewed {
             files: results.into_iter().map(|(f, _)| f).collect(),
             retry_reason,

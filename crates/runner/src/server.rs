@@ -37,15 +37,18 @@ struct Envelope<T> {
 #[derive(Debug, Clone)]
 pub struct ServerClient {
     http: HttpClient,
+    /// One attempt per call: for claims, which must not be repeated blindly.
+    once: HttpClient,
     base: String,
     token: String,
 }
 
 impl ServerClient {
     #[must_use]
-    pub fn new(http: HttpClient, base: &str, token: &str) -> Self {
+    pub fn new(http: HttpClient, once: HttpClient, base: &str, token: &str) -> Self {
         Self {
             http,
+            once,
             base: base.trim_end_matches('/').to_owned(),
             token: token.to_owned(),
         }
@@ -96,15 +99,15 @@ impl ServerClient {
         Ok(())
     }
 
-    /// Claims up to `limit` tasks. Not repeated after a 5xx: a claim the server made
-    /// but whose answer was lost is given back by the server when this runner's
-    /// heartbeats show it never started the task (or at the lease's end).
+    /// Claims up to `limit` tasks, through a client that does not repeat the call: a
+    /// claim the server made but whose answer was lost stays held by this runner
+    /// until its lease ends or the runner registers again (which gives it back).
     ///
     /// # Errors
     /// As above.
     pub async fn claim(&self, id: &str, limit: u32) -> Result<Vec<ClaimedTask>, ServerError> {
         let response = self
-            .http
+            .once
             .send(|c| {
                 c.get(self.url("/tasks/pending"))
                     .bearer_auth(&self.token)

@@ -8,6 +8,7 @@ mod migrate;
 mod pool;
 mod repos;
 mod rows;
+mod rows_notifications;
 mod rows_platform;
 pub mod schema;
 
@@ -17,7 +18,7 @@ pub use migrate::{MigrateError, revert_all_migrations, run_migrations};
 pub use pool::{ConnectError, PgPool, connect, ping};
 pub use repos::{
     PgApiKeyRepository, PgCatalogRepository, PgDataWipe, PgHealthCheckRepository, PgJobLedger,
-    PgMonitoringRepository, PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries,
-    PgReviewRepository, PgRunnerRepository, PgSessionRepository, PgSettingsRepository,
-    PgTaskRepository, PgUserRepository,
+    PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository,
+    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
+    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository,
 };

@@ -5,9 +5,11 @@
 
 mod fake_github;
 mod fake_gitlab;
+pub mod fake_smtp;
 pub mod fakes;
 mod test_db;
 
 pub use fake_github::{FakeGithub, github_repo};
 pub use fake_gitlab::{FakeGitlab, gitlab_project};
+pub use fake_smtp::{FakeSmtp, FakeSmtpBuilder, ReceivedMail};
 pub use test_db::{TestDb, test_redis_url};

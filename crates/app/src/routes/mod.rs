@@ -7,6 +7,7 @@ mod dto;
 mod health;
 mod metrics;
 mod monitoring;
+mod notifications;
 mod platform_configs;
 mod projects;
 mod reviews;
@@ -35,6 +36,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(catalog::configure)
             .configure(reviews::configure)
             .configure(runners::configure)
+            .configure(notifications::configure)
             .configure(webhooks::configure),
     );
 }

@@ -36,6 +36,19 @@ fn api_key(user: &AuthUser) -> Result<Uuid, ApiError> {
     }
 }
 
+/// Registering and claiming hand out the platform token and the AI key with each
+/// task: only an admin's API key may do it (the contract shows raw tokens to admins
+/// only).
+fn admin_api_key(user: &AuthUser) -> Result<Uuid, ApiError> {
+    let key = api_key(user)?;
+    if !user.0.is_admin() {
+        return Err(ApiError::forbidden(
+            "runners must use an admin's API key: claimed tasks carry the platform's access token",
+        ));
+    }
+    Ok(key)
+}
+
 fn header<'a>(req: &'a HttpRequest, name: &str) -> Result<Option<&'a str>, ApiError> {
     match req.headers().get(name) {
         None => Ok(None),
@@ -51,7 +64,7 @@ async fn register(
     user: AuthUser,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let key_id = api_key(&user)?;
+    let key_id = admin_api_key(&user)?;
     let id = header(&req, "x-runner-id")?
         .ok_or_else(|| ApiError::bad_request("MISSING_HEADER", "x-runner-id is required"))?;
     if id.len() > 200 {
@@ -160,7 +173,7 @@ async fn pending(
     user: AuthUser,
     q: web::Query<PendingQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let key = api_key(&user)?;
+    let key = admin_api_key(&user)?;
     let runner_id = q
         .runner_id
         .as_deref()

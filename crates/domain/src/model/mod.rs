@@ -4,6 +4,7 @@ pub mod api_key;
 pub mod diff;
 pub mod health;
 pub mod monitoring;
+pub mod notification;
 pub mod platform;
 pub mod principal;
 pub mod project;

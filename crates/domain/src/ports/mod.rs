@@ -10,6 +10,7 @@ pub mod health_probe;
 pub mod hosting_platform;
 pub mod login_throttle;
 pub mod monitoring;
+pub mod notifications;
 pub mod platform_config_repository;
 pub mod project_repository;
 pub mod repo_error;
@@ -33,6 +34,9 @@ pub use hosting_platform::{
 };
 pub use login_throttle::{LoginThrottle, ThrottleError};
 pub use monitoring::{DataWipe, JobLedger, JobOutcome, MonitoringRepository, SystemSampler};
+pub use notifications::{
+    NewDelivery, NotificationRepository, Notifier, NotifyError, ReviewObserver, VapidKeyGenerator,
+};
 pub use platform_config_repository::PlatformConfigRepository;
 pub use project_repository::ProjectRepository;
 pub use repo_error::RepoError;

@@ -8,6 +8,7 @@ pub mod error;
 pub mod health;
 pub mod manual_reviews;
 pub mod monitoring;
+pub mod notifications;
 pub mod platform_access;
 pub mod platform_configs;
 pub mod projects;
@@ -27,6 +28,7 @@ pub use error::{FieldError, ServiceError};
 pub use health::HealthService;
 pub use manual_reviews::{ManualReviewRequest, ManualReviewService};
 pub use monitoring::{ApiTally, Collected, MonitoringService, Overview};
+pub use notifications::{NotificationService, NotifySettings, TestResult};
 pub use platform_configs::{
     ConnectionReport, OAuthSettings, PlatformConfigInput, PlatformConfigPatch,
     PlatformConfigService,

@@ -138,6 +138,7 @@ pub struct ReviewEngine {
     catalog: Arc<dyn CatalogRepository>,
     ai: Arc<dyn AiProvider>,
     settings: EngineSettings,
+    observer: Option<Arc<dyn crate::ports::ReviewObserver>>,
 }
 
 /// A round in progress: what the platform and the store said when it began.
@@ -201,6 +202,34 @@ impl ReviewEngine {
             catalog,
             ai,
             settings,
+            observer: None,
+        }
+    }
+
+    /// Tells `observer` of every review that finishes (notifications).
+    #[must_use]
+    pub fn observed_by(mut self, observer: Arc<dyn crate::ports::ReviewObserver>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    fn finished(&self, review_id: Uuid) {
+        if let Some(observer) = &self.observer {
+            observer.review_finished(review_id);
+        }
+    }
+
+    /// Tells the observer of the task's review when the task failed for good and
+    /// left its review failed (a round failed on an attempt that is retried is not
+    /// reported: the retry may still complete it).
+    pub(crate) async fn task_failed(&self, task: &ReviewTask) {
+        if self.observer.is_none() {
+            return;
+        }
+        match self.reviews.find_for_mr(task.project_id, task.mr_iid).await {
+            Ok(Some(review)) if review.status == ReviewStatus::Failed => self.finished(review.id),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(task.id = %task.id, error = %e, "review.failure_not_reported"),
         }
     }
 
@@ -251,6 +280,7 @@ impl ReviewEngine {
             Err(f) => {
                 self.tasks.fail(task.id, &f.message).await?;
                 tracing::error!(task.id = %task.id, error = %f.message, "review.failed");
+                self.task_failed(&task).await;
                 Ok(RunOutcome::Failed { error: f.message })
             }
         }
@@ -292,6 +322,7 @@ impl ReviewEngine {
             self.reviews
                 .finish(review.id, round, &review.head_commit_sha, outcome)
                 .await?;
+            self.finished(review.id);
         }
         Ok(())
     }
@@ -622,6 +653,7 @@ impl ReviewEngine {
             applied_rule_ids: applied.clone(),
         };
         self.reviews.finish(review.id, round, head, outcome).await?;
+        self.finished(review.id);
         Ok(review.id)
     }
 

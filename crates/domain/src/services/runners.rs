@@ -88,6 +88,15 @@ impl RunnerService {
                 registration.id, registration.id
             )));
         }
+        // A registration starts a runner process afresh: whatever this id held
+        // before (a crash, or a claim whose answer was lost) goes back to the queue
+        // now rather than at the end of its lease.
+        if let Ok(report) = self.runners.deregister(&registration.id).await
+            && !report.requeued.is_empty()
+        {
+            tracing::warn!(runner.id = %registration.id, requeued = report.requeued.len(), "runner.reregistered_released_tasks");
+            self.requeue(&report).await;
+        }
         let runner = self.runners.upsert(registration).await?;
         tracing::info!(runner.id = %runner.id, tags = ?runner.tags, "runner.registered");
         Ok(runner)
@@ -403,6 +412,7 @@ impl RunnerService {
             Err(f) if f.transient => self.retry_or_fail(&task, &f.message).await,
             Err(f) => {
                 self.tasks.fail(task_id, &f.message).await?;
+                self.engine.task_failed(&task).await;
                 Ok(())
             }
         }
@@ -421,6 +431,7 @@ impl RunnerService {
         } else {
             self.tasks.fail(task.id, message).await?;
             tracing::error!(task.id = %task.id, error = %message, "runner.task_failed");
+            self.engine.task_failed(task).await;
         }
         Ok(())
     }

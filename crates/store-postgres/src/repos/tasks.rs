@@ -270,7 +270,13 @@ impl TaskRepository for PgTaskRepository {
                     .filter(review_tasks::project_id.eq(project_id))
                     .filter(review_tasks::mr_iid.eq(mr_iid))
                     .filter(review_tasks::status.eq_any(["processing", "in_progress"]))
-                    .filter(review_tasks::started_at.gt(live_since)),
+                    // A runner's task is live while the runner holds it (the runner
+                    // sweep and its lease decide when it is not), however old.
+                    .filter(
+                        review_tasks::started_at
+                            .gt(live_since)
+                            .or(review_tasks::runner_id.is_not_null().nullable()),
+                    ),
             ))
             .get_result(conn)
             .await?;
@@ -339,6 +345,11 @@ impl TaskRepository for PgTaskRepository {
             .set((
                 review_tasks::status.eq("queued"),
                 review_tasks::error_message.eq(error),
+                // Back in the queue, no runner holds it any more.
+                review_tasks::runner_id.eq(None::<String>),
+                review_tasks::runner_phase.eq(None::<String>),
+                review_tasks::lease_expires_at.eq(None::<chrono::DateTime<Utc>>),
+                review_tasks::assignment.eq(None::<serde_json::Value>),
             ))
             .execute(&mut conn)
             .await

@@ -1,0 +1,394 @@
+//! Notifications: the settings (one per deployment), what is sent, and the record
+//! of every delivery.
+
+use super::SecretString;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+
+macro_rules! text_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        pub enum $name {
+            $(#[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            #[must_use]
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+
+            #[must_use]
+            pub fn parse(s: &str) -> Option<Self> {
+                match s {
+                    $($text => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+text_enum!(
+    /// Where a notification goes.
+    Channel {
+        Email => "email",
+        Webhook => "webhook",
+        ChatA => "chatA",
+        ChatB => "chatB",
+        ChatC => "chatC",
+        ChatD => "chatD",
+        Push => "push",
+    }
+);
+
+text_enum!(
+    NotificationType {
+        ReviewCompleted => "review_completed",
+        ReviewFailed => "review_failed",
+        RatingLow => "rating_low",
+        DailySummary => "daily_summary",
+        WeeklySummary => "weekly_summary",
+    }
+);
+
+text_enum!(
+    DeliveryStatus {
+        Pending => "pending",
+        Sent => "sent",
+        Failed => "failed",
+    }
+);
+
+text_enum!(
+    Frequency {
+        Immediate => "immediate",
+        Daily => "daily",
+        Weekly => "weekly",
+    }
+);
+
+/// The deployment's notification settings. Secrets are held as [`SecretString`]
+/// and shown masked by the API.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotificationConfig {
+    pub email_enabled: bool,
+    pub smtp_host: Option<String>,
+    pub smtp_port: Option<u16>,
+    /// TLS from the first byte when true; STARTTLS when offered (else plain) when false.
+    pub smtp_secure: bool,
+    pub smtp_username: Option<String>,
+    pub smtp_password: Option<SecretString>,
+    pub email_from: Option<String>,
+    pub email_recipients: Vec<String>,
+    pub webhook_enabled: bool,
+    pub webhook_urls: Vec<String>,
+    /// Signs outbound webhook bodies (HMAC-SHA256) when set.
+    pub webhook_secret: Option<SecretString>,
+    pub chat_a_enabled: bool,
+    pub chat_a_bot_token: Option<SecretString>,
+    pub chat_a_channels: Vec<String>,
+    pub chat_b_enabled: bool,
+    pub chat_b_webhook_url: Option<SecretString>,
+    pub chat_c_enabled: bool,
+    pub chat_c_webhook_url: Option<SecretString>,
+    pub chat_d_enabled: bool,
+    pub chat_d_webhook_url: Option<SecretString>,
+    pub chat_d_secret: Option<SecretString>,
+    pub push_enabled: bool,
+    pub vapid_public_key: Option<String>,
+    pub vapid_private_key: Option<SecretString>,
+    /// `mailto:` or `https:` contact sent to push services in the VAPID claim.
+    pub vapid_subject: Option<String>,
+    pub notify_on_review_completed: bool,
+    pub notify_on_review_failed: bool,
+    pub notify_on_rating_low: bool,
+    pub rating_threshold: i32,
+    pub notification_frequency: Frequency,
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+impl Default for NotificationConfig {
+    fn default() -> Self {
+        Self {
+            email_enabled: false,
+            smtp_host: None,
+            smtp_port: None,
+            smtp_secure: true,
+            smtp_username: None,
+            smtp_password: None,
+            email_from: None,
+            email_recipients: Vec::new(),
+            webhook_enabled: false,
+            webhook_urls: Vec::new(),
+            webhook_secret: None,
+            chat_a_enabled: false,
+            chat_a_bot_token: None,
+            chat_a_channels: Vec::new(),
+            chat_b_enabled: false,
+            chat_b_webhook_url: None,
+            chat_c_enabled: false,
+            chat_c_webhook_url: None,
+            chat_d_enabled: false,
+            chat_d_webhook_url: None,
+            chat_d_secret: None,
+            push_enabled: false,
+            vapid_public_key: None,
+            vapid_private_key: None,
+            vapid_subject: None,
+            notify_on_review_completed: true,
+            notify_on_review_failed: true,
+            notify_on_rating_low: true,
+            rating_threshold: 70,
+            notification_frequency: Frequency::Immediate,
+            updated_at: None,
+        }
+    }
+}
+
+impl NotificationConfig {
+    #[must_use]
+    pub fn enabled(&self, channel: Channel) -> bool {
+        match channel {
+            Channel::Email => self.email_enabled,
+            Channel::Webhook => self.webhook_enabled,
+            Channel::ChatA => self.chat_a_enabled,
+            Channel::ChatB => self.chat_b_enabled,
+            Channel::ChatC => self.chat_c_enabled,
+            Channel::ChatD => self.chat_d_enabled,
+            Channel::Push => self.push_enabled,
+        }
+    }
+}
+
+/// A field of a patch: absent (keep), or a new value (`None` clears a nullable one).
+pub type Change<T> = Option<T>;
+
+/// Changes to the settings; each `Some` replaces the field. For nullable fields the
+/// inner `Option` is the new value (`None` clears it).
+#[derive(Debug, Clone, Default)]
+pub struct NotificationConfigPatch {
+    pub email_enabled: Change<bool>,
+    pub smtp_host: Change<Option<String>>,
+    pub smtp_port: Change<Option<u16>>,
+    pub smtp_secure: Change<bool>,
+    pub smtp_username: Change<Option<String>>,
+    pub smtp_password: Change<Option<SecretString>>,
+    pub email_from: Change<Option<String>>,
+    pub email_recipients: Change<Vec<String>>,
+    pub webhook_enabled: Change<bool>,
+    pub webhook_urls: Change<Vec<String>>,
+    pub webhook_secret: Change<Option<SecretString>>,
+    pub chat_a_enabled: Change<bool>,
+    pub chat_a_bot_token: Change<Option<SecretString>>,
+    pub chat_a_channels: Change<Vec<String>>,
+    pub chat_b_enabled: Change<bool>,
+    pub chat_b_webhook_url: Change<Option<SecretString>>,
+    pub chat_c_enabled: Change<bool>,
+    pub chat_c_webhook_url: Change<Option<SecretString>>,
+    pub chat_d_enabled: Change<bool>,
+    pub chat_d_webhook_url: Change<Option<SecretString>>,
+    pub chat_d_secret: Change<Option<SecretString>>,
+    pub push_enabled: Change<bool>,
+    pub vapid_subject: Change<Option<String>>,
+    pub notify_on_review_completed: Change<bool>,
+    pub notify_on_review_failed: Change<bool>,
+    pub notify_on_rating_low: Change<bool>,
+    pub rating_threshold: Change<i32>,
+    pub notification_frequency: Change<Frequency>,
+}
+
+impl NotificationConfigPatch {
+    /// The settings with these changes made.
+    #[must_use]
+    pub fn apply(self, mut c: NotificationConfig) -> NotificationConfig {
+        macro_rules! set {
+            ($($field:ident),+) => { $(if let Some(v) = self.$field { c.$field = v; })+ };
+        }
+        set!(
+            email_enabled,
+            smtp_host,
+            smtp_port,
+            smtp_secure,
+            smtp_username,
+            smtp_password,
+            email_from,
+            email_recipients,
+            webhook_enabled,
+            webhook_urls,
+            webhook_secret,
+            chat_a_enabled,
+            chat_a_bot_token,
+            chat_a_channels,
+            chat_b_enabled,
+            chat_b_webhook_url,
+            chat_c_enabled,
+            chat_c_webhook_url,
+            chat_d_enabled,
+            chat_d_webhook_url,
+            chat_d_secret,
+            push_enabled,
+            vapid_subject,
+            notify_on_review_completed,
+            notify_on_review_failed,
+            notify_on_rating_low,
+            rating_threshold,
+            notification_frequency
+        );
+        c
+    }
+}
+
+/// A VAPID key pair, both halves base64url without padding (the public key is the
+/// uncompressed P-256 point browsers take as `applicationServerKey`).
+#[derive(Debug, Clone)]
+pub struct VapidKeys {
+    pub public_key: String,
+    pub private_key: SecretString,
+}
+
+/// A browser's push subscription.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PushSubscription {
+    pub id: Uuid,
+    pub user_id: Option<Uuid>,
+    pub endpoint: String,
+    pub p256dh: String,
+    pub auth: String,
+    pub user_agent: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewPushSubscription {
+    pub user_id: Uuid,
+    pub endpoint: String,
+    pub p256dh: String,
+    pub auth: String,
+    pub user_agent: Option<String>,
+}
+
+/// One delivery (a channel and a recipient).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotificationRecord {
+    pub id: Uuid,
+    pub review_id: Option<Uuid>,
+    pub channel: Channel,
+    pub notification_type: NotificationType,
+    pub recipient: Option<String>,
+    pub status: DeliveryStatus,
+    pub error_message: Option<String>,
+    pub attempts: i32,
+    pub sent_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct HistoryFilter {
+    pub channel: Option<Channel>,
+    pub status: Option<DeliveryStatus>,
+    pub notification_type: Option<NotificationType>,
+    pub review_id: Option<Uuid>,
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+}
+
+/// Deliveries counted by channel and status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryCount {
+    pub channel: Channel,
+    pub status: DeliveryStatus,
+    pub count: i64,
+}
+
+/// A finished review, as notifications describe it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewEvent {
+    pub review_id: Uuid,
+    pub project_name: String,
+    pub mr_iid: i64,
+    pub mr_title: String,
+    pub mr_url: String,
+    pub author: Option<String>,
+    /// `completed` or `failed`.
+    pub status: String,
+    pub rating: Option<String>,
+    pub score: Option<u32>,
+    pub comment_count: i32,
+    pub error_message: Option<String>,
+}
+
+/// What a digest covers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DigestSummary {
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+    pub reviews_completed: u64,
+    pub reviews_failed: u64,
+    pub low_ratings: u64,
+    /// The lowest-scored reviews of the period, lowest first (at most five).
+    pub lowest: Vec<ReviewEvent>,
+    /// The failed reviews of the period (at most five).
+    pub failures: Vec<ReviewEvent>,
+}
+
+/// A notification, channel-independent: each adapter renders it its own way.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Notification {
+    #[serde(rename = "event")]
+    pub kind: NotificationType,
+    pub title: String,
+    /// Plain text, a few lines.
+    pub text: String,
+    pub url: Option<String>,
+    pub review: Option<ReviewEvent>,
+    pub digest: Option<DigestSummary>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Where one delivery goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recipient {
+    /// An email address.
+    Email(String),
+    /// An outbound webhook URL.
+    Url(String),
+    /// A `chatA` channel id.
+    ChatChannel(String),
+    /// The channel's one configured endpoint (`chatB`..`chatD`).
+    Configured,
+    Push(PushSubscription),
+    /// A test delivery of a channel with nothing to address yet (reported as such).
+    None,
+}
+
+impl Recipient {
+    /// What history records as the recipient (never a URL that embeds a token).
+    #[must_use]
+    pub fn label(&self) -> Option<String> {
+        match self {
+            Self::Email(a) | Self::ChatChannel(a) => Some(a.clone()),
+            Self::Url(u) => Some(strip_query(u)),
+            Self::Push(s) => Some(strip_query(&s.endpoint)),
+            Self::Configured | Self::None => None,
+        }
+    }
+}
+
+fn strip_query(url: &str) -> String {
+    url.split(['?', '#']).next().unwrap_or(url).to_owned()
+}
