@@ -181,6 +181,20 @@ async fn settings_mask_every_secret_replace_and_merge_and_refuse_bad_input() {
         before
     );
 
+    // POST with a secret sent back masked keeps it.
+    let kept = json(
+        root.post(
+            "/api/notifications/config",
+            json!({ "emailEnabled": true, "smtpPassword": "***", "webhookSecret": "***" }),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(kept["data"]["config"]["smtpPassword"], "***", "{kept}");
+    assert_eq!(kept["data"]["config"]["webhookSecret"], "***");
+    assert_eq!(kept["data"]["config"]["smtpHost"], Value::Null, "replaced");
+
     // POST replaces: what it leaves out goes back to its default.
     let replaced = json(
         root.post("/api/notifications/config", json!({ "pushEnabled": true }))
@@ -746,7 +760,15 @@ async fn push_subscriptions_are_registered_listed_touched_and_removed() {
     )
     .await;
 
-    app.sql("UPDATE push_subscriptions SET expires_at = now() - interval '1 day'");
+    // A subscription the push service has already ended (expirationTime in ms).
+    let mut ended =
+        json!({ "endpoint": "https://push.example.com/send/old", "expirationTime": 1_000.0 });
+    ended["keys"] = browser_keys();
+    json(
+        dev.post("/api/notifications/push/subscribe", ended).await,
+        StatusCode::CREATED,
+    )
+    .await;
     assert_eq!(
         dev.post("/api/notifications/push/clean", json!({}))
             .await
@@ -759,6 +781,16 @@ async fn push_subscriptions_are_registered_listed_touched_and_removed() {
     )
     .await;
     assert_eq!(cleaned["data"]["deleted"], 1);
+    let left = json(
+        root.get("/api/notifications/push/subscriptions").await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(
+        left["data"][0]["endpoint"], endpoint,
+        "the live one stays: {left}"
+    );
+    assert_eq!(left["data"].as_array().unwrap().len(), 1);
 
     let mut again = json!({ "endpoint": endpoint });
     again["keys"] = browser_keys();

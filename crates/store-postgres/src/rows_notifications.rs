@@ -277,43 +277,7 @@ impl From<SubscriptionRow> for PushSubscription {
     }
 }
 
-/// Reads back a digest event's payload, as `serde_json::to_value(&ReviewEvent)` wrote
-/// it (camelCase keys; optional fields may be `null` or absent). Decoded by hand: the
-/// domain's `ReviewEvent` is `Serialize` only.
+/// Reads back a digest event's payload, as `serde_json::to_value(&ReviewEvent)` wrote it.
 pub(crate) fn review_event(v: &Value) -> Result<ReviewEvent, String> {
-    let obj = v.as_object().ok_or("the payload is not an object")?;
-    let field = |k: &str| obj.get(k).filter(|v| !v.is_null());
-    let bad = |k: &str| format!("`{k}` is missing or has the wrong type");
-    let text = |k: &str| {
-        field(k)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| bad(k))
-    };
-    let opt_text = |k: &str| {
-        field(k)
-            .map(|v| v.as_str().map(str::to_owned).ok_or_else(|| bad(k)))
-            .transpose()
-    };
-    let int = |k: &str| field(k).and_then(Value::as_i64).ok_or_else(|| bad(k));
-    let review_id = text("reviewId")?;
-    Ok(ReviewEvent {
-        review_id: Uuid::parse_str(&review_id).map_err(|e| format!("`reviewId`: {e}"))?,
-        project_name: text("projectName")?,
-        mr_iid: int("mrIid")?,
-        mr_title: text("mrTitle")?,
-        mr_url: text("mrUrl")?,
-        author: opt_text("author")?,
-        status: text("status")?,
-        rating: opt_text("rating")?,
-        score: field("score")
-            .map(|v| {
-                v.as_u64()
-                    .and_then(|n| u32::try_from(n).ok())
-                    .ok_or_else(|| bad("score"))
-            })
-            .transpose()?,
-        comment_count: i32::try_from(int("commentCount")?).map_err(|_| bad("commentCount"))?,
-        error_message: opt_text("errorMessage")?,
-    })
+    serde_json::from_value(v.clone()).map_err(|e| e.to_string())
 }

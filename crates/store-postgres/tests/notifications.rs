@@ -748,6 +748,7 @@ fn subscription(user_id: Uuid, endpoint: &str, key: &str) -> NewPushSubscription
         p256dh: format!("p256dh-{key}"),
         auth: format!("auth-{key}"),
         user_agent: Some(format!("agent-{key}")),
+        expires_at: None,
     }
 }
 

@@ -167,11 +167,15 @@ struct ConfigBody {
     _updated_at: Option<IgnoredAny>,
 }
 
-/// A secret field: `***` keeps the stored value, `null` or "" clears it.
-fn secret(value: Option<Option<String>>) -> Option<Option<SecretString>> {
+/// A secret field: `***` keeps the stored value (`stored`, or absent for a
+/// patch), `null` or "" clears it.
+fn secret(
+    value: Option<Option<String>>,
+    stored: Option<&Option<SecretString>>,
+) -> Option<Option<SecretString>> {
     match value {
         None => None,
-        Some(Some(v)) if v == MASK => None,
+        Some(Some(v)) if v == MASK => stored.cloned(),
         Some(Some(v)) if v.trim().is_empty() => Some(None),
         Some(v) => Some(v.map(SecretString::new)),
     }
@@ -192,7 +196,12 @@ fn list(value: Option<Vec<String>>) -> Option<Vec<String>> {
 }
 
 impl ConfigBody {
-    fn into_patch(self) -> Result<NotificationConfigPatch, ApiError> {
+    /// `stored` is the current config when replacing (POST): a secret sent as
+    /// `***` then carries over; a patch leaves it alone anyway.
+    fn into_patch(
+        self,
+        stored: Option<&NotificationConfig>,
+    ) -> Result<NotificationConfigPatch, ApiError> {
         let frequency = self
             .notification_frequency
             .map(|f| {
@@ -210,22 +219,31 @@ impl ConfigBody {
             smtp_port: self.smtp_port,
             smtp_secure: self.smtp_secure,
             smtp_username: text(self.smtp_username),
-            smtp_password: secret(self.smtp_password),
+            smtp_password: secret(self.smtp_password, stored.map(|c| &c.smtp_password)),
             email_from: text(self.email_from),
             email_recipients: list(self.email_recipients),
             webhook_enabled: self.webhook_enabled,
             webhook_urls: list(self.webhook_urls),
-            webhook_secret: secret(self.webhook_secret),
+            webhook_secret: secret(self.webhook_secret, stored.map(|c| &c.webhook_secret)),
             chat_a_enabled: self.chat_a_enabled,
-            chat_a_bot_token: secret(self.chat_a_bot_token),
+            chat_a_bot_token: secret(self.chat_a_bot_token, stored.map(|c| &c.chat_a_bot_token)),
             chat_a_channels: list(self.chat_a_channels),
             chat_b_enabled: self.chat_b_enabled,
-            chat_b_webhook_url: secret(self.chat_b_webhook_url),
+            chat_b_webhook_url: secret(
+                self.chat_b_webhook_url,
+                stored.map(|c| &c.chat_b_webhook_url),
+            ),
             chat_c_enabled: self.chat_c_enabled,
-            chat_c_webhook_url: secret(self.chat_c_webhook_url),
+            chat_c_webhook_url: secret(
+                self.chat_c_webhook_url,
+                stored.map(|c| &c.chat_c_webhook_url),
+            ),
             chat_d_enabled: self.chat_d_enabled,
-            chat_d_webhook_url: secret(self.chat_d_webhook_url),
-            chat_d_secret: secret(self.chat_d_secret),
+            chat_d_webhook_url: secret(
+                self.chat_d_webhook_url,
+                stored.map(|c| &c.chat_d_webhook_url),
+            ),
+            chat_d_secret: secret(self.chat_d_secret, stored.map(|c| &c.chat_d_secret)),
             push_enabled: self.push_enabled,
             vapid_subject: text(self.vapid_subject),
             notify_on_review_completed: self.notify_on_review_completed,
@@ -247,9 +265,10 @@ async fn replace_config(
     _user: RequirePermission<ConfigUpdate>,
     body: web::Json<ConfigBody>,
 ) -> Result<HttpResponse, ApiError> {
+    let stored = state.notifications.config().await?;
     let config = state
         .notifications
-        .replace(body.into_inner().into_patch()?)
+        .replace(body.into_inner().into_patch(Some(&stored))?)
         .await?;
     Ok(envelope::ok(json!({ "config": config_view(&config) })))
 }
@@ -261,7 +280,7 @@ async fn update_config(
 ) -> Result<HttpResponse, ApiError> {
     let config = state
         .notifications
-        .update(body.into_inner().into_patch()?)
+        .update(body.into_inner().into_patch(None)?)
         .await?;
     Ok(envelope::ok(json!({ "config": config_view(&config) })))
 }
@@ -503,9 +522,10 @@ struct SubscriptionKeys {
 struct SubscribeBody {
     endpoint: String,
     keys: SubscriptionKeys,
-    /// Browsers send it (usually null); push services say when a subscription ends.
-    #[serde(default, rename = "expirationTime")]
-    _expiration_time: Option<IgnoredAny>,
+    /// When the push service ends the subscription, in milliseconds since the
+    /// epoch (usually null).
+    #[serde(default)]
+    expiration_time: Option<f64>,
 }
 
 async fn subscribe(
@@ -527,6 +547,18 @@ async fn subscribe(
                 .get("user-agent")
                 .and_then(|v| v.to_str().ok())
                 .map(|s| s.chars().take(500).collect()),
+            expires_at: body
+                .expiration_time
+                .map(|ms| {
+                    #[allow(clippy::cast_possible_truncation)]
+                    chrono::DateTime::from_timestamp_millis(ms as i64).ok_or_else(|| {
+                        ApiError::bad_request(
+                            "VALIDATION_FAILED",
+                            "expirationTime must be milliseconds since 1970 or null",
+                        )
+                    })
+                })
+                .transpose()?,
         })
         .await?;
     Ok(envelope::created(json!({

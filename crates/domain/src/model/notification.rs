@@ -275,6 +275,8 @@ pub struct NewPushSubscription {
     pub p256dh: String,
     pub auth: String,
     pub user_agent: Option<String>,
+    /// When the push service ends the subscription (the browser's `expirationTime`).
+    pub expires_at: Option<DateTime<Utc>>,
 }
 
 /// One delivery (a channel and a recipient).
@@ -313,7 +315,7 @@ pub struct DeliveryCount {
 }
 
 /// A finished review, as notifications describe it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewEvent {
     pub review_id: Uuid,

@@ -242,6 +242,7 @@ impl RunnerService {
                     self.runners
                         .count_finished(runner_id, RunnerOutcome::Failed)
                         .await?;
+                    self.engine.task_failed(&task).await;
                 }
             }
         }

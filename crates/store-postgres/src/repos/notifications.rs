@@ -337,6 +337,7 @@ impl NotificationRepository for PgNotificationRepository {
                 push_subscriptions::p256dh.eq(&sub.p256dh),
                 push_subscriptions::auth.eq(&sub.auth),
                 push_subscriptions::user_agent.eq(&sub.user_agent),
+                push_subscriptions::expires_at.eq(sub.expires_at),
             ))
             .on_conflict(push_subscriptions::endpoint)
             .do_update()
@@ -345,6 +346,7 @@ impl NotificationRepository for PgNotificationRepository {
                 push_subscriptions::p256dh.eq(&sub.p256dh),
                 push_subscriptions::auth.eq(&sub.auth),
                 push_subscriptions::user_agent.eq(&sub.user_agent),
+                push_subscriptions::expires_at.eq(sub.expires_at),
             ))
             .returning(SubscriptionRow::as_returning())
             .get_result(&mut conn)
