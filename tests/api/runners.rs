@@ -278,6 +278,8 @@ async fn a_silent_runner_goes_offline_and_its_task_is_finished_by_another() {
     let app = TestApp::spawn_with(&[
         ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
         ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
+        // The scheduler ticks at most every collect interval: once a second here.
+        ("METRICS_COLLECT_INTERVAL_SECS", "1".to_owned()),
         ("RUNNER_HEARTBEAT_TIMEOUT_MS", "1500".to_owned()),
     ])
     .await;
@@ -495,4 +497,83 @@ async fn runner_calls_are_bound_to_the_registering_key_and_need_an_admin_key() {
             .status(),
         StatusCode::OK
     );
+}
+
+#[tokio::test]
+async fn a_task_whose_runner_dies_on_its_last_attempt_fails_its_review_and_says_so() {
+    let gitlab = gitlab_with_one_mr().await;
+    let hooks = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(200))
+        .mount(&hooks)
+        .await;
+    let app = TestApp::spawn_with(&[
+        ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
+        ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
+        // The scheduler ticks at most every collect interval: once a second here.
+        ("METRICS_COLLECT_INTERVAL_SECS", "1".to_owned()),
+        ("RUNNER_HEARTBEAT_TIMEOUT_MS", "1500".to_owned()),
+    ])
+    .await;
+    setup_project(&app, &gitlab).await;
+    json(
+        app.root()
+            .await
+            .patch(
+                "/api/notifications/config",
+                json!({ "webhookEnabled": true, "webhookUrls": [format!("{}/events", hooks.uri())] }),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    let task_id = send_webhook(&app, &fixture()).await;
+    app.sql(&format!(
+        "UPDATE review_tasks SET max_attempts = 1 WHERE id = '{task_id}'"
+    ));
+    let key = api_key(&app).await;
+    register(&app, &key, "last-try", 1, "").await;
+    let claimed = json(
+        app.with_api_key(&key)
+            .get("/api/runners/tasks/pending?runnerId=last-try")
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(claimed["data"][0]["id"], task_id.as_str());
+    let review_id = claimed["data"][0]["reviewId"].as_str().unwrap().to_owned();
+    // The runner dies: the sweep fails the task (no attempt left) and closes the review.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let state = app.sql(&format!(
+            "SELECT t.status || ' ' || r.status FROM review_tasks t, reviews r \
+             WHERE t.id = '{task_id}' AND r.id = '{review_id}'"
+        ));
+        if state == "failed failed" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not closed: {state}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let error = app.sql(&format!(
+        "SELECT error_message FROM reviews WHERE id = '{review_id}'"
+    ));
+    assert!(error.contains("went silent"), "{error}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let events: Vec<Value> = loop {
+        let got: Vec<Value> = hooks
+            .received_requests()
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| serde_json::from_slice(&r.body).unwrap())
+            .collect();
+        if !got.is_empty() || Instant::now() > deadline {
+            break got;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["event"], "review_failed");
+    assert_eq!(events[0]["review"]["reviewId"], review_id.as_str());
 }

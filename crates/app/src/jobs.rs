@@ -127,7 +127,7 @@ pub fn runner_sweep(config: &Config, runners: &Arc<RunnerService>) -> Job {
                     "{} runner(s) offline, {} task(s) requeued, {} failed",
                     report.runners_offline,
                     report.requeued.len(),
-                    report.failed
+                    report.failed.len()
                 ))
             }
         },

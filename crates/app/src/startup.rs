@@ -253,6 +253,7 @@ impl Application {
                 max_attempts: config.notify_max_attempts,
                 retry_base: Duration::from_millis(config.notify_retry_base_ms),
                 app_url: config.app_url.clone(),
+                system_name: config.system_name.clone(),
             },
         ));
         let engine = Arc::new(

@@ -314,4 +314,32 @@ async fn one_live_attempt_per_merge_request() {
         tasks.begin_attempt(a.id, lease).await.unwrap(),
         AttemptStart::NotRunnable
     );
+
+    // A task whose worker died on every attempt is failed, and said to be given up
+    // (so its review can be closed), not silently dropped.
+    let (TaskInsert::Created(c), _) = tasks
+        .insert(NewReviewTask {
+            max_attempts: 1,
+            ..new("ccc")
+        })
+        .await
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert!(matches!(
+        tasks.begin_attempt(c.id, lease).await.unwrap(),
+        AttemptStart::Started(_)
+    ));
+    let AttemptStart::GaveUp(given_up) = tasks.begin_attempt(c.id, Duration::ZERO).await.unwrap()
+    else {
+        panic!("an exhausted task is given up")
+    };
+    assert_eq!(given_up.id, c.id);
+    assert_eq!(given_up.status, reviewd_domain::model::TaskStatus::Failed);
+    assert_eq!(
+        tasks.begin_attempt(c.id, Duration::ZERO).await.unwrap(),
+        AttemptStart::NotRunnable,
+        "given up once"
+    );
 }

@@ -21,8 +21,8 @@ pub struct SweepReport {
     pub runners_offline: u64,
     /// Tasks given back to the queue (their ids, to be queued again).
     pub requeued: Vec<Uuid>,
-    /// Tasks out of attempts, failed.
-    pub failed: u64,
+    /// Tasks out of attempts, failed (their reviews are to be closed as failed).
+    pub failed: Vec<Uuid>,
 }
 
 /// Runners and the tasks they hold. Every transition of a held task is guarded by

@@ -10,8 +10,11 @@ pub enum AttemptStart {
     Started(ReviewTask),
     /// Another live attempt is reviewing the same MR: try again later.
     Busy,
-    /// Superseded, finished, or out of attempts: drop the delivery.
+    /// Superseded or finished: drop the delivery.
     NotRunnable,
+    /// Out of attempts while still marked active (its worker died each time): the
+    /// store has failed it; its review is to be closed as failed.
+    GaveUp(ReviewTask),
 }
 
 /// What happened when a task was offered to the store.

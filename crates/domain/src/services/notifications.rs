@@ -29,6 +29,8 @@ pub struct NotifySettings {
     pub retry_base: Duration,
     /// The dashboard's address, for links in messages (`APP_URL`).
     pub app_url: String,
+    /// The deployment's display name, at the start of every title (`SYSTEM_NAME`).
+    pub system_name: String,
 }
 
 /// The outcome of a test delivery.
@@ -153,7 +155,7 @@ impl NotificationService {
         }
         let notification = Notification {
             kind: NotificationType::ReviewCompleted,
-            title: "reviewd test notification".into(),
+            title: format!("[{}] Test notification", self.settings.system_name),
             text: format!(
                 "This is a test of the {} channel. If you can read it, the channel works.",
                 channel.as_str()
@@ -215,7 +217,7 @@ impl NotificationService {
         };
         for kind in event_types(&config, &event) {
             if config.notification_frequency == Frequency::Immediate {
-                let notification = render_review(kind, &event);
+                let notification = self.titled(render_review(kind, &event));
                 self.dispatch(&config, &notification).await?;
             } else {
                 self.repo.add_digest_event(kind, &event).await?;
@@ -241,7 +243,7 @@ impl NotificationService {
             return Ok(0);
         }
         let digest = summarise(&events, now);
-        let notification = render_digest(frequency, &digest);
+        let notification = self.titled(render_digest(frequency, &digest));
         self.dispatch(&config, &notification).await?;
         tracing::info!(
             frequency = frequency.as_str(),
@@ -249,6 +251,13 @@ impl NotificationService {
             "notifications.digest_sent"
         );
         Ok(events.len())
+    }
+
+    /// The title as readers see it: `[SYSTEM_NAME] ...`, so several deployments
+    /// posting to one channel can be told apart.
+    fn titled(&self, mut notification: Notification) -> Notification {
+        notification.title = format!("[{}] {}", self.settings.system_name, notification.title);
+        notification
     }
 
     /// One notification to every enabled channel, channels in parallel.

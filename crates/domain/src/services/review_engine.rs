@@ -264,6 +264,14 @@ impl ReviewEngine {
             AttemptStart::Started(task) => task,
             AttemptStart::Busy => return Ok(RunOutcome::Busy),
             AttemptStart::NotRunnable => return Ok(RunOutcome::Skipped),
+            AttemptStart::GaveUp(task) => {
+                let message = task
+                    .error_message
+                    .clone()
+                    .unwrap_or_else(|| "gave up after the maximum number of attempts".into());
+                self.abandon(&task, &message).await?;
+                return Ok(RunOutcome::Failed { error: message });
+            }
         };
         tracing::info!(task.id = %task.id, attempt = task.attempts, mr.iid = task.mr_iid, "review.started");
         match self.review(&task).await {
@@ -300,10 +308,28 @@ impl ReviewEngine {
             after.as_secs_f64()
         );
         self.tasks.fail(task_id, &message).await?;
-        if let Ok(task) = self.tasks.get(task_id).await
-            && let Ok(Some(review)) = self.reviews.find_for_mr(task.project_id, task.mr_iid).await
+        if let Ok(task) = self.tasks.get(task_id).await {
+            self.abandon(&task, &message).await?;
+        }
+        Ok(())
+    }
+
+    /// Closes the review of a task that failed without concluding its round (timed
+    /// out, out of attempts, its runner gone): a review left `pending` becomes
+    /// `failed` with `message`, and observers are told.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub(crate) async fn abandon(
+        &self,
+        task: &ReviewTask,
+        message: &str,
+    ) -> Result<(), ServiceError> {
+        if let Ok(Some(review)) = self.reviews.find_for_mr(task.project_id, task.mr_iid).await
             && review.status == ReviewStatus::Pending
         {
+            // The open round is left as it is (not completed, so it is redone next
+            // time); only the review record is closed.
             let round = RoundRef {
                 id: Uuid::nil(),
                 number: review.round_number,
@@ -316,12 +342,13 @@ impl ReviewEngine {
                 comment_count: review.comment_count,
                 reviewed_lines: 0,
                 summary_comment_id: review.summary_comment_id.clone(),
-                error_message: Some(message),
+                error_message: Some(message.to_owned()),
                 applied_rule_ids: Vec::new(),
             };
             self.reviews
                 .finish(review.id, round, &review.head_commit_sha, outcome)
                 .await?;
+            tracing::warn!(review.id = %review.id, task.id = %task.id, error = %message, "review.abandoned");
             self.finished(review.id);
         }
         Ok(())

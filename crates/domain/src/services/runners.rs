@@ -451,7 +451,7 @@ impl RunnerService {
             tracing::warn!(
                 offline = report.runners_offline,
                 requeued = report.requeued.len(),
-                failed = report.failed,
+                failed = report.failed.len(),
                 "runners.swept"
             );
         }
@@ -459,6 +459,21 @@ impl RunnerService {
     }
 
     async fn requeue(&self, report: &SweepReport) {
+        for id in &report.failed {
+            // Out of attempts: the review it left open is closed as failed.
+            match self.tasks.get(*id).await {
+                Ok(task) => {
+                    let message = task
+                        .error_message
+                        .clone()
+                        .unwrap_or_else(|| "the runner holding it went silent".into());
+                    if let Err(e) = self.engine.abandon(&task, &message).await {
+                        tracing::warn!(task.id = %id, error = %e, "runner.review_not_closed");
+                    }
+                }
+                Err(e) => tracing::warn!(task.id = %id, error = %e, "runner.review_not_closed"),
+            }
+        }
         for id in &report.requeued {
             if let Err(e) = self.task_service.push_again(*id).await {
                 // The task is `queued` in Postgres: runners still see it, and the

@@ -118,7 +118,7 @@ async fn release_tasks_of_offline(
         if row.outcome == "queued" {
             report.requeued.push(row.id);
         } else {
-            report.failed += 1;
+            report.failed.push(row.id);
         }
     }
     Ok(report)

@@ -298,7 +298,7 @@ impl TaskRepository for PgTaskRepository {
                 .optional()?;
             let Some(row) = row else {
                 // Out of attempts while still marked active (its worker died each time): fail it.
-                diesel::update(review_tasks::table.find(id))
+                let failed: Option<TaskRow> = diesel::update(review_tasks::table.find(id))
                     .filter(review_tasks::status.eq_any(ACTIVE))
                     .set((
                         review_tasks::status.eq("failed"),
@@ -307,9 +307,14 @@ impl TaskRepository for PgTaskRepository {
                         review_tasks::dedup_key.eq(None::<String>),
                         review_tasks::completed_at.eq(now),
                     ))
-                    .execute(conn)
-                    .await?;
-                return Ok(AttemptStart::NotRunnable);
+                    .returning(TaskRow::as_returning())
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+                return Ok(match failed.map(ReviewTask::try_from) {
+                    Some(Ok(task)) => AttemptStart::GaveUp(task),
+                    _ => AttemptStart::NotRunnable,
+                });
             };
             ReviewTask::try_from(row)
                 .map(AttemptStart::Started)
