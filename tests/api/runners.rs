@@ -577,3 +577,59 @@ async fn a_task_whose_runner_dies_on_its_last_attempt_fails_its_review_and_says_
     assert_eq!(events[0]["event"], "review_failed");
     assert_eq!(events[0]["review"]["reviewId"], review_id.as_str());
 }
+
+#[tokio::test]
+async fn a_task_given_back_after_a_failed_attempt_waits_the_retry_delay() {
+    let gitlab = gitlab_with_one_mr().await;
+    let app = TestApp::spawn_with(&[
+        ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
+        ("QUEUE_RETRY_DELAY_SECS", "2".to_owned()),
+    ])
+    .await;
+    setup_project(&app, &gitlab).await;
+    let task_id = send_webhook(&app, &fixture()).await;
+    let key = api_key(&app).await;
+    let runner = app.with_api_key(&key);
+    register(&app, &key, "r1", 1, "").await;
+    let claim = || async {
+        json(
+            runner.get("/api/runners/tasks/pending?runnerId=r1").await,
+            StatusCode::OK,
+        )
+        .await["data"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(claim().await.len(), 1, "a fresh task is claimed at once");
+    let mut failed = result_body("r1", json!([]));
+    failed["status"] = json!("failed");
+    failed["error"] = json!("the AI provider was unavailable");
+    json(
+        runner
+            .post(&format!("/api/runners/tasks/{task_id}/result"), failed)
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    let given_back = Instant::now();
+    assert!(claim().await.is_empty(), "not at once after a failure");
+    let again = loop {
+        let got = claim().await;
+        if !got.is_empty() {
+            break got;
+        }
+        assert!(
+            given_back.elapsed() < Duration::from_secs(10),
+            "never claimable again"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(
+        given_back.elapsed() >= Duration::from_millis(1500),
+        "{:?}",
+        given_back.elapsed()
+    );
+    assert_eq!(again[0]["id"], task_id.as_str());
+    assert_eq!(again[0]["attempt"], 2);
+}

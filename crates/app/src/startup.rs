@@ -300,6 +300,7 @@ impl Application {
                     .map(|k| k.expose().to_owned()),
                 heartbeat_timeout: Duration::from_millis(config.runner_heartbeat_timeout_ms),
                 claim_grace: Duration::from_millis(config.runner_claim_grace_ms),
+                retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
             },
         ));
         let workers = if config.review_workers_enabled {

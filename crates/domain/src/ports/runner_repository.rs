@@ -73,11 +73,14 @@ pub trait RunnerRepository: Send + Sync {
     ///
     /// # Errors
     /// `NotFound` for an unknown runner.
+    /// A task given back after a failed attempt waits `retry_delay` (since it was
+    /// queued again) before it can be claimed, as the server's workers wait.
     async fn claim(
         &self,
         runner_id: &str,
         limit: u32,
         lease: std::time::Duration,
+        retry_delay: std::time::Duration,
     ) -> Result<Vec<ReviewTask>, RepoError>;
 
     /// # Errors

@@ -33,6 +33,10 @@ pub struct RunnerSettings {
     /// How long a new task is left for a capable online runner before the server's
     /// own workers take it (`RUNNER_CLAIM_GRACE_MS`).
     pub claim_grace: Duration,
+    /// How long a task given back after a failed attempt waits before a runner may
+    /// claim it again (`QUEUE_RETRY_DELAY_SECS`), so an outage does not use up its
+    /// attempts in seconds.
+    pub retry_delay: Duration,
 }
 
 pub struct RunnerService {
@@ -183,6 +187,7 @@ impl RunnerService {
                 runner_id,
                 limit.clamp(1, MAX_CLAIM),
                 self.settings.task_lease,
+                self.settings.retry_delay,
             )
             .await
             .map_err(|e| ServiceError::from_repo(e, "runner"))?;

@@ -252,10 +252,12 @@ impl RunnerRepository for PgRunnerRepository {
         runner_id: &str,
         limit: u32,
         lease: std::time::Duration,
+        retry_delay: std::time::Duration,
     ) -> Result<Vec<ReviewTask>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let runner_id = runner_id.to_owned();
         let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+        let retry_ms = i64::try_from(retry_delay.as_millis()).unwrap_or(i64::MAX);
         let ids: Vec<Uuid> = conn
             .transaction(async move |conn| {
                 // The runner's row lock serialises its own concurrent polls, so its
@@ -295,6 +297,7 @@ impl RunnerRepository for PgRunnerRepository {
                       WHERE id IN (
                         SELECT t.id FROM review_tasks t
                          WHERE t.status = 'queued'
+                           AND (t.attempts = 0 OR t.updated_at <= now() - ($4 * interval '1 millisecond'))
                            AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
                            AND NOT EXISTS (SELECT 1 FROM review_tasks o
                                             WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
@@ -306,6 +309,7 @@ impl RunnerRepository for PgRunnerRepository {
                 .bind::<Text, _>(&runner_id)
                 .bind::<BigInt, _>(take)
                 .bind::<BigInt, _>(lease_ms)
+                .bind::<BigInt, _>(retry_ms)
                 .load(conn)
                 .await?;
                 if !claimed.is_empty() {
