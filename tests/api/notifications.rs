@@ -820,3 +820,64 @@ async fn push_subscriptions_are_registered_listed_touched_and_removed() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn a_delivery_left_pending_by_a_stopped_process_is_taken_up_again() {
+    let hooks = receiver(200).await;
+    let app = TestApp::spawn().await;
+    let url = format!("{}/events", hooks.uri());
+    json(
+        app.root()
+            .await
+            .patch(
+                "/api/notifications/config",
+                json!({ "webhookEnabled": true, "webhookUrls": [url.clone()] }),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    // What a process that stopped after its first attempt leaves behind, and one
+    // for a recipient removed since.
+    let payload = json!({ "event": "review_failed", "title": "[reviewd] Review failed: svc !1",
+        "text": "The review failed.", "url": null, "review": null, "digest": null,
+        "createdAt": "2026-11-22T06:00:00Z" });
+    for (recipient, attempts) in [(url.as_str(), 1), ("https://gone.example.com/x", 0)] {
+        app.sql(&format!(
+            "INSERT INTO notification_history (channel, notification_type, recipient, status, attempts, payload, created_at, updated_at) \
+             VALUES ('webhook', 'review_failed', '{recipient}', 'pending', {attempts}, '{payload}', now() - interval '1 hour', now() - interval '1 hour')"
+        ));
+    }
+    let _jobs = TestApp::spawn_sharing(
+        &app,
+        &[
+            ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
+            ("METRICS_COLLECT_INTERVAL_SECS", "1".to_owned()),
+            ("NOTIFY_RESUME_AFTER_SECS", "60".to_owned()),
+        ],
+    )
+    .await;
+    let items = settled(&app, 2).await;
+    let resumed = items
+        .iter()
+        .find(|i| i["recipient"] == url.as_str())
+        .unwrap();
+    assert_eq!(resumed["status"], "sent", "{items:#?}");
+    assert_eq!(resumed["attempts"], 2, "went on from its second attempt");
+    let gone = items
+        .iter()
+        .find(|i| i["recipient"] == "https://gone.example.com/x")
+        .unwrap();
+    assert_eq!(gone["status"], "failed");
+    assert!(
+        gone["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("no longer configured")
+    );
+    let sent = hooks.received_requests().await.unwrap();
+    assert_eq!(sent.len(), 1);
+    let body: Value = serde_json::from_slice(&sent[0].body).unwrap();
+    assert_eq!(body["event"], "review_failed");
+    assert_eq!(body["title"], "[reviewd] Review failed: svc !1");
+}

@@ -119,6 +119,9 @@ pub struct Config {
     pub notify_timeout_secs: u64,
     /// Base URL of the `chatA` (Slack) Web API (`NOTIFY_CHAT_A_API_URL`).
     pub notify_chat_a_api_url: String,
+    /// A delivery still `pending` after this long was interrupted (its process
+    /// stopped) and is taken up again (`NOTIFY_RESUME_AFTER_SECS`).
+    pub notify_resume_after_secs: u64,
     /// Local time of the daily digest, and of the weekly one on Mondays (`NOTIFY_DIGEST_TIME`).
     pub notify_digest_time: chrono::NaiveTime,
     pub reset_db_key: Option<Secret>,
@@ -293,6 +296,7 @@ impl Config {
             notify_max_attempts: number::<u32>(&get, "NOTIFY_MAX_ATTEMPTS", 3)?.clamp(1, 10),
             notify_retry_base_ms: number(&get, "NOTIFY_RETRY_BASE_MS", 2_000)?,
             notify_timeout_secs: number::<u64>(&get, "NOTIFY_TIMEOUT_SECS", 15)?.max(1),
+            notify_resume_after_secs: number::<u64>(&get, "NOTIFY_RESUME_AFTER_SECS", 600)?.max(1),
             notify_chat_a_api_url: get("NOTIFY_CHAT_A_API_URL")
                 .unwrap_or_else(|| "https://slack.com".to_owned())
                 .trim_end_matches('/')

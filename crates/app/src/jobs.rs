@@ -134,6 +134,27 @@ pub fn runner_sweep(config: &Config, runners: &Arc<RunnerService>) -> Job {
     )
 }
 
+/// Deliveries left `pending` by a stopped process are taken up again: looked for
+/// every half `NOTIFY_RESUME_AFTER_SECS` (at most every five minutes).
+pub fn resume_deliveries(config: &Config, notifications: &Arc<NotificationService>) -> Job {
+    let after = Duration::from_secs(config.notify_resume_after_secs);
+    let n = notifications.clone();
+    Job::new(
+        "notifications.resume",
+        Schedule::Every((after / 2).clamp(Duration::from_secs(1), Duration::from_secs(300))),
+        move || {
+            let n = n.clone();
+            async move {
+                let resumed = n
+                    .resume_interrupted(after)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(format!("{resumed} interrupted delivery(ies) resumed"))
+            }
+        },
+    )
+}
+
 /// The daily digest at `NOTIFY_DIGEST_TIME`, and the weekly one on Mondays at the
 /// same time; each sends only when the settings' frequency is its own.
 pub fn digests(config: &Config, notifications: &Arc<NotificationService>) -> Vec<Job> {

@@ -334,6 +334,7 @@ impl Application {
             let mut jobs = crate::jobs::shared(&config, &monitoring);
             jobs.push(crate::jobs::runner_sweep(&config, &runners));
             jobs.extend(crate::jobs::digests(&config, &notifications));
+            jobs.push(crate::jobs::resume_deliveries(&config, &notifications));
             Scheduler::new(Arc::new(PgJobLedger::new(pool.clone())), instance, jobs).spawn(
                 interval.min(SCHEDULER_TICK),
                 crate::jobs::local(&config, &monitoring),

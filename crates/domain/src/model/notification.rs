@@ -9,7 +9,7 @@ use uuid::Uuid;
 macro_rules! text_enum {
     ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
         pub enum $name {
             $(#[serde(rename = $text)] $variant),+
         }
@@ -333,7 +333,7 @@ pub struct ReviewEvent {
 }
 
 /// What a digest covers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DigestSummary {
     pub from: DateTime<Utc>,
@@ -348,7 +348,7 @@ pub struct DigestSummary {
 }
 
 /// A notification, channel-independent: each adapter renders it its own way.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Notification {
     #[serde(rename = "event")]

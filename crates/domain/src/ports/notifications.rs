@@ -107,6 +107,19 @@ pub trait NotificationRepository: Send + Sync {
         error: Option<&str>,
     ) -> Result<(), RepoError>;
 
+    /// Deliveries still `pending` whose record has not changed since `before` (the
+    /// process sending them stopped), oldest first, at most `limit`, with their
+    /// stored payloads. Each returned record is touched, so a concurrent call does
+    /// not return it again.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn take_stale_pending(
+        &self,
+        before: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(NotificationRecord, serde_json::Value)>, RepoError>;
+
     /// # Errors
     /// Store failures.
     async fn history(

@@ -306,9 +306,24 @@ impl NotificationService {
                 return;
             }
         };
-        let attempts = self.settings.max_attempts.max(1);
-        for attempt in 1..=attempts {
-            let outcome = notifier.send(config, &recipient, notification).await;
+        self.attempt(config, notifier, &recipient, notification, record.id, 1)
+            .await;
+    }
+
+    /// Attempts number `first` onwards of a recorded delivery.
+    async fn attempt(
+        &self,
+        config: &NotificationConfig,
+        notifier: &dyn Notifier,
+        recipient: &Recipient,
+        notification: &Notification,
+        record_id: Uuid,
+        first: u32,
+    ) {
+        let channel = notifier.channel();
+        let attempts = self.settings.max_attempts.max(1).max(first);
+        for attempt in first..=attempts {
+            let outcome = notifier.send(config, recipient, notification).await;
             let last = attempt == attempts;
             let (status, error) = match &outcome {
                 Ok(()) => (DeliveryStatus::Sent, None),
@@ -317,37 +332,101 @@ impl NotificationService {
             };
             if let Err(e) = self
                 .repo
-                .finish_attempt(record.id, status, error.as_deref())
+                .finish_attempt(record_id, status, error.as_deref())
                 .await
             {
-                tracing::error!(notification.id = %record.id, error = %e, "notifications.outcome_not_recorded");
+                tracing::error!(notification.id = %record_id, error = %e, "notifications.outcome_not_recorded");
             }
             match outcome {
                 Ok(()) => {
-                    tracing::info!(notification.id = %record.id, channel = channel.as_str(), attempt, "notifications.sent");
+                    tracing::info!(notification.id = %record_id, channel = channel.as_str(), attempt, "notifications.sent");
                     return;
                 }
                 Err(NotifyError::Gone(code)) => {
-                    if let Recipient::Push(sub) = &recipient {
+                    if let Recipient::Push(sub) = recipient {
                         // The browser dropped the subscription: stop sending to it.
                         if let Err(e) = self.repo.unsubscribe(&sub.endpoint).await {
                             tracing::warn!(error = %e, "notifications.gone_subscription_not_removed");
                         }
                     }
-                    tracing::info!(notification.id = %record.id, status = code, "notifications.subscription_gone");
+                    tracing::info!(notification.id = %record_id, status = code, "notifications.subscription_gone");
                     return;
                 }
                 Err(e) if e.retryable() && !last => {
                     let delay = self.settings.retry_base * 2u32.saturating_pow(attempt - 1);
-                    tracing::warn!(notification.id = %record.id, channel = channel.as_str(), attempt, error = %e, "notifications.retrying");
+                    tracing::warn!(notification.id = %record_id, channel = channel.as_str(), attempt, error = %e, "notifications.retrying");
                     tokio::time::sleep(delay).await;
                 }
                 Err(e) => {
-                    tracing::warn!(notification.id = %record.id, channel = channel.as_str(), attempt, error = %e, "notifications.failed");
+                    tracing::warn!(notification.id = %record_id, channel = channel.as_str(), attempt, error = %e, "notifications.failed");
                     return;
                 }
             }
         }
+    }
+
+    /// Takes up deliveries left `pending` by a process that stopped while sending
+    /// them (untouched for `stale_after`): each goes on from its next attempt, or
+    /// fails when its recipient is no longer configured. Returns how many.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn resume_interrupted(&self, stale_after: Duration) -> Result<usize, ServiceError> {
+        let before =
+            Utc::now() - chrono::Duration::from_std(stale_after).unwrap_or(chrono::Duration::MAX);
+        let stale = self.repo.take_stale_pending(before, 100).await?;
+        if stale.is_empty() {
+            return Ok(0);
+        }
+        let config = self.repo.config().await?;
+        let config = &config;
+        let mut resumed = Vec::new();
+        for (record, payload) in &stale {
+            let notification = serde_json::from_value::<Notification>(payload.clone());
+            let recipient = self.recipient_of(config, record).await?;
+            match (notification, recipient, self.notifiers.get(&record.channel)) {
+                (Ok(notification), Some(recipient), Some(notifier)) => {
+                    let first = u32::try_from(record.attempts).unwrap_or(0) + 1;
+                    resumed.push(async move {
+                        self.attempt(
+                            config,
+                            notifier.as_ref(),
+                            &recipient,
+                            &notification,
+                            record.id,
+                            first,
+                        )
+                        .await;
+                    });
+                }
+                (notification, _, _) => {
+                    let why = match notification {
+                        Err(e) => format!("interrupted, and its payload cannot be read: {e}"),
+                        Ok(_) => "interrupted, and its recipient is no longer configured".into(),
+                    };
+                    self.repo
+                        .finish_attempt(record.id, DeliveryStatus::Failed, Some(&why))
+                        .await?;
+                }
+            }
+        }
+        futures_util::future::join_all(resumed).await;
+        tracing::warn!(count = stale.len(), "notifications.interrupted_resumed");
+        Ok(stale.len())
+    }
+
+    /// The recipient a record was addressed to, as the settings have it now.
+    async fn recipient_of(
+        &self,
+        config: &NotificationConfig,
+        record: &NotificationRecord,
+    ) -> Result<Option<Recipient>, ServiceError> {
+        let label = record.recipient.clone();
+        Ok(self
+            .recipients(config, record.channel)
+            .await?
+            .into_iter()
+            .find(|r| r.label() == label))
     }
 
     async fn recipients(

@@ -219,6 +219,44 @@ impl NotificationRepository for PgNotificationRepository {
         })
     }
 
+    async fn take_stale_pending(
+        &self,
+        before: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(NotificationRecord, serde_json::Value)>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        // Touching updated_at (the trigger sets it) claims the rows: SKIP LOCKED and
+        // the new timestamp keep a concurrent call from taking them too.
+        let ids: Vec<Uuid> = diesel::sql_query(
+            "UPDATE notification_history SET status = 'pending'
+              WHERE id IN (SELECT id FROM notification_history
+                            WHERE status = 'pending' AND updated_at < $1
+                            ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+              RETURNING id",
+        )
+        .bind::<diesel::sql_types::Timestamptz, _>(before)
+        .bind::<diesel::sql_types::BigInt, _>(i64::from(limit))
+        .load::<IdRow>(&mut conn)
+        .await
+        .map_err(map_diesel_error)?
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<(HistoryRow, Option<serde_json::Value>)> = notification_history::table
+            .filter(notification_history::id.eq_any(&ids))
+            .order(notification_history::created_at)
+            .select((HistoryRow::as_select(), notification_history::payload))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter()
+            .map(|(row, payload)| Ok((row.try_into()?, payload.unwrap_or_default())))
+            .collect()
+    }
+
     async fn record(&self, id: Uuid) -> Result<NotificationRecord, RepoError> {
         let mut conn = conn(&self.pool).await?;
         notification_history::table
@@ -411,4 +449,10 @@ impl NotificationRepository for PgNotificationRepository {
             .map(deleted)
             .map_err(map_diesel_error)
     }
+}
+
+#[derive(QueryableByName)]
+struct IdRow {
+    #[diesel(sql_type = diesel::sql_types::Uuid)]
+    id: Uuid,
 }
