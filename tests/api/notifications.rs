@@ -360,6 +360,8 @@ async fn a_finished_review_reaches_every_channel_and_a_failing_one_does_not_stop
             ("NOTIFY_RETRY_BASE_MS", "50".to_owned()),
             ("NOTIFY_TIMEOUT_SECS", "1".to_owned()),
             ("NOTIFY_CHAT_A_API_URL", slack.uri()),
+            // The fake push service listens on 127.0.0.1 over http.
+            ("NOTIFY_PUSH_ALLOW_PRIVATE", "true".to_owned()),
         ],
     )
     .await;
@@ -728,6 +730,22 @@ async fn push_subscriptions_are_registered_listed_touched_and_removed() {
         "VALIDATION_FAILED",
     )
     .await;
+    // Any signed-in user may subscribe, so the server must not be pointed at
+    // itself or its network: only public https push services.
+    for endpoint in [
+        "http://push.example.com/x",
+        "https://127.0.0.1:8500/v1/kv",
+        "https://10.0.0.5/x",
+    ] {
+        let mut body = json!({ "endpoint": endpoint });
+        body["keys"] = browser_keys();
+        expect_error(
+            dev.post("/api/notifications/push/subscribe", body).await,
+            StatusCode::BAD_REQUEST,
+            "VALIDATION_FAILED",
+        )
+        .await;
+    }
     let missing_keys = dev
         .post(
             "/api/notifications/push/subscribe",

@@ -122,6 +122,8 @@ pub struct Config {
     /// A delivery still `pending` after this long was interrupted (its process
     /// stopped) and is taken up again (`NOTIFY_RESUME_AFTER_SECS`).
     pub notify_resume_after_secs: u64,
+    /// Accept push endpoints on http or private addresses (`NOTIFY_PUSH_ALLOW_PRIVATE`).
+    pub notify_push_allow_private: bool,
     /// Local time of the daily digest, and of the weekly one on Mondays (`NOTIFY_DIGEST_TIME`).
     pub notify_digest_time: chrono::NaiveTime,
     pub reset_db_key: Option<Secret>,
@@ -297,6 +299,7 @@ impl Config {
             notify_retry_base_ms: number(&get, "NOTIFY_RETRY_BASE_MS", 2_000)?,
             notify_timeout_secs: number::<u64>(&get, "NOTIFY_TIMEOUT_SECS", 15)?.max(1),
             notify_resume_after_secs: number::<u64>(&get, "NOTIFY_RESUME_AFTER_SECS", 600)?.max(1),
+            notify_push_allow_private: boolean(&get, "NOTIFY_PUSH_ALLOW_PRIVATE", false)?,
             notify_chat_a_api_url: get("NOTIFY_CHAT_A_API_URL")
                 .unwrap_or_else(|| "https://slack.com".to_owned())
                 .trim_end_matches('/')

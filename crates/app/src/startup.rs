@@ -254,6 +254,7 @@ impl Application {
                 retry_base: Duration::from_millis(config.notify_retry_base_ms),
                 app_url: config.app_url.clone(),
                 system_name: config.system_name.clone(),
+                push_allow_private: config.notify_push_allow_private,
             },
         ));
         let engine = Arc::new(

@@ -200,6 +200,25 @@ impl Notifier for WebPushNotifier {
                 status: status @ (404 | 410),
                 ..
             }) => Err(NotifyError::Gone(status)),
+            // Only the status: the endpoint is supplied by any signed-in user, so its
+            // answer's body is not shown back (it could be an internal service's).
+            Err(HttpError::Status {
+                status,
+                message,
+                rate_limited,
+                retry_after,
+            }) => Err(from_http(
+                HttpError::Status {
+                    status,
+                    message: format!(
+                        "the push service refused the message ({} bytes of answer not shown)",
+                        message.len()
+                    ),
+                    rate_limited,
+                    retry_after,
+                },
+                &[],
+            )),
             // The endpoint's path identifies the subscription: keep it out of messages.
             Err(e) => Err(from_http(e, &[subscription.endpoint.as_str()])),
         }

@@ -107,7 +107,9 @@ pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
         timings: &timings,
         tokens: AtomicU64::new(0),
     };
-    let limit = Duration::from_millis(task.timeout_ms.max(1_000));
+    // Stop a tenth before the server's lease ends, so the result (a failure) still
+    // reaches it while the task is ours.
+    let limit = Duration::from_millis((task.timeout_ms / 10 * 9).max(1_000));
     let outcome = tokio::select! {
         r = tokio::time::timeout(limit, work.run()) => match r {
             Ok(r) => r,

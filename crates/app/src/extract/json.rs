@@ -12,20 +12,28 @@ use validator::{Validate, ValidationErrors};
 /// Default body limit of JSON endpoints (runner results get a larger one).
 pub const JSON_LIMIT_BYTES: usize = 1024 * 1024;
 
+/// Body limit of a runner's result: every file's comments and a last batch of logs.
+pub const RESULT_LIMIT_BYTES: usize = 16 * 1024 * 1024;
+
 /// JSON body errors as the API's error body, never actix's plain text.
 pub fn json_config() -> web::JsonConfig {
-    web::JsonConfig::default()
-        .limit(JSON_LIMIT_BYTES)
-        .error_handler(|err, _req| json_error(&err).into())
+    json_config_limited(JSON_LIMIT_BYTES)
 }
 
-fn json_error(err: &JsonPayloadError) -> ApiError {
+/// As [`json_config`], with another body limit.
+pub fn json_config_limited(limit: usize) -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(limit)
+        .error_handler(move |err, _req| json_error(&err, limit).into())
+}
+
+fn json_error(err: &JsonPayloadError, limit: usize) -> ApiError {
     match err {
         JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
             ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "PAYLOAD_TOO_LARGE",
-                format!("request body exceeds {JSON_LIMIT_BYTES} bytes"),
+                format!("request body exceeds {limit} bytes"),
             )
         }
         JsonPayloadError::ContentType => ApiError::new(

@@ -6,5 +6,7 @@ mod json;
 mod pagination;
 
 pub use auth::{AuthUser, RequireAdmin, RequirePermission, SESSION_COOKIE, perm};
-pub use json::{ValidatedJson, json_config, path_config, query_config};
+pub use json::{
+    RESULT_LIMIT_BYTES, ValidatedJson, json_config, json_config_limited, path_config, query_config,
+};
 pub use pagination::PageParams;

@@ -6,6 +6,7 @@
 use crate::envelope;
 use crate::error::ApiError;
 use crate::extract::{AuthUser, ValidatedJson};
+use crate::extract::{RESULT_LIMIT_BYTES, json_config_limited};
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use reviewd_domain::model::AuthMethod;
@@ -20,7 +21,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/runners/tasks/pending", web::get().to(pending))
         .route("/runners/tasks/{task_id}/status", web::post().to(phase))
         .route("/runners/tasks/{task_id}/logs", web::post().to(logs))
-        .route("/runners/tasks/{task_id}/result", web::post().to(result))
+        .service(
+            web::resource("/runners/tasks/{task_id}/result")
+                .app_data(json_config_limited(RESULT_LIMIT_BYTES))
+                .route(web::post().to(result)),
+        )
         .route("/runners/{runner_id}", web::get().to(get))
         .route("/runners/{runner_id}", web::delete().to(deregister))
         .route("/runners/{runner_id}/heartbeat", web::post().to(heartbeat));

@@ -57,7 +57,9 @@ pub trait Notifier: Send + Sync {
 /// Told when a review finishes (completed or failed). Must return at once: the
 /// review's own work never waits for what observers do.
 pub trait ReviewObserver: Send + Sync {
-    fn review_finished(&self, review_id: Uuid);
+    /// `status` is how the review finished (`Completed` or `Failed`): observers
+    /// may look at the review later, when a new round may have begun.
+    fn review_finished(&self, review_id: Uuid, status: crate::model::review::ReviewStatus);
 }
 
 /// Makes VAPID key pairs (P-256).

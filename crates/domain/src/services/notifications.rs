@@ -8,6 +8,7 @@ use crate::model::notification::{
     NewPushSubscription, Notification, NotificationConfig, NotificationConfigPatch,
     NotificationRecord, NotificationType, PushSubscription, Recipient, ReviewEvent, VapidKeys,
 };
+use crate::model::review::ReviewStatus;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
     NewDelivery, NotificationRepository, Notifier, NotifyError, ReviewQueries, VapidKeyGenerator,
@@ -31,6 +32,9 @@ pub struct NotifySettings {
     pub app_url: String,
     /// The deployment's display name, at the start of every title (`SYSTEM_NAME`).
     pub system_name: String,
+    /// Accept push endpoints on plain http or private addresses
+    /// (`NOTIFY_PUSH_ALLOW_PRIVATE`; for tests and closed networks only).
+    pub push_allow_private: bool,
 }
 
 /// The outcome of a test delivery.
@@ -189,13 +193,17 @@ impl NotificationService {
     /// Reacts to a finished review: notifies at once or holds the events for the
     /// digest, as the settings say. Failures are logged, never returned: a review
     /// does not depend on its notifications.
-    pub async fn review_finished(&self, review_id: Uuid) {
-        if let Err(e) = self.try_review_finished(review_id).await {
+    pub async fn review_finished(&self, review_id: Uuid, status: ReviewStatus) {
+        if let Err(e) = self.try_review_finished(review_id, status).await {
             tracing::error!(review.id = %review_id, error = %e, "notifications.dispatch_failed");
         }
     }
 
-    async fn try_review_finished(&self, review_id: Uuid) -> Result<(), ServiceError> {
+    async fn try_review_finished(
+        &self,
+        review_id: Uuid,
+        status: ReviewStatus,
+    ) -> Result<(), ServiceError> {
         let config = self.repo.config().await?;
         let detail = self
             .reviews
@@ -209,7 +217,8 @@ impl NotificationService {
             mr_title: detail.item.mr_title.clone(),
             mr_url: detail.item.mr_url.clone(),
             author: detail.author_username.clone(),
-            status: detail.item.status.clone(),
+            // As it finished: a new round may have set the record back to pending.
+            status: status.as_str().to_owned(),
             rating: detail.item.overall_rating.clone(),
             score: detail.score.and_then(|s| u32::try_from(s).ok()),
             comment_count: detail.item.comment_count,
@@ -534,10 +543,8 @@ impl NotificationService {
         sub: NewPushSubscription,
     ) -> Result<PushSubscription, ServiceError> {
         let mut errors = Vec::new();
-        if !(sub.endpoint.starts_with("https://") || sub.endpoint.starts_with("http://"))
-            || sub.endpoint.len() > 2048
-        {
-            errors.push(FieldError::new("endpoint", "must be the push service URL"));
+        if let Err(why) = check_push_endpoint(&sub.endpoint, self.settings.push_allow_private) {
+            errors.push(FieldError::new("endpoint", why));
         }
         if !is_base64url(&sub.p256dh) || sub.p256dh.len() < 80 {
             errors.push(FieldError::new(
@@ -601,6 +608,66 @@ fn no_recipients(channel: Channel) -> String {
             format!("no {}WebhookUrl is configured", channel.as_str())
         }
     }
+}
+
+/// A push endpoint must be a push service's https URL. Any signed-in user may
+/// subscribe, and the server then posts to the endpoint on every event: an address
+/// on this host or its private network is refused, so the server cannot be pointed
+/// at internal services. (A public name that resolves to a private address is not
+/// caught here.)
+fn check_push_endpoint(endpoint: &str, allow_private: bool) -> Result<(), &'static str> {
+    let rest = if let Some(rest) = endpoint.strip_prefix("https://") {
+        rest
+    } else if let Some(rest) = endpoint.strip_prefix("http://").filter(|_| allow_private) {
+        rest
+    } else {
+        return Err("must be the push service's https URL");
+    };
+    if endpoint.len() > 2048 || endpoint.chars().any(char::is_whitespace) {
+        return Err("must be the push service's https URL");
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(v6) = host.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, _)| h)
+    };
+    if host.is_empty() {
+        return Err("must be the push service's https URL");
+    }
+    if allow_private {
+        return Ok(());
+    }
+    let lower = host.to_ascii_lowercase();
+    let private = lower == "localhost"
+        || lower.ends_with(".localhost")
+        || lower.ends_with(".local")
+        || lower.ends_with(".internal")
+        || match lower.parse::<std::net::IpAddr>() {
+            Ok(std::net::IpAddr::V4(ip)) => {
+                ip.is_private()
+                    || ip.is_loopback()
+                    || ip.is_link_local()
+                    || ip.is_unspecified()
+                    || ip.is_broadcast()
+                    || ip.octets()[0] == 0
+                    || (ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1]))
+            }
+            Ok(std::net::IpAddr::V6(ip)) => {
+                let first = ip.segments()[0];
+                ip.is_loopback()
+                    || ip.is_unspecified()
+                    || (first & 0xfe00) == 0xfc00
+                    || (first & 0xffc0) == 0xfe80
+                    || ip.to_ipv4_mapped().is_some()
+            }
+            Err(_) => false,
+        };
+    if private {
+        return Err("must be a push service on the internet, not a local or private address");
+    }
+    Ok(())
 }
 
 fn is_base64url(s: &str) -> bool {
@@ -910,6 +977,37 @@ mod tests {
             n.text
         );
         assert!(n.text.contains("AI unavailable"));
+    }
+
+    #[test]
+    fn push_endpoints_must_be_public_https_push_services() {
+        for ok in [
+            "https://fcm.googleapis.com/fcm/send/abc",
+            "https://updates.push.services.mozilla.com/wpush/v2/x",
+            "https://web.push.apple.com:443/Q",
+        ] {
+            assert_eq!(check_push_endpoint(ok, false), Ok(()), "{ok}");
+        }
+        for bad in [
+            "http://fcm.googleapis.com/fcm/send/abc",
+            "https://127.0.0.1/x",
+            "https://10.0.0.5:8500/v1/kv",
+            "https://192.168.1.1/",
+            "https://169.254.169.254/latest/meta-data",
+            "https://[::1]/x",
+            "https://[fd00::1]/x",
+            "https://localhost/x",
+            "https://db.internal/x",
+            "https://user@10.1.2.3/x",
+            "ftp://push.example.com/x",
+            "not a url",
+        ] {
+            assert!(check_push_endpoint(bad, false).is_err(), "{bad}");
+        }
+        assert_eq!(
+            check_push_endpoint("http://127.0.0.1:9000/push", true),
+            Ok(())
+        );
     }
 
     #[test]

@@ -213,21 +213,25 @@ impl ReviewEngine {
         self
     }
 
-    fn finished(&self, review_id: Uuid) {
+    fn finished(&self, review_id: Uuid, status: ReviewStatus) {
         if let Some(observer) = &self.observer {
-            observer.review_finished(review_id);
+            observer.review_finished(review_id, status);
         }
     }
 
-    /// Tells the observer of the task's review when the task failed for good and
-    /// left its review failed (a round failed on an attempt that is retried is not
-    /// reported: the retry may still complete it).
-    pub(crate) async fn task_failed(&self, task: &ReviewTask) {
-        if self.observer.is_none() {
-            return;
-        }
+    /// A task failed for good: its review is closed as failed if a round left it
+    /// `pending`, and observers are told (a round failed on an attempt that is
+    /// retried is not reported: the retry may still complete it).
+    pub(crate) async fn task_failed(&self, task: &ReviewTask, message: &str) {
         match self.reviews.find_for_mr(task.project_id, task.mr_iid).await {
-            Ok(Some(review)) if review.status == ReviewStatus::Failed => self.finished(review.id),
+            Ok(Some(review)) if review.status == ReviewStatus::Failed => {
+                self.finished(review.id, ReviewStatus::Failed);
+            }
+            Ok(Some(review)) if review.status == ReviewStatus::Pending => {
+                if let Err(e) = self.abandon(task, message).await {
+                    tracing::warn!(task.id = %task.id, error = %e, "review.failure_not_recorded");
+                }
+            }
             Ok(_) => {}
             Err(e) => tracing::warn!(task.id = %task.id, error = %e, "review.failure_not_reported"),
         }
@@ -288,7 +292,7 @@ impl ReviewEngine {
             Err(f) => {
                 self.tasks.fail(task.id, &f.message).await?;
                 tracing::error!(task.id = %task.id, error = %f.message, "review.failed");
-                self.task_failed(&task).await;
+                self.task_failed(&task, &f.message).await;
                 Ok(RunOutcome::Failed { error: f.message })
             }
         }
@@ -349,7 +353,7 @@ impl ReviewEngine {
                 .finish(review.id, round, &review.head_commit_sha, outcome)
                 .await?;
             tracing::warn!(review.id = %review.id, task.id = %task.id, error = %message, "review.abandoned");
-            self.finished(review.id);
+            self.finished(review.id, ReviewStatus::Failed);
         }
         Ok(())
     }
@@ -680,7 +684,7 @@ impl ReviewEngine {
             applied_rule_ids: applied.clone(),
         };
         self.reviews.finish(review.id, round, head, outcome).await?;
-        self.finished(review.id);
+        self.finished(review.id, ReviewStatus::Completed);
         Ok(review.id)
     }
 

@@ -247,7 +247,7 @@ impl RunnerService {
                     self.runners
                         .count_finished(runner_id, RunnerOutcome::Failed)
                         .await?;
-                    self.engine.task_failed(&task).await;
+                    self.engine.task_failed(&task, &f.message).await;
                 }
             }
         }
@@ -392,9 +392,9 @@ impl RunnerService {
             .await?;
         let task = held.task;
         let Some(assignment) = held.assignment else {
-            self.tasks
-                .fail(task_id, "the task was claimed without a round")
-                .await?;
+            let message = "the task was claimed without a round";
+            self.tasks.fail(task_id, message).await?;
+            self.engine.task_failed(&task, message).await;
             return Ok(());
         };
         if result.status == RunnerOutcome::Failed {
@@ -418,7 +418,7 @@ impl RunnerService {
             Err(f) if f.transient => self.retry_or_fail(&task, &f.message).await,
             Err(f) => {
                 self.tasks.fail(task_id, &f.message).await?;
-                self.engine.task_failed(&task).await;
+                self.engine.task_failed(&task, &f.message).await;
                 Ok(())
             }
         }
@@ -437,7 +437,7 @@ impl RunnerService {
         } else {
             self.tasks.fail(task.id, message).await?;
             tracing::error!(task.id = %task.id, error = %message, "runner.task_failed");
-            self.engine.task_failed(task).await;
+            self.engine.task_failed(task, message).await;
         }
         Ok(())
     }

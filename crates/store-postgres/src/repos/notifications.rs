@@ -225,10 +225,10 @@ impl NotificationRepository for PgNotificationRepository {
         limit: u32,
     ) -> Result<Vec<(NotificationRecord, serde_json::Value)>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        // Touching updated_at (the trigger sets it) claims the rows: SKIP LOCKED and
-        // the new timestamp keep a concurrent call from taking them too.
+        // Touching updated_at claims the rows: SKIP LOCKED and the new timestamp keep
+        // a concurrent call from taking them too.
         let ids: Vec<Uuid> = diesel::sql_query(
-            "UPDATE notification_history SET status = 'pending'
+            "UPDATE notification_history SET updated_at = now()
               WHERE id IN (SELECT id FROM notification_history
                             WHERE status = 'pending' AND updated_at < $1
                             ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)

@@ -297,7 +297,7 @@ impl RunnerRepository for PgRunnerRepository {
                       WHERE id IN (
                         SELECT t.id FROM review_tasks t
                          WHERE t.status = 'queued'
-                           AND (t.attempts = 0 OR t.updated_at <= now() - ($4 * interval '1 millisecond'))
+                           AND (t.error_message IS NULL OR t.updated_at <= now() - ($4 * interval '1 millisecond'))
                            AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
                            AND NOT EXISTS (SELECT 1 FROM review_tasks o
                                             WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
@@ -483,6 +483,13 @@ impl RunnerRepository for PgRunnerRepository {
             review_tasks::status.eq("in_progress"),
             review_tasks::result.eq(result),
             review_tasks::metrics.eq(metrics),
+            // A fresh lease of the same length for the conclusion (posting the
+            // comments), so the sweep does not take the task back mid-way.
+            review_tasks::lease_expires_at.eq(diesel::dsl::sql::<
+                diesel::sql_types::Nullable<Timestamptz>,
+            >(
+                "now() + (lease_expires_at - claimed_at)"
+            )),
         ))
         .execute(&mut conn)
         .await

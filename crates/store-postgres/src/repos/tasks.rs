@@ -283,8 +283,11 @@ impl TaskRepository for PgTaskRepository {
             if busy {
                 return Ok(AttemptStart::Busy);
             }
+            // A task a runner holds is the runner's (its claim may have committed
+            // after the check above): never started, nor given up, here.
             let row: Option<TaskRow> = diesel::update(review_tasks::table.find(id))
                 .filter(review_tasks::status.eq_any(ACTIVE))
+                .filter(review_tasks::runner_id.is_null())
                 .filter(review_tasks::attempts.lt(review_tasks::max_attempts))
                 .set((
                     review_tasks::status.eq("processing"),
@@ -300,6 +303,7 @@ impl TaskRepository for PgTaskRepository {
                 // Out of attempts while still marked active (its worker died each time): fail it.
                 let failed: Option<TaskRow> = diesel::update(review_tasks::table.find(id))
                     .filter(review_tasks::status.eq_any(ACTIVE))
+                    .filter(review_tasks::runner_id.is_null())
                     .set((
                         review_tasks::status.eq("failed"),
                         review_tasks::error_message
