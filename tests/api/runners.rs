@@ -633,3 +633,48 @@ async fn a_task_given_back_after_a_failed_attempt_waits_the_retry_delay() {
     assert_eq!(again[0]["id"], task_id.as_str());
     assert_eq!(again[0]["attempt"], 2);
 }
+
+#[tokio::test]
+async fn two_tasks_of_one_merge_request_are_never_claimed_at_once() {
+    let gitlab = gitlab_with_one_mr().await;
+    let app =
+        TestApp::spawn_with(&[("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned())]).await;
+    setup_project(&app, &gitlab).await;
+    let project = app.sql("SELECT id FROM projects LIMIT 1");
+    // A manual and an automatic request for MR 1, both queued.
+    app.sql(&format!(
+        "INSERT INTO review_tasks (triggered_by, project_id, mr_iid, status) \
+         VALUES ('manual', '{project}', 1, 'queued'), ('auto', '{project}', 1, 'queued')"
+    ));
+    let key = api_key(&app).await;
+    register(&app, &key, "wide", 5, "").await;
+    register(&app, &key, "other", 5, "").await;
+    let runner = app.with_api_key(&key);
+    let first = json(
+        runner
+            .get("/api/runners/tasks/pending?runnerId=wide&limit=5")
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(
+        first["data"].as_array().unwrap().len(),
+        1,
+        "one per MR: {first}"
+    );
+    let second = json(
+        runner
+            .get("/api/runners/tasks/pending?runnerId=other&limit=5")
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert!(
+        second["data"].as_array().unwrap().is_empty(),
+        "the MR is busy: {second}"
+    );
+    assert_eq!(
+        app.sql("SELECT count(*) FROM review_tasks WHERE status = 'processing'"),
+        "1"
+    );
+}

@@ -83,6 +83,10 @@ struct IdRow {
     outcome: String,
 }
 
+/// The advisory lock of one MR's attempts (`$1` project id, `$2` MR number), taken
+/// by runner claims and by the server's workers alike.
+pub(crate) const MR_LOCK: &str = "hashtext('reviewd-mr:' || $1::text || ':' || $2::text)";
+
 /// Gives the `processing` tasks of offline runners (of `runner` only, when given)
 /// back to the queue (attempts left) or fails them, in one statement. With
 /// `expired`, also any runner-held task past its lease: a claim whose answer the
@@ -284,32 +288,85 @@ impl RunnerRepository for PgRunnerRepository {
                     return Ok(Vec::new());
                 }
                 #[derive(QueryableByName)]
+                struct Candidate {
+                    #[diesel(sql_type = diesel::sql_types::Uuid)]
+                    id: Uuid,
+                    #[diesel(sql_type = diesel::sql_types::Uuid)]
+                    project_id: Uuid,
+                    #[diesel(sql_type = BigInt)]
+                    mr_iid: i64,
+                }
+                // SKIP LOCKED: runners polling at once look at different rows. Exactly
+                // `take` of them: rows locked here but not claimed would be hidden from
+                // other runners polling at the same moment. (A row skipped below for
+                // its MR stays queued for the next poll.)
+                let candidates: Vec<Candidate> = diesel::sql_query(
+                    "SELECT t.id, t.project_id, t.mr_iid FROM review_tasks t
+                      WHERE t.status = 'queued'
+                        AND (t.error_message IS NULL OR t.updated_at <= now() - ($3 * interval '1 millisecond'))
+                        AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
+                        AND NOT EXISTS (SELECT 1 FROM review_tasks o
+                                         WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
+                                           AND o.status IN ('processing', 'in_progress'))
+                      ORDER BY t.created_at
+                      LIMIT $2 FOR UPDATE SKIP LOCKED",
+                )
+                .bind::<Text, _>(&runner_id)
+                .bind::<BigInt, _>(take)
+                .bind::<BigInt, _>(retry_ms)
+                .load(conn)
+                .await?;
+                // One task per MR, and only with the MR's lock: two tasks of one MR
+                // (in this claim, another runner's or a worker's) never run at once.
+                // The lock is tried, not awaited, so claims never wait on each other.
+                #[derive(QueryableByName)]
+                struct Locked {
+                    #[diesel(sql_type = diesel::sql_types::Bool)]
+                    locked: bool,
+                }
+                let mut chosen: Vec<Uuid> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
+                for c in candidates {
+                    if chosen.len() >= usize::try_from(take).unwrap_or(usize::MAX) {
+                        break;
+                    }
+                    if !seen.insert((c.project_id, c.mr_iid)) {
+                        continue;
+                    }
+                    let lock: Locked = diesel::sql_query(format!(
+                        "SELECT pg_try_advisory_xact_lock({MR_LOCK}) AS locked"
+                    ))
+                    .bind::<diesel::sql_types::Uuid, _>(c.project_id)
+                    .bind::<BigInt, _>(c.mr_iid)
+                    .get_result(conn)
+                    .await?;
+                    if lock.locked {
+                        chosen.push(c.id);
+                    }
+                }
+                if chosen.is_empty() {
+                    return Ok(Vec::new());
+                }
+                #[derive(QueryableByName)]
                 struct Claimed {
                     #[diesel(sql_type = diesel::sql_types::Uuid)]
                     id: Uuid,
                 }
-                // SKIP LOCKED: runners polling at once take different rows, never the same.
+                // Checked again under the MR locks, on a fresh snapshot.
                 let claimed: Vec<Claimed> = diesel::sql_query(
-                    "UPDATE review_tasks SET status = 'processing', runner_id = $1, runner_phase = NULL,
+                    "UPDATE review_tasks t SET status = 'processing', runner_id = $1, runner_phase = NULL,
                             attempts = attempts + 1, claimed_at = now(), heartbeat_at = now(),
                             started_at = COALESCE(started_at, now()),
                             lease_expires_at = now() + ($3 * interval '1 millisecond')
-                      WHERE id IN (
-                        SELECT t.id FROM review_tasks t
-                         WHERE t.status = 'queued'
-                           AND (t.error_message IS NULL OR t.updated_at <= now() - ($4 * interval '1 millisecond'))
-                           AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
-                           AND NOT EXISTS (SELECT 1 FROM review_tasks o
-                                            WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
-                                              AND o.status IN ('processing', 'in_progress'))
-                         ORDER BY t.created_at
-                         LIMIT $2 FOR UPDATE SKIP LOCKED)
-                      RETURNING id",
+                      WHERE t.id = ANY($2) AND t.status = 'queued'
+                        AND NOT EXISTS (SELECT 1 FROM review_tasks o
+                                         WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
+                                           AND o.status IN ('processing', 'in_progress'))
+                      RETURNING t.id",
                 )
                 .bind::<Text, _>(&runner_id)
-                .bind::<BigInt, _>(take)
+                .bind::<diesel::sql_types::Array<diesel::sql_types::Uuid>, _>(&chosen)
                 .bind::<BigInt, _>(lease_ms)
-                .bind::<BigInt, _>(retry_ms)
                 .load(conn)
                 .await?;
                 if !claimed.is_empty() {

@@ -265,6 +265,16 @@ impl TaskRepository for PgTaskRepository {
                 .first::<Uuid>(conn)
                 .await
                 .optional()?;
+            // The MR's lock, as runner claims take it: a claim and this attempt
+            // never both see the MR free.
+            diesel::sql_query(format!(
+                "SELECT pg_advisory_xact_lock({}) ",
+                super::runners::MR_LOCK
+            ))
+            .bind::<diesel::sql_types::Uuid, _>(project_id)
+            .bind::<diesel::sql_types::BigInt, _>(mr_iid)
+            .execute(conn)
+            .await?;
             let busy: bool = diesel::select(diesel::dsl::exists(
                 review_tasks::table
                     .filter(review_tasks::project_id.eq(project_id))
