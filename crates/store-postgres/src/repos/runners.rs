@@ -83,9 +83,11 @@ struct IdRow {
     outcome: String,
 }
 
-/// The advisory lock of one MR's attempts (`$1` project id, `$2` MR number), taken
-/// by runner claims and by the server's workers alike.
-pub(crate) const MR_LOCK: &str = "hashtext('reviewd-mr:' || $1::text || ':' || $2::text)";
+/// The key of the advisory lock of one MR's attempts, from SQL expressions for its
+/// project id and MR number: taken by runner claims and the server's workers alike.
+pub(crate) fn mr_lock(project_id: &str, mr_iid: &str) -> String {
+    format!("hashtext('reviewd-mr:' || {project_id}::text || ':' || {mr_iid}::text)")
+}
 
 /// Gives the `processing` tasks of offline runners (of `runner` only, when given)
 /// back to the queue (attempts left) or fails them, in one statement. With
@@ -295,55 +297,44 @@ impl RunnerRepository for PgRunnerRepository {
                     project_id: Uuid,
                     #[diesel(sql_type = BigInt)]
                     mr_iid: i64,
+                    #[diesel(sql_type = diesel::sql_types::Bool)]
+                    locked: bool,
                 }
                 // SKIP LOCKED: runners polling at once look at different rows. Exactly
                 // `take` of them: rows locked here but not claimed would be hidden from
-                // other runners polling at the same moment. (A row skipped below for
-                // its MR stays queued for the next poll.)
-                let candidates: Vec<Candidate> = diesel::sql_query(
-                    "SELECT t.id, t.project_id, t.mr_iid FROM review_tasks t
-                      WHERE t.status = 'queued'
-                        AND (t.error_message IS NULL OR t.updated_at <= now() - ($3 * interval '1 millisecond'))
-                        AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
-                        AND NOT EXISTS (SELECT 1 FROM review_tasks o
-                                         WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
-                                           AND o.status IN ('processing', 'in_progress'))
-                      ORDER BY t.created_at
-                      LIMIT $2 FOR UPDATE SKIP LOCKED",
-                )
+                // other runners polling at the same moment. Each row's MR lock is tried
+                // (never awaited, so claims never wait on each other) on the rows the
+                // inner query returned, and only on those.
+                let candidates: Vec<Candidate> = diesel::sql_query(format!(
+                    "SELECT c.id, c.project_id, c.mr_iid,
+                            pg_try_advisory_xact_lock({}) AS locked
+                       FROM (SELECT t.id, t.project_id, t.mr_iid, t.created_at FROM review_tasks t
+                              WHERE t.status = 'queued'
+                                AND (t.error_message IS NULL
+                                     OR t.updated_at <= now() - ($3 * interval '1 millisecond'))
+                                AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
+                                AND NOT EXISTS (SELECT 1 FROM review_tasks o
+                                                 WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
+                                                   AND o.status IN ('processing', 'in_progress'))
+                              ORDER BY t.created_at
+                              LIMIT $2 FOR UPDATE SKIP LOCKED) c
+                      ORDER BY c.created_at",
+                    mr_lock("c.project_id", "c.mr_iid")
+                ))
                 .bind::<Text, _>(&runner_id)
                 .bind::<BigInt, _>(take)
                 .bind::<BigInt, _>(retry_ms)
                 .load(conn)
                 .await?;
-                // One task per MR, and only with the MR's lock: two tasks of one MR
-                // (in this claim, another runner's or a worker's) never run at once.
-                // The lock is tried, not awaited, so claims never wait on each other.
-                #[derive(QueryableByName)]
-                struct Locked {
-                    #[diesel(sql_type = diesel::sql_types::Bool)]
-                    locked: bool,
-                }
-                let mut chosen: Vec<Uuid> = Vec::new();
+                // One task per MR, and only with the MR's lock (which workers' attempts
+                // take too): two tasks of one MR never run at once. A row skipped here
+                // stays queued for the next poll.
                 let mut seen = std::collections::HashSet::new();
-                for c in candidates {
-                    if chosen.len() >= usize::try_from(take).unwrap_or(usize::MAX) {
-                        break;
-                    }
-                    if !seen.insert((c.project_id, c.mr_iid)) {
-                        continue;
-                    }
-                    let lock: Locked = diesel::sql_query(format!(
-                        "SELECT pg_try_advisory_xact_lock({MR_LOCK}) AS locked"
-                    ))
-                    .bind::<diesel::sql_types::Uuid, _>(c.project_id)
-                    .bind::<BigInt, _>(c.mr_iid)
-                    .get_result(conn)
-                    .await?;
-                    if lock.locked {
-                        chosen.push(c.id);
-                    }
-                }
+                let chosen: Vec<Uuid> = candidates
+                    .into_iter()
+                    .filter(|c| c.locked && seen.insert((c.project_id, c.mr_iid)))
+                    .map(|c| c.id)
+                    .collect();
                 if chosen.is_empty() {
                     return Ok(Vec::new());
                 }

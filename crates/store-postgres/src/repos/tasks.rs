@@ -268,8 +268,8 @@ impl TaskRepository for PgTaskRepository {
             // The MR's lock, as runner claims take it: a claim and this attempt
             // never both see the MR free.
             diesel::sql_query(format!(
-                "SELECT pg_advisory_xact_lock({}) ",
-                super::runners::MR_LOCK
+                "SELECT pg_advisory_xact_lock({})",
+                super::runners::mr_lock("$1", "$2")
             ))
             .bind::<diesel::sql_types::Uuid, _>(project_id)
             .bind::<diesel::sql_types::BigInt, _>(mr_iid)
