@@ -97,6 +97,30 @@ pub struct Scheduler {
     jobs: Vec<Job>,
 }
 
+/// One run of a job, recorded in the ledger when it ends.
+async fn run_job(ledger: Arc<dyn JobLedger>, job: Job, run: uuid::Uuid) {
+    let outcome = match (job.run)().await {
+        Ok(message) => {
+            tracing::info!(job = job.name, detail = %message, "jobs.succeeded");
+            JobOutcome::Succeeded(message)
+        }
+        Err(message) => {
+            tracing::error!(job = job.name, detail = %message, "jobs.failed");
+            JobOutcome::Failed(message)
+        }
+    };
+    let label = if matches!(outcome, JobOutcome::Succeeded(_)) {
+        "succeeded"
+    } else {
+        "failed"
+    };
+    metrics::counter!("reviewd_job_runs_total", "job" => job.name, "outcome" => label)
+        .increment(1);
+    if let Err(e) = ledger.finish(run, &outcome).await {
+        tracing::warn!(job = job.name, error = %e, "jobs.finish_not_recorded");
+    }
+}
+
 impl Scheduler {
     pub fn new(ledger: Arc<dyn JobLedger>, instance: String, jobs: Vec<Job>) -> Self {
         Self {
@@ -106,10 +130,12 @@ impl Scheduler {
         }
     }
 
-    /// Runs every job that is due and not taken by another replica. Returns the names
-    /// of the jobs this replica ran.
+    /// Starts every job that is due and not taken by another replica, each in a task
+    /// of its own, so a long one (a backup, a digest to a slow channel) never holds
+    /// up the others (the runner sweep); the ledger's `running` record keeps a job
+    /// from starting again while it runs. Returns the names of the jobs started.
     pub async fn tick(&self, now: DateTime<Utc>) -> Vec<&'static str> {
-        let mut ran = Vec::new();
+        let mut started = Vec::new();
         for job in &self.jobs {
             let due_since = job.schedule.due_since(now);
             let run = match self
@@ -129,29 +155,10 @@ impl Scheduler {
                     continue;
                 }
             };
-            let outcome = match (job.run)().await {
-                Ok(message) => {
-                    tracing::info!(job = job.name, detail = %message, "jobs.succeeded");
-                    JobOutcome::Succeeded(message)
-                }
-                Err(message) => {
-                    tracing::error!(job = job.name, detail = %message, "jobs.failed");
-                    JobOutcome::Failed(message)
-                }
-            };
-            let label = if matches!(outcome, JobOutcome::Succeeded(_)) {
-                "succeeded"
-            } else {
-                "failed"
-            };
-            metrics::counter!("reviewd_job_runs_total", "job" => job.name, "outcome" => label)
-                .increment(1);
-            if let Err(e) = self.ledger.finish(run, &outcome).await {
-                tracing::warn!(job = job.name, error = %e, "jobs.finish_not_recorded");
-            }
-            ran.push(job.name);
+            tokio::spawn(run_job(self.ledger.clone(), job.clone(), run));
+            started.push(job.name);
         }
-        ran
+        started
     }
 
     /// Ticks every `every` until the process ends; `local` runs on each tick first.
