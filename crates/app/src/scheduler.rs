@@ -114,8 +114,7 @@ async fn run_job(ledger: Arc<dyn JobLedger>, job: Job, run: uuid::Uuid) {
     } else {
         "failed"
     };
-    metrics::counter!("reviewd_job_runs_total", "job" => job.name, "outcome" => label)
-        .increment(1);
+    metrics::counter!("reviewd_job_runs_total", "job" => job.name, "outcome" => label).increment(1);
     if let Err(e) = ledger.finish(run, &outcome).await {
         tracing::warn!(job = job.name, error = %e, "jobs.finish_not_recorded");
     }
