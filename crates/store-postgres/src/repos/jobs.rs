@@ -24,6 +24,10 @@ impl PgJobLedger {
     }
 }
 
+/// How long a failed run keeps its job from being tried again within the same
+/// period: an outage is retried once a minute, not on every scheduler tick.
+const FAILED_COOLDOWN: chrono::TimeDelta = chrono::TimeDelta::seconds(60);
+
 #[async_trait]
 impl JobLedger for PgJobLedger {
     async fn begin(
@@ -36,13 +40,15 @@ impl JobLedger for PgJobLedger {
         let mut conn = conn(&self.pool).await?;
         let (name, instance) = (name.to_owned(), instance.to_owned());
         let stale_before = Utc::now() - stale_after;
+        let cooled_before = Utc::now() - FAILED_COOLDOWN;
         conn.transaction::<_, diesel::result::Error, _>(async move |conn| {
             diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext('reviewd-job:' || $1))")
                 .bind::<diesel::sql_types::Text, _>(&name)
                 .execute(conn)
                 .await?;
-            // A run blocks a new one when it succeeded this period or is still
-            // going; a failed run or a run abandoned by a dead replica does not.
+            // A run blocks a new one when it succeeded this period, is still going,
+            // or failed within the cool-down; an older failure or a run abandoned by a
+            // dead replica does not.
             let blocking: i64 = job_runs::table
                 .filter(job_runs::name.eq(&name))
                 .filter(
@@ -51,7 +57,11 @@ impl JobLedger for PgJobLedger {
                         .and(job_runs::started_at.ge(due_since))
                         .or(job_runs::status
                             .eq("running")
-                            .and(job_runs::started_at.ge(stale_before))),
+                            .and(job_runs::started_at.ge(stale_before)))
+                        .or(job_runs::status
+                            .eq("failed")
+                            .and(job_runs::started_at.ge(due_since))
+                            .and(job_runs::finished_at.ge(cooled_before))),
                 )
                 .count()
                 .get_result(conn)
