@@ -278,7 +278,7 @@ impl Application {
             .observed_by(Arc::new(NotifyOnFinish(notifications.clone()))),
         );
         crate::metrics::handle();
-        let instance = format!("{}-{}", config.hostname, std::process::id());
+        let instance = format!("{}-{}", machine_name(&config.hostname), std::process::id());
         let started_at = Instant::now();
         let monitoring = Arc::new(MonitoringService::new(
             Arc::new(PgMonitoringRepository::new(pool.clone())),
@@ -307,7 +307,7 @@ impl Application {
         let workers = if config.review_workers_enabled {
             let consumer = format!(
                 "{}-{}-{}",
-                config.hostname,
+                machine_name(&config.hostname),
                 std::process::id(),
                 uuid::Uuid::new_v4().simple()
             );
@@ -471,4 +471,17 @@ async fn ensure_root(auth: &AuthService, config: &Config) -> Result<(), StartupE
         }
     }
     Ok(())
+}
+
+/// This machine's (or container's) name, for telling replicas apart in job runs,
+/// samples and queue consumers. `HOSTNAME` is the address the server listens on
+/// (often `0.0.0.0`, the same in every container), so the kernel's name is used,
+/// and the listen address only where there is none.
+fn machine_name(listen_host: &str) -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| listen_host.to_owned())
 }
