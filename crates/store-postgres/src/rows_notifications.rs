@@ -14,9 +14,11 @@ use reviewd_domain::ports::RepoError;
 use serde_json::Value;
 use uuid::Uuid;
 
-/// The settings row (`id = 1`), without its id.
-#[derive(Debug, Queryable, Selectable)]
-#[diesel(table_name = notification_configs, check_for_backend(diesel::pg::Pg))]
+/// The settings row (`id = 1`), without its id: read as it is, and written whole
+/// (secrets sealed) by the insert and the update of the upsert alike, `None`
+/// writing NULL.
+#[derive(Debug, Queryable, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = notification_configs, check_for_backend(diesel::pg::Pg), treat_none_as_null = true)]
 pub(crate) struct ConfigRow {
     pub email_enabled: bool,
     pub smtp_host: Option<String>,
@@ -117,45 +119,7 @@ impl ConfigRow {
     }
 }
 
-/// Every stored column of the settings row (secrets sealed), for the insert and for
-/// the update of the upsert alike: `None` writes NULL.
-#[derive(Debug, Insertable, AsChangeset)]
-#[diesel(table_name = notification_configs, treat_none_as_null = true)]
-pub(crate) struct ConfigValues {
-    pub email_enabled: bool,
-    pub smtp_host: Option<String>,
-    pub smtp_port: Option<i32>,
-    pub smtp_secure: bool,
-    pub smtp_username: Option<String>,
-    pub smtp_password_enc: Option<String>,
-    pub email_from: Option<String>,
-    pub email_recipients: Vec<String>,
-    pub webhook_enabled: bool,
-    pub webhook_urls: Vec<String>,
-    pub webhook_secret_enc: Option<String>,
-    pub chat_a_enabled: bool,
-    pub chat_a_bot_token_enc: Option<String>,
-    pub chat_a_channels: Vec<String>,
-    pub chat_b_enabled: bool,
-    pub chat_b_webhook_url_enc: Option<String>,
-    pub chat_c_enabled: bool,
-    pub chat_c_webhook_url_enc: Option<String>,
-    pub chat_d_enabled: bool,
-    pub chat_d_webhook_url_enc: Option<String>,
-    pub chat_d_secret_enc: Option<String>,
-    pub push_enabled: bool,
-    pub vapid_public_key: Option<String>,
-    pub vapid_private_key_enc: Option<String>,
-    pub vapid_subject: Option<String>,
-    pub notify_on_review_completed: bool,
-    pub notify_on_review_failed: bool,
-    pub notify_on_rating_low: bool,
-    pub rating_threshold: i32,
-    pub notification_frequency: String,
-    pub updated_at: DateTime<Utc>,
-}
-
-impl ConfigValues {
+impl ConfigRow {
     pub(crate) fn sealed(c: &NotificationConfig, secrets: &SecretBox) -> Self {
         Self {
             email_enabled: c.email_enabled,

@@ -9,8 +9,8 @@ use super::{bounds, conn, count};
 use crate::PgPool;
 use crate::error::{corrupt, map_diesel_error};
 use crate::rows_notifications::{
-    ConfigRow, ConfigValues, HistoryRow, SubscriptionRow, channel, delivery_status,
-    notification_type, review_event,
+    ConfigRow, HistoryRow, SubscriptionRow, channel, delivery_status, notification_type,
+    review_event,
 };
 use crate::schema::push_subscriptions;
 use crate::schema::{notification_configs, notification_digest_events, notification_history};
@@ -128,7 +128,7 @@ impl NotificationRepository for PgNotificationRepository {
         config: &NotificationConfig,
     ) -> Result<NotificationConfig, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let values = ConfigValues::sealed(config, &self.secrets);
+        let values = ConfigRow::sealed(config, &self.secrets);
         // `id` takes its default (1) on insert; the conflict is always on that row.
         diesel::insert_into(notification_configs::table)
             .values(&values)
