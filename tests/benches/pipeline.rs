@@ -10,9 +10,11 @@
 //! BENCH_AI_LATENCY_MS (200), BENCH_CONCURRENCY (3), BENCH_REVIEWS (5).
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
+mod common;
 #[path = "../api/helpers.rs"]
 mod helpers;
 
+use common::{env, percentile};
 use helpers::{TestApp, create_host_a_config, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
@@ -21,18 +23,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
-
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)]
-}
 
 fn webhook(iid: u64, head: &str) -> Value {
     let file = format!(

@@ -9,9 +9,11 @@
 //! Environment: BENCH_RUNNERS (50), BENCH_TASKS (1000), BENCH_CLAIM_LIMIT (1).
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
+mod common;
 #[path = "../api/helpers.rs"]
 mod helpers;
 
+use common::{env, percentile};
 use helpers::{TestApp, create_host_a_config, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
@@ -21,18 +23,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, ResponseTemplate};
-
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)]
-}
 
 /// Every MR of project 1 answers with one changed file.
 async fn gitlab() -> FakeGitlab {
