@@ -35,6 +35,27 @@ async fn register(app: &TestApp, key: &str, id: &str, max: u32, tags: &str) -> V
     json(r, StatusCode::OK).await["data"].clone()
 }
 
+/// The server with one synced project on the one-MR GitLab fake (kept alive with it),
+/// an AI endpoint for the tasks to carry, and `extra` variables.
+async fn runner_world(extra: &[(&str, String)]) -> (TestApp, reviewd_testkit::FakeGitlab) {
+    let gitlab = gitlab_with_one_mr().await;
+    let mut vars = vec![("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned())];
+    vars.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
+    let app = TestApp::spawn_with(&vars).await;
+    setup_project(&app, &gitlab).await;
+    (app, gitlab)
+}
+
+/// Periodic jobs on, ticking once a second (the collect interval bounds the tick),
+/// and runners offline after 1.5 s of silence.
+fn fast_sweep() -> Vec<(&'static str, String)> {
+    vec![
+        ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
+        ("METRICS_COLLECT_INTERVAL_SECS", "1".to_owned()),
+        ("RUNNER_HEARTBEAT_TIMEOUT_MS", "1500".to_owned()),
+    ]
+}
+
 fn result_body(runner: &str, comments: Value) -> Value {
     let n = comments.as_array().map_or(0, Vec::len);
     json!({
@@ -47,13 +68,7 @@ fn result_body(runner: &str, comments: Value) -> Value {
 
 #[tokio::test]
 async fn a_runner_registers_claims_reports_and_its_result_is_posted_once() {
-    let gitlab = gitlab_with_one_mr().await;
-    let app = TestApp::spawn_with(&[
-        ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
-        ("PROVIDERA_API_KEY", "sk-runner".to_owned()),
-    ])
-    .await;
-    setup_project(&app, &gitlab).await;
+    let (app, gitlab) = runner_world(&[("PROVIDERA_API_KEY", "sk-runner".to_owned())]).await;
     let task_id = send_webhook(&app, &fixture()).await;
     let key = api_key(&app).await;
     let runner = app.with_api_key(&key);
@@ -274,16 +289,7 @@ async fn a_runner_registers_claims_reports_and_its_result_is_posted_once() {
 
 #[tokio::test]
 async fn a_silent_runner_goes_offline_and_its_task_is_finished_by_another() {
-    let gitlab = gitlab_with_one_mr().await;
-    let app = TestApp::spawn_with(&[
-        ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
-        ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
-        // The scheduler ticks at most every collect interval: once a second here.
-        ("METRICS_COLLECT_INTERVAL_SECS", "1".to_owned()),
-        ("RUNNER_HEARTBEAT_TIMEOUT_MS", "1500".to_owned()),
-    ])
-    .await;
-    setup_project(&app, &gitlab).await;
+    let (app, _gitlab) = runner_world(&fast_sweep()).await;
     let task_id = send_webhook(&app, &fixture()).await;
     let key = api_key(&app).await;
     let runner = app.with_api_key(&key);
@@ -408,10 +414,7 @@ async fn runners_polling_at_once_never_share_a_task_and_respect_capacity_and_tag
 
 #[tokio::test]
 async fn runner_calls_are_bound_to_the_registering_key_and_need_an_admin_key() {
-    let gitlab = gitlab_with_one_mr().await;
-    let app =
-        TestApp::spawn_with(&[("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned())]).await;
-    setup_project(&app, &gitlab).await;
+    let (app, _gitlab) = runner_world(&[]).await;
     let task_id = send_webhook(&app, &fixture()).await;
     let (owner, other) = (api_key(&app).await, api_key(&app).await);
     register(&app, &owner, "r1", 2, "").await;
@@ -501,21 +504,12 @@ async fn runner_calls_are_bound_to_the_registering_key_and_need_an_admin_key() {
 
 #[tokio::test]
 async fn a_task_whose_runner_dies_on_its_last_attempt_fails_its_review_and_says_so() {
-    let gitlab = gitlab_with_one_mr().await;
     let hooks = wiremock::MockServer::start().await;
     wiremock::Mock::given(wiremock::matchers::method("POST"))
         .respond_with(wiremock::ResponseTemplate::new(200))
         .mount(&hooks)
         .await;
-    let app = TestApp::spawn_with(&[
-        ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
-        ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
-        // The scheduler ticks at most every collect interval: once a second here.
-        ("METRICS_COLLECT_INTERVAL_SECS", "1".to_owned()),
-        ("RUNNER_HEARTBEAT_TIMEOUT_MS", "1500".to_owned()),
-    ])
-    .await;
-    setup_project(&app, &gitlab).await;
+    let (app, _gitlab) = runner_world(&fast_sweep()).await;
     json(
         app.root()
             .await
@@ -580,13 +574,7 @@ async fn a_task_whose_runner_dies_on_its_last_attempt_fails_its_review_and_says_
 
 #[tokio::test]
 async fn a_task_given_back_after_a_failed_attempt_waits_the_retry_delay() {
-    let gitlab = gitlab_with_one_mr().await;
-    let app = TestApp::spawn_with(&[
-        ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
-        ("QUEUE_RETRY_DELAY_SECS", "2".to_owned()),
-    ])
-    .await;
-    setup_project(&app, &gitlab).await;
+    let (app, _gitlab) = runner_world(&[("QUEUE_RETRY_DELAY_SECS", "2".to_owned())]).await;
     let task_id = send_webhook(&app, &fixture()).await;
     let key = api_key(&app).await;
     let runner = app.with_api_key(&key);
@@ -636,10 +624,7 @@ async fn a_task_given_back_after_a_failed_attempt_waits_the_retry_delay() {
 
 #[tokio::test]
 async fn two_tasks_of_one_merge_request_are_never_claimed_at_once() {
-    let gitlab = gitlab_with_one_mr().await;
-    let app =
-        TestApp::spawn_with(&[("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned())]).await;
-    setup_project(&app, &gitlab).await;
+    let (app, _gitlab) = runner_world(&[]).await;
     let project = app.sql("SELECT id FROM projects LIMIT 1");
     // A manual and an automatic request for MR 1, both queued.
     app.sql(&format!(
