@@ -447,3 +447,52 @@ async fn a_runner_stopped_mid_task_reports_it_failed_and_another_runner_finishes
     assert_eq!(runner_state(&app, "second").await["totalJobsCompleted"], 1);
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+#[tokio::test]
+async fn a_clone_that_fails_is_reported_and_retried_until_the_task_fails_with_git_s_reason() {
+    let ai = fake_ai(review_answer).await;
+    let World {
+        app,
+        scratch,
+        gitlab: _gitlab,
+        ..
+    } = World::new(&ai, &[("REVIEW_WORKERS_ENABLED", "false".to_owned())]).await;
+    // The repository is gone from where the project says it is.
+    app.sql(&format!(
+        "UPDATE projects SET web_url = 'file://{}'",
+        scratch.join("missing.git").display()
+    ));
+    let key = api_key(&app).await;
+    let work_dir = scratch.join("workspaces");
+    let runner =
+        RunnerProcess::start(&app, &key, "unlucky", &work_dir, scratch.join("r.log")).await;
+    wait_until_online(&app, "unlucky", &runner).await;
+    let task = wait_for(&app, &send_webhook(&app, &fixture()).await).await;
+    assert_eq!(task["status"], "failed", "{task}\n{}", runner.output());
+    assert_eq!(task["attempts"], 3, "every attempt used");
+    assert!(
+        task["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("git fetch failed"),
+        "{task}"
+    );
+    let state = runner_state(&app, "unlucky").await;
+    assert_eq!(state["totalJobsFailed"], 3, "{state}");
+    assert_eq!(state["totalJobsCompleted"], 0);
+    assert!(
+        ai.received_requests().await.unwrap().is_empty(),
+        "nothing to review"
+    );
+    let review = app.sql(&format!(
+        "SELECT status FROM reviews WHERE id = '{}'",
+        task["reviewId"].as_str().unwrap_or_default()
+    ));
+    assert_eq!(review, "failed");
+    let left: Vec<_> = std::fs::read_dir(&work_dir).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "workspaces removed after failures too: {left:?}"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}
