@@ -5,6 +5,7 @@ pub mod ai;
 pub mod backup;
 pub mod config;
 pub mod cors;
+pub mod csrf;
 pub mod disk;
 pub mod envelope;
 pub mod error;

@@ -3,6 +3,7 @@
 
 use crate::ai::{LimitedAi, UnconfiguredAi};
 use crate::config::Config;
+use crate::csrf::TrustedOrigins;
 use crate::extract::{json_config, path_config, query_config};
 use crate::notify::NotifyOnFinish;
 use crate::platforms::HttpPlatformClients;
@@ -102,6 +103,18 @@ impl Application {
     /// # Errors
     /// The first failed check, naming its variable.
     pub async fn build(config: Config) -> Result<Self, StartupError> {
+        Self::build_with(config, |_| {}).await
+    }
+
+    /// As [`Application::build`], with `pages` mounted beside `/api` (the dashboard of
+    /// `reviewd-web`, which depends on this crate and so cannot be called from it).
+    ///
+    /// # Errors
+    /// The first failed check, naming its variable.
+    pub async fn build_with(
+        config: Config,
+        pages: fn(&mut web::ServiceConfig),
+    ) -> Result<Self, StartupError> {
         ensure_writable("LOG_DIR", &config.log_dir)?;
         ensure_writable("BACKUP_DIR", &config.backup_dir)?;
 
@@ -395,17 +408,21 @@ impl Application {
             .map_err(|e| StartupError::new("PORT", e.to_string()))?
             .port();
         let cors_config = config.clone();
+        let trusted = web::Data::new(TrustedOrigins::from_config(&config));
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
+                .app_data(trusted.clone())
                 .app_data(json_config())
                 .app_data(query_config())
                 .app_data(path_config())
+                .wrap(from_fn(crate::csrf::check_origin))
                 .wrap(Compress::default())
                 .wrap(crate::cors::cors(&cors_config))
                 .wrap(from_fn(crate::metrics::track))
                 .wrap(from_fn(request_id::request_id))
                 .configure(routes::configure)
+                .configure(pages)
                 .default_service(web::to(routes::not_found))
         })
         .shutdown_timeout(SHUTDOWN_TIMEOUT.as_secs());

@@ -1,5 +1,6 @@
 use crate::error::ApiError;
 use crate::state::AppState;
+use actix_web::cookie::{Cookie, SameSite, time};
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::{FromRequest, HttpRequest, web};
@@ -9,6 +10,35 @@ use std::marker::PhantomData;
 
 /// Name of the dashboard's session cookie.
 pub const SESSION_COOKIE: &str = "reviewd_session";
+
+/// The session cookie for `token` (HttpOnly, SameSite=Lax, Secure when the app URL is
+/// https), valid until `expires_at`; the API's login and the dashboard's both set it.
+#[must_use]
+pub fn session_cookie(
+    config: &crate::config::Config,
+    token: String,
+    expires_at: chrono::DateTime<chrono::Utc>,
+) -> Cookie<'static> {
+    let max_age = (expires_at - chrono::Utc::now()).num_seconds().max(0);
+    Cookie::build(SESSION_COOKIE, token)
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(config.secure_cookies())
+        .max_age(time::Duration::seconds(max_age))
+        .finish()
+}
+
+/// The cookie that ends the session cookie in the browser.
+#[must_use]
+pub fn session_removal() -> Cookie<'static> {
+    let mut removal = Cookie::build(SESSION_COOKIE, "")
+        .path("/")
+        .http_only(true)
+        .finish();
+    removal.make_removal();
+    removal
+}
 
 /// Any authenticated caller: a session cookie, `Authorization: Bearer <API key>`, or
 /// `x-api-key: <API key>`. A presented but invalid credential is a 401 even when

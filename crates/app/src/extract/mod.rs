@@ -5,7 +5,9 @@ mod auth;
 mod json;
 mod pagination;
 
-pub use auth::{AuthUser, RequireAdmin, RequirePermission, SESSION_COOKIE, perm};
+pub use auth::{
+    AuthUser, RequireAdmin, RequirePermission, SESSION_COOKIE, perm, session_cookie, session_removal,
+};
 pub use json::{
     RESULT_LIMIT_BYTES, ValidatedJson, json_config, json_config_limited, path_config, query_config,
 };

@@ -3,9 +3,8 @@
 use super::dto::UserDto;
 use crate::envelope;
 use crate::error::ApiError;
-use crate::extract::{AuthUser, SESSION_COOKIE, ValidatedJson};
+use crate::extract::{AuthUser, SESSION_COOKIE, ValidatedJson, session_cookie, session_removal};
 use crate::state::AppState;
-use actix_web::cookie::{Cookie, SameSite, time};
 use actix_web::http::header::USER_AGENT;
 use actix_web::{HttpRequest, HttpResponse, web};
 use reviewd_domain::model::AuthMethod;
@@ -50,16 +49,11 @@ async fn login(
         .auth
         .login(&body.email, &body.password, client)
         .await?;
-    let max_age = (logged_in.expires_at - chrono::Utc::now())
-        .num_seconds()
-        .max(0);
-    let cookie = Cookie::build(SESSION_COOKIE, logged_in.session_token)
-        .path("/")
-        .http_only(true)
-        .same_site(SameSite::Lax)
-        .secure(state.config.secure_cookies())
-        .max_age(time::Duration::seconds(max_age))
-        .finish();
+    let cookie = session_cookie(
+        &state.config,
+        logged_in.session_token,
+        logged_in.expires_at,
+    );
     let mut response = envelope::ok(json!({
         "user": UserDto::from(logged_in.user),
         "expiresAt": logged_in.expires_at,
@@ -74,12 +68,7 @@ async fn logout(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResp
         state.auth.logout(cookie.value()).await?;
     }
     let mut response = envelope::ok(json!({ "success": true }));
-    let mut removal = Cookie::build(SESSION_COOKIE, "")
-        .path("/")
-        .http_only(true)
-        .finish();
-    removal.make_removal();
-    response.add_cookie(&removal).map_err(ApiError::internal)?;
+    response.add_cookie(&session_removal()).map_err(ApiError::internal)?;
     Ok(response)
 }
 

@@ -169,3 +169,34 @@ pub struct RuleItem {
     pub priority: i32,
     pub project_id: Option<Uuid>,
 }
+
+/// Reviews created on one UTC day, by outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayCount {
+    pub day: chrono::NaiveDate,
+    pub total: u64,
+    pub completed: u64,
+    pub failed: u64,
+}
+
+/// A review that failed, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedReview {
+    pub id: Uuid,
+    pub project_name: String,
+    pub mr_iid: i64,
+    pub mr_title: String,
+    pub error_message: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What the dashboard's overview charts: reviews per day, ratings, the last failures.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReviewActivity {
+    /// Days with at least one review, oldest first.
+    pub days: Vec<DayCount>,
+    /// `(rating letter, count)` of completed reviews, best first.
+    pub ratings: Vec<(String, u64)>,
+    /// The newest failures, newest first.
+    pub recent_failures: Vec<FailedReview>,
+}

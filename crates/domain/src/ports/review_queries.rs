@@ -1,7 +1,7 @@
 use super::RepoError;
 use crate::model::review_views::{
-    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
-    ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
+    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewActivity, ReviewDetail, ReviewFilter,
+    ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
 };
 use crate::{Page, PageRequest};
 use async_trait::async_trait;
@@ -19,6 +19,17 @@ pub trait ReviewQueries: Send + Sync {
         filter: &ReviewFilter,
         page: PageRequest,
     ) -> Result<(Page<ReviewListItem>, ReviewStats), RepoError>;
+
+    /// Reviews created since `since`: counts per UTC day, the ratings of completed
+    /// ones, and the `failures` newest failures with their reason.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn activity(
+        &self,
+        since: chrono::DateTime<chrono::Utc>,
+        failures: u32,
+    ) -> Result<ReviewActivity, RepoError>;
 
     /// # Errors
     /// `NotFound` for an unknown id.

@@ -3,8 +3,8 @@
 
 use super::ServiceError;
 use crate::model::review_views::{
-    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
-    ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
+    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewActivity, ReviewDetail, ReviewFilter,
+    ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
 };
 use crate::ports::ReviewQueries;
 use crate::{Page, PageRequest};
@@ -28,6 +28,17 @@ impl ReviewHistory {
         page: PageRequest,
     ) -> Result<(Page<ReviewListItem>, ReviewStats), ServiceError> {
         Ok(self.queries.list(filter, page).await?)
+    }
+
+    /// Activity of the last `days` days (today included) for the overview.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn activity(&self, days: u32, failures: u32) -> Result<ReviewActivity, ServiceError> {
+        let today = chrono::Utc::now().date_naive();
+        let first = today - chrono::Days::new(u64::from(days.max(1) - 1));
+        let since = first.and_time(chrono::NaiveTime::MIN).and_utc();
+        Ok(self.queries.activity(since, failures).await?)
     }
 
     /// # Errors

@@ -13,8 +13,8 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Double, Nullable};
 use diesel_async::RunQueryDsl;
 use reviewd_domain::model::review_views::{
-    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
-    ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
+    AiLogItem, CommentItem, DayCount, FailedReview, FeedbackItem, FileItem, ReviewActivity,
+    ReviewDetail, ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
 };
 use reviewd_domain::ports::{RepoError, ReviewQueries};
 use reviewd_domain::{Page, PageRequest};
@@ -162,6 +162,81 @@ impl ReviewQueries for PgReviewQueries {
             },
             stats,
         ))
+    }
+
+    async fn activity(
+        &self,
+        since: DateTime<Utc>,
+        failures: u32,
+    ) -> Result<ReviewActivity, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let since_created = reviews::created_at.ge(since);
+        let days: Vec<(chrono::NaiveDate, i64, i64, i64)> = reviews::table
+            .filter(since_created)
+            .select((
+                sql::<diesel::sql_types::Date>("(created_at AT TIME ZONE 'UTC')::date"),
+                sql::<BigInt>("count(*)"),
+                sql::<BigInt>("count(*) FILTER (WHERE status = 'completed')"),
+                sql::<BigInt>("count(*) FILTER (WHERE status = 'failed')"),
+            ))
+            .group_by(sql::<diesel::sql_types::Date>("1"))
+            .order(sql::<diesel::sql_types::Date>("1"))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        let ratings: Vec<(Option<String>, i64)> = reviews::table
+            .filter(reviews::created_at.ge(since))
+            .filter(reviews::status.eq("completed"))
+            .group_by(reviews::overall_rating)
+            .select((reviews::overall_rating, sql::<BigInt>("count(*)")))
+            .order(reviews::overall_rating.asc())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        let failed: Vec<(Uuid, String, i64, String, Option<String>, DateTime<Utc>)> =
+            reviews::table
+                .filter(reviews::status.eq("failed"))
+                .select((
+                    reviews::id,
+                    reviews::project_name,
+                    reviews::mr_iid,
+                    reviews::mr_title,
+                    reviews::error_message,
+                    reviews::created_at,
+                ))
+                .order(reviews::created_at.desc())
+                .limit(i64::from(failures))
+                .load(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+        Ok(ReviewActivity {
+            days: days
+                .into_iter()
+                .map(|(day, total, completed, failed)| DayCount {
+                    day,
+                    total: count(total),
+                    completed: count(completed),
+                    failed: count(failed),
+                })
+                .collect(),
+            ratings: ratings
+                .into_iter()
+                .filter_map(|(rating, n)| rating.map(|r| (r, count(n))))
+                .collect(),
+            recent_failures: failed
+                .into_iter()
+                .map(
+                    |(id, project_name, mr_iid, mr_title, error_message, created_at)| FailedReview {
+                        id,
+                        project_name,
+                        mr_iid,
+                        mr_title,
+                        error_message,
+                        created_at,
+                    },
+                )
+                .collect(),
+        })
     }
 
     async fn detail(&self, id: Uuid) -> Result<ReviewDetail, RepoError> {

@@ -1,4 +1,6 @@
-//! `reviewd serve` runs the server; `reviewd migrate` applies database migrations.
+//! `reviewd serve` runs the server (the API and the dashboard); `reviewd migrate`
+//! applies database migrations. Wiring only: the API is `reviewd-app`, the pages
+//! `reviewd-web`.
 
 use clap::{Parser, Subcommand};
 use reviewd_app::{Application, Config, startup, telemetry};
@@ -17,7 +19,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Apply migrations, then serve the API.
+    /// Apply migrations, then serve the API and the dashboard.
     Serve,
     /// Apply pending database migrations and exit.
     Migrate,
@@ -43,7 +45,7 @@ async fn main() -> ExitCode {
             Err(err) => fail(&err),
         },
         Command::Serve => {
-            let app = match Application::build(config).await {
+            let app = match Application::build_with(config, reviewd_web::configure).await {
                 Ok(app) => app,
                 Err(err) => return fail(&err),
             };

@@ -1,0 +1,88 @@
+//! Small display helpers called from the templates (`crate::format::ago(&x)`).
+
+use chrono::{DateTime, Utc};
+
+/// "2026-11-23 16:40 UTC".
+pub fn when(t: &DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+/// `when`, or a dash for a missing time.
+pub fn maybe_when(t: &Option<DateTime<Utc>>) -> String {
+    t.as_ref().map_or_else(|| "—".to_owned(), when)
+}
+
+/// "just now", "5 min ago", "3 h ago", "2 days ago" (the exact time is in a title).
+pub fn ago(t: &DateTime<Utc>) -> String {
+    let secs = (Utc::now() - *t).num_seconds();
+    match secs {
+        s if s < 45 => "just now".to_owned(),
+        s if s < 3600 => format!("{} min ago", (s + 30) / 60),
+        s if s < 86_400 => format!("{} h ago", s / 3600),
+        s if s < 2 * 86_400 => "yesterday".to_owned(),
+        s => format!("{} days ago", s / 86_400),
+    }
+}
+
+pub fn maybe_ago(t: &Option<DateTime<Utc>>) -> String {
+    t.as_ref().map_or_else(|| "never".to_owned(), ago)
+}
+
+/// The first 8 characters of a commit SHA.
+pub fn short(sha: &str) -> String {
+    sha.chars().take(8).collect()
+}
+
+/// Milliseconds as "850 ms" or "2.4 s".
+pub fn millis(ms: &i64) -> String {
+    if *ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        #[expect(clippy::cast_precision_loss, reason = "display only")]
+        let secs = *ms as f64 / 1000.0;
+        format!("{secs:.1} s")
+    }
+}
+
+/// Percent-encoding of one query-string value.
+pub fn url_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A string, or a dash when it is missing or empty.
+pub fn or_dash(value: &Option<String>) -> String {
+    value
+        .as_deref()
+        .filter(|v| !v.is_empty())
+        .unwrap_or("—")
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_times_read_naturally() {
+        let now = Utc::now();
+        assert_eq!(ago(&now), "just now");
+        assert_eq!(ago(&(now - chrono::Duration::minutes(5))), "5 min ago");
+        assert_eq!(ago(&(now - chrono::Duration::hours(3))), "3 h ago");
+        assert_eq!(ago(&(now - chrono::Duration::days(9))), "9 days ago");
+    }
+
+    #[test]
+    fn query_values_are_encoded() {
+        assert_eq!(url_encode("/reviews?status=a b&x"), "/reviews%3Fstatus%3Da%20b%26x");
+        assert_eq!(millis(&850), "850 ms");
+        assert_eq!(millis(&2400), "2.4 s");
+    }
+}

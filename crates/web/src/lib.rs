@@ -1,0 +1,26 @@
+//! The reviewd dashboard: server-rendered pages at `/` on the API's session cookie.
+//!
+//! Rules of the road: all markup is in `templates/` (askama, compiled and type-checked);
+//! handlers in `pages/` only gather data from the domain services of the app's
+//! [`AppState`](reviewd_app::state::AppState) and render; every control is a real link
+//! or form first, and `static/app.js` only adds live progress, copy buttons and push.
+//! Assets are embedded in the binary. Forms carry a token bound to the session
+//! (`form.rs`) on top of the app's origin check (`reviewd_app::csrf`).
+
+mod assets;
+mod charts;
+mod flash;
+mod form;
+mod format;
+mod pager;
+mod pages;
+mod render;
+mod session;
+
+use actix_web::web;
+
+/// Mounts the dashboard's pages and assets (everything outside `/api`).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    assets::configure(cfg);
+    pages::configure(cfg);
+}

@@ -1,0 +1,372 @@
+//! `/projects`: the synced projects, their review switches and webhooks, and a
+//! project's settings and pipeline history.
+
+use crate::form::PageForm;
+use crate::pager::Pager;
+use crate::render::{self, Chrome, PageError, describe};
+use crate::session::{Viewer, state};
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use reviewd_domain::PageRequest;
+use reviewd_domain::model::{
+    Permission, PipelineEntry, PipelineFilter, PlatformConfig, PlatformUser, Project,
+    ProjectFilter, ProjectSettingsChanges, ProjectStats, WebhookStatusFilter,
+};
+use reviewd_domain::services::ServiceError;
+use serde::Deserialize;
+use uuid::Uuid;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/projects", web::get().to(list))
+        .route("/projects/toggle", web::post().to(toggle))
+        .route("/projects/webhooks", web::post().to(webhooks))
+        .route("/projects/{id}", web::get().to(detail))
+        .route("/projects/{id}", web::post().to(save_settings));
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ListQuery {
+    search: Option<String>,
+    platform_config_id: Option<String>,
+    enabled: Option<String>,
+    webhook_status: Option<String>,
+    page: Option<u32>,
+}
+
+impl ListQuery {
+    fn filter(&self) -> ProjectFilter {
+        let non_empty = |v: &Option<String>| v.clone().filter(|s| !s.trim().is_empty());
+        ProjectFilter {
+            search: non_empty(&self.search),
+            platform_type: None,
+            platform_config_id: self
+                .platform_config_id
+                .as_deref()
+                .and_then(|v| v.parse().ok()),
+            enabled: match self.enabled.as_deref() {
+                Some("true") => Some(true),
+                Some("false") => Some(false),
+                _ => None,
+            },
+            webhook_status: match self.webhook_status.as_deref() {
+                Some("not_configured") => Some(WebhookStatusFilter::NotConfigured),
+                Some(other) => other.parse().ok().map(WebhookStatusFilter::Is),
+                None => None,
+            },
+        }
+    }
+
+    /// The query string of these filters (for pager links and redirects).
+    fn query_string(&self) -> String {
+        let pairs: Vec<(&str, &str)> = [
+            ("search", self.search.as_deref()),
+            ("platformConfigId", self.platform_config_id.as_deref()),
+            ("enabled", self.enabled.as_deref()),
+            ("webhookStatus", self.webhook_status.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
+        .collect();
+        serde_urlencoded::to_string(pairs).unwrap_or_default()
+    }
+}
+
+#[derive(Template)]
+#[template(path = "projects.html")]
+struct ListPage {
+    chrome: Chrome,
+    projects: Vec<Project>,
+    configs: Vec<PlatformConfig>,
+    stats: ProjectStats,
+    query: ListQuery,
+    pager: Pager,
+    back: String,
+}
+
+async fn list(
+    req: HttpRequest,
+    viewer: Viewer,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, PageError> {
+    let state = state(&req)?;
+    let query = query.into_inner();
+    let page = state
+        .projects
+        .list(&query.filter(), PageRequest::new(query.page.unwrap_or(1), 25, 25))
+        .await?;
+    let qs = query.query_string();
+    let pager = Pager::new(&page, "/projects", &qs);
+    let back = format!("/projects?{qs}&page={}", page.request.page);
+    render::page(&ListPage {
+        chrome: Chrome::new(&viewer, "projects", "Projects"),
+        projects: page.items,
+        configs: state.platform_configs.list(None, false).await?,
+        stats: state.projects.stats().await?,
+        query,
+        pager,
+        back,
+    })
+}
+
+/// Only a path of this app (the page to go back to after an action).
+fn local(back: Option<&str>, fallback: &str) -> String {
+    match back {
+        Some(b) if b.starts_with('/') && !b.starts_with("//") && !b.starts_with("/\\") => {
+            b.to_owned()
+        }
+        _ => fallback.to_owned(),
+    }
+}
+
+#[derive(Deserialize)]
+struct ToggleForm {
+    project_id: Uuid,
+    /// `enabled` or `auto_review`.
+    switch: String,
+    /// `on`, `off`, or `inherit` (auto-review only).
+    value: String,
+    back: Option<String>,
+}
+
+async fn toggle(
+    req: HttpRequest,
+    viewer: Viewer,
+    form: PageForm<ToggleForm>,
+) -> Result<HttpResponse, PageError> {
+    viewer.require(Permission::ProjectUpdate)?;
+    let state = state(&req)?;
+    let f = form.fields;
+    let on = match f.value.as_str() {
+        "on" => Some(true),
+        "off" => Some(false),
+        "inherit" => None,
+        _ => return Err(PageError::BadRequest("value must be on, off or inherit".to_owned())),
+    };
+    let changes = match (f.switch.as_str(), on) {
+        ("enabled", Some(on)) => ProjectSettingsChanges {
+            enabled: Some(on),
+            ..ProjectSettingsChanges::default()
+        },
+        ("auto_review", on) => ProjectSettingsChanges {
+            auto_review: Some(on),
+            ..ProjectSettingsChanges::default()
+        },
+        _ => return Err(PageError::BadRequest("unknown switch".to_owned())),
+    };
+    let project = state.projects.update_settings(f.project_id, changes).await?;
+    let what = match (f.switch.as_str(), on) {
+        ("enabled", Some(true)) => "enabled",
+        ("enabled", _) => "disabled",
+        (_, Some(true)) => "set to review automatically",
+        (_, Some(false)) => "set not to review automatically",
+        (_, None) => "set to the global auto-review default",
+    };
+    Ok(render::redirect_with(
+        &local(f.back.as_deref(), "/projects"),
+        &format!("{} {what}.", project.full_path),
+    ))
+}
+
+#[derive(Deserialize)]
+struct WebhookForm {
+    /// `create`, `verify` or `remove`.
+    action: String,
+    back: Option<String>,
+}
+
+async fn webhooks(
+    req: HttpRequest,
+    viewer: Viewer,
+    form: PageForm<WebhookForm>,
+) -> Result<HttpResponse, PageError> {
+    viewer.require(Permission::ProjectUpdate)?;
+    let state = state(&req)?;
+    let back = local(form.fields.back.as_deref(), "/projects");
+    let ids: Vec<Uuid> = form
+        .all("project_id")
+        .iter()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let message = match form.fields.action.as_str() {
+        "verify" => {
+            let s = state.webhooks.verify_all().await?;
+            format!(
+                "Checked {} webhook(s): {} active, {} inactive, {} with errors, {} not configured.",
+                s.checked, s.active, s.inactive, s.error, s.not_configured
+            )
+        }
+        "create" | "remove" if ids.is_empty() => {
+            return Ok(render::redirect_error(&back, "Tick the projects first."));
+        }
+        "create" => {
+            let results = state.webhooks.create_many(&ids, None).await?;
+            let ok = results.iter().filter(|r| r.success).count();
+            let first_error = results.iter().find_map(|r| r.error.clone());
+            match first_error {
+                None => format!("Webhooks created for {ok} project(s)."),
+                Some(e) => {
+                    return Ok(render::redirect_error(
+                        &back,
+                        &format!("Webhooks created for {ok} of {} project(s); {e}", results.len()),
+                    ));
+                }
+            }
+        }
+        "remove" => {
+            let mut removed = 0;
+            for id in &ids {
+                match state.webhooks.remove(*id).await {
+                    Ok(_) => removed += 1,
+                    Err(err @ (ServiceError::Platform(_) | ServiceError::BadRequest { .. })) => {
+                        return Ok(render::redirect_error(
+                            &back,
+                            &format!("Removed {removed} webhook(s), then: {}", describe(&err)),
+                        ));
+                    }
+                    Err(err) => return Err(err.into()),
+                }
+            }
+            format!("Removed {removed} webhook(s).")
+        }
+        _ => return Err(PageError::BadRequest("unknown webhook action".to_owned())),
+    };
+    Ok(render::redirect_with(&back, &message))
+}
+
+#[derive(Template)]
+#[template(path = "project.html")]
+struct DetailPage {
+    chrome: Chrome,
+    project: Project,
+    ignore_patterns: String,
+    inherits_ignore: bool,
+    global_ignore: String,
+    members: Vec<PlatformUser>,
+    members_error: Option<String>,
+    /// Saved reviewer ids that the member list no longer shows.
+    other_reviewers: Vec<String>,
+    pipelines: Vec<PipelineEntry>,
+    pager: Pager,
+}
+
+impl DetailPage {
+    fn is_reviewer(&self, id: &str) -> bool {
+        self.project.default_reviewer_ids.iter().any(|r| r == id)
+    }
+}
+
+#[derive(Deserialize)]
+struct DetailQuery {
+    page: Option<u32>,
+}
+
+async fn detail(
+    req: HttpRequest,
+    viewer: Viewer,
+    id: web::Path<Uuid>,
+    query: web::Query<DetailQuery>,
+) -> Result<HttpResponse, PageError> {
+    let state = state(&req)?;
+    let project = state.projects.get(*id).await?;
+    let resolved = state.projects.resolved_config(*id).await?;
+    // The member list comes from the platform, which may be down: the page still works.
+    let (members, members_error) = if viewer.may(Permission::ProjectUpdate) {
+        match state
+            .projects
+            .members(*id, None, PageRequest::new(1, 100, 100))
+            .await
+        {
+            Ok(page) => (page.items, None),
+            Err(e) => (Vec::new(), Some(describe(&e))),
+        }
+    } else {
+        (Vec::new(), None)
+    };
+    let other_reviewers = project
+        .default_reviewer_ids
+        .iter()
+        .filter(|r| !members.iter().any(|m| &&m.id == r))
+        .cloned()
+        .collect();
+    let pipelines = state
+        .projects
+        .pipelines(
+            *id,
+            &PipelineFilter::default(),
+            PageRequest::new(query.page.unwrap_or(1), 20, 20),
+        )
+        .await?;
+    let pager = Pager::new(&pipelines, &format!("/projects/{id}"), "");
+    render::page(&DetailPage {
+        chrome: Chrome::new(&viewer, "projects", project.full_path.clone()),
+        ignore_patterns: project
+            .file_ignore_patterns
+            .clone()
+            .unwrap_or_default()
+            .join("\n"),
+        inherits_ignore: project.file_ignore_patterns.is_none(),
+        global_ignore: resolved.file_ignore_patterns.join(", "),
+        project,
+        members,
+        members_error,
+        other_reviewers,
+        pipelines: pipelines.items,
+        pager,
+    })
+}
+
+#[derive(Deserialize)]
+struct SettingsForm {
+    enabled: Option<String>,
+    auto_review: String,
+    inherit_ignore: Option<String>,
+    #[serde(default)]
+    ignore_patterns: String,
+    auto_assign_author: Option<String>,
+}
+
+async fn save_settings(
+    req: HttpRequest,
+    viewer: Viewer,
+    id: web::Path<Uuid>,
+    form: PageForm<SettingsForm>,
+) -> Result<HttpResponse, PageError> {
+    viewer.require(Permission::ProjectUpdate)?;
+    let state = state(&req)?;
+    let reviewers: Vec<String> = form
+        .all("reviewer")
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let f = form.fields;
+    let patterns: Vec<String> = f
+        .ignore_patterns
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let changes = ProjectSettingsChanges {
+        enabled: Some(f.enabled.is_some()),
+        auto_review: Some(match f.auto_review.as_str() {
+            "on" => Some(true),
+            "off" => Some(false),
+            _ => None,
+        }),
+        file_ignore_patterns: Some(if f.inherit_ignore.is_some() {
+            None
+        } else {
+            Some(patterns)
+        }),
+        ai_config_id: None,
+        default_reviewer_ids: Some(reviewers),
+        auto_assign_author: Some(f.auto_assign_author.is_some()),
+    };
+    let back = format!("/projects/{id}");
+    match state.projects.update_settings(*id, changes).await {
+        Ok(_) => Ok(render::redirect_with(&back, "Settings saved.")),
+        Err(err @ ServiceError::Invalid(_)) => Ok(render::redirect_error(&back, &describe(&err))),
+        Err(err) => Err(err.into()),
+    }
+}
