@@ -86,3 +86,8 @@ mod tests {
         assert_eq!(millis(&2400), "2.4 s");
     }
 }
+
+/// A string, or nothing when it is missing (form values).
+pub fn or_empty(value: &Option<String>) -> String {
+    value.clone().unwrap_or_default()
+}

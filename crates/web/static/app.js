@@ -73,7 +73,8 @@
         if (status) { status.textContent = task.status; status.className = "badge task-status " + task.status; }
         var attempts = $(".task-attempts", watch);
         if (attempts) { attempts.textContent = task.attempts + " / " + task.maxAttempts; }
-        if (task.reviewId && (task.status === "completed" || task.status === "failed")) {
+        // Once the review exists, its page shows the files' progress live.
+        if (task.reviewId) {
           window.location.assign("/reviews/" + task.reviewId);
           return;
         }

@@ -1,0 +1,230 @@
+//! `/reviews`: the history with its filters and stats, and a review's whole record.
+
+use crate::form::PageForm;
+use crate::pager::Pager;
+use crate::render::{self, Chrome, PageError, describe};
+use crate::session::{Viewer, state};
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use chrono::{NaiveDate, NaiveTime};
+use reviewd_domain::PageRequest;
+use reviewd_domain::model::review_views::{
+    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
+    ReviewStats, RoundItem, TaskLogLine,
+};
+use reviewd_domain::model::{Permission, Project};
+use reviewd_domain::services::ServiceError;
+use serde::Deserialize;
+use uuid::Uuid;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/reviews", web::get().to(list))
+        .route("/reviews/{id}", web::get().to(detail))
+        .route(
+            "/reviews/{id}/files/{file_id}/retry",
+            web::post().to(retry_file),
+        );
+}
+
+const STATUSES: [&str; 3] = ["pending", "completed", "failed"];
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ListQuery {
+    project_id: Option<String>,
+    status: Option<String>,
+    start_date: Option<String>,
+    end_date: Option<String>,
+    page: Option<u32>,
+}
+
+impl ListQuery {
+    /// The filter, and the first problem with the query, if any (shown, not fatal).
+    fn filter(&self) -> (ReviewFilter, Option<String>) {
+        let mut problem = None;
+        let mut date = |name: &str, value: Option<&str>, end: bool| {
+            let value = value.map(str::trim).filter(|v| !v.is_empty())?;
+            match NaiveDate::parse_from_str(value, "%Y-%m-%d") {
+                Ok(day) => {
+                    let time = if end {
+                        NaiveTime::from_hms_opt(23, 59, 59).unwrap_or(NaiveTime::MIN)
+                    } else {
+                        NaiveTime::MIN
+                    };
+                    Some(day.and_time(time).and_utc())
+                }
+                Err(_) => {
+                    problem = Some(format!("{name} must be a date like 2026-01-31"));
+                    None
+                }
+            }
+        };
+        let start_date = date("From", self.start_date.as_deref(), false);
+        let end_date = date("To", self.end_date.as_deref(), true);
+        let filter = ReviewFilter {
+            project_id: self.project_id.as_deref().and_then(|v| v.parse().ok()),
+            status: self
+                .status
+                .clone()
+                .filter(|s| STATUSES.contains(&s.as_str())),
+            start_date,
+            end_date,
+            triggered_by: None,
+        };
+        (filter, problem)
+    }
+
+    fn query_string(&self) -> String {
+        let pairs: Vec<(&str, &str)> = [
+            ("projectId", self.project_id.as_deref()),
+            ("status", self.status.as_deref()),
+            ("startDate", self.start_date.as_deref()),
+            ("endDate", self.end_date.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
+        .collect();
+        serde_urlencoded::to_string(pairs).unwrap_or_default()
+    }
+}
+
+#[derive(Template)]
+#[template(path = "reviews.html")]
+struct ListPage {
+    chrome: Chrome,
+    reviews: Vec<ReviewListItem>,
+    stats: ReviewStats,
+    projects: Vec<Project>,
+    query: ListQuery,
+    problem: Option<String>,
+    pager: Pager,
+    statuses: [&'static str; 3],
+}
+
+async fn list(
+    req: HttpRequest,
+    viewer: Viewer,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, PageError> {
+    let state = state(&req)?;
+    let query = query.into_inner();
+    let (filter, problem) = query.filter();
+    let (page, stats) = state
+        .history
+        .list(&filter, PageRequest::new(query.page.unwrap_or(1), 25, 25))
+        .await?;
+    let pager = Pager::new(&page, "/reviews", &query.query_string());
+    render::page(&ListPage {
+        chrome: Chrome::new(&viewer, "reviews", "Reviews"),
+        reviews: page.items,
+        stats,
+        projects: state.projects.list_all().await?,
+        query,
+        problem,
+        pager,
+        statuses: STATUSES,
+    })
+}
+
+/// Comments of one file, in line order.
+struct FileComments {
+    path: String,
+    comments: Vec<CommentItem>,
+}
+
+#[derive(Template)]
+#[template(path = "review.html")]
+struct DetailPage {
+    chrome: Chrome,
+    review: ReviewDetail,
+    rounds: Vec<RoundItem>,
+    files: Vec<FileItem>,
+    files_done: usize,
+    by_file: Vec<FileComments>,
+    comment_total: u64,
+    ai_logs: Vec<AiLogItem>,
+    tokens: i64,
+    logs: Vec<TaskLogLine>,
+    feedbacks: Vec<FeedbackItem>,
+    running: bool,
+}
+
+impl DetailPage {
+    fn progress_percent(&self) -> usize {
+        (self.files_done * 100).checked_div(self.files.len()).unwrap_or(0)
+    }
+}
+
+/// Comments shown on the page; a review with more links to the API for the rest.
+const COMMENT_LIMIT: u32 = 500;
+
+async fn detail(
+    req: HttpRequest,
+    viewer: Viewer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, PageError> {
+    let state = state(&req)?;
+    let history = &state.history;
+    let review = history.detail(*id).await?;
+    let files = history.files(*id).await?;
+    let (comments, comment_total) = history.comments(*id, None, None, COMMENT_LIMIT, 0).await?;
+    let mut by_file: Vec<FileComments> = Vec::new();
+    for c in comments {
+        match by_file.iter_mut().find(|g| g.path == c.file_path) {
+            Some(group) => group.comments.push(c),
+            None => by_file.push(FileComments {
+                path: c.file_path.clone(),
+                comments: vec![c],
+            }),
+        }
+    }
+    let (ai_logs, _) = history.ai_logs(*id, None, None, 200, 0).await?;
+    let files_done = files
+        .iter()
+        .filter(|f| matches!(f.status.as_str(), "completed" | "failed" | "skipped"))
+        .count();
+    render::page(&DetailPage {
+        chrome: Chrome::new(
+            &viewer,
+            "reviews",
+            format!("!{} {}", review.item.mr_iid, review.item.mr_title),
+        ),
+        running: review.item.status == "pending",
+        tokens: ai_logs.iter().map(|l| i64::from(l.total_tokens)).sum(),
+        rounds: history.rounds(*id).await?,
+        logs: history.task_logs(*id).await?,
+        feedbacks: history.feedbacks(*id).await?,
+        review,
+        files,
+        files_done,
+        by_file,
+        comment_total,
+        ai_logs,
+    })
+}
+
+#[derive(Deserialize)]
+struct Nothing {}
+
+async fn retry_file(
+    req: HttpRequest,
+    viewer: Viewer,
+    path: web::Path<(Uuid, Uuid)>,
+    _form: PageForm<Nothing>,
+) -> Result<HttpResponse, PageError> {
+    viewer.require(Permission::ReviewCreate)?;
+    let (review_id, file_id) = path.into_inner();
+    let back = format!("/reviews/{review_id}#files");
+    match state(&req)?.engine.retry_file(review_id, file_id).await {
+        Ok(added) => Ok(render::redirect_with(
+            &back,
+            &format!("File reviewed again: {added} new comment(s)."),
+        )),
+        Err(
+            err @ (ServiceError::BadRequest { .. }
+            | ServiceError::Platform(_)
+            | ServiceError::Conflict(_)),
+        ) => Ok(render::redirect_error(&back, &describe(&err))),
+        Err(err) => Err(err.into()),
+    }
+}
