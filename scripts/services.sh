@@ -5,7 +5,8 @@
 #   source scripts/services.sh          define the functions below (reviewd_services MODE exports the URLs)
 #
 # Mode `test` (default): PostgreSQL unless REVIEWD_TEST_DATABASE_URL is set, Redis unless
-#   REVIEWD_TEST_REDIS_URL is set; exports both URLs (local defaults when unset).
+#   REVIEWD_TEST_REDIS_URL is set; exports both URLs (local defaults when unset); Chromium and
+#   chromedriver for the browser tests (REVIEWD_CHROMEDRIVER, REVIEWD_CHROMIUM).
 # Mode `run`: PostgreSQL and the `reviewd` database unless DATABASE_URL is set, Redis unless
 #   QUEUE_STORE_URL is set; exports both URLs.
 #
@@ -203,6 +204,25 @@ reviewd_wait_redis_url() {
     _reviewd_wait "Redis at $(reviewd_redact "$1")" _reviewd_redis_url_ready "$1"
 }
 
+# ---------------------------------------------------------------- browser
+
+# Headless Chromium and its WebDriver for the dashboard's browser tests: Debian's
+# chromium and chromium-driver, installed when missing. Exports REVIEWD_CHROMEDRIVER
+# and REVIEWD_CHROMIUM unless they are already set.
+reviewd_ensure_browser() {
+    if [ -z "${REVIEWD_CHROMEDRIVER:-}" ]; then
+        if ! command -v chromedriver >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; then
+            _reviewd_apt_install chromium chromium-driver || return 1
+        fi
+        REVIEWD_CHROMEDRIVER="$(command -v chromedriver)"
+        export REVIEWD_CHROMEDRIVER
+    fi
+    if [ -z "${REVIEWD_CHROMIUM:-}" ] && command -v chromium >/dev/null 2>&1; then
+        REVIEWD_CHROMIUM="$(command -v chromium)"
+        export REVIEWD_CHROMIUM
+    fi
+}
+
 # ---------------------------------------------------------------- modes
 
 # reviewd_services test|run: ensures what the mode needs and exports its URLs.
@@ -222,6 +242,7 @@ reviewd_services() {
             reviewd_ensure_redis || return 1
             export REVIEWD_TEST_REDIS_URL="$REVIEWD_LOCAL_REDIS_URL"
         fi
+        reviewd_ensure_browser || return 1
         ;;
     run)
         if [ -n "${DATABASE_URL:-}" ]; then

@@ -7,6 +7,8 @@ mod helpers;
 mod api_keys;
 mod auth;
 mod conventions;
+mod csrf;
+mod dashboard;
 mod health;
 mod monitoring;
 mod notifications;

@@ -1,0 +1,219 @@
+//! A headless Chromium for one test: its own chromedriver on a free port, its own
+//! profile, and the console's errors collected from chromedriver's log.
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+    driver_url: String,
+    base: String,
+    profile: PathBuf,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn program(var: &str, name: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| name.to_owned())
+}
+
+impl Browser {
+    /// A browser whose relative paths go to `base` (the app's URL).
+    pub async fn start(base: &str) -> Browser {
+        let port = free_port();
+        let chromedriver = program("REVIEWD_CHROMEDRIVER", "chromedriver");
+        let driver = Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start {chromedriver} ({e}): the browser tests need Debian's chromium and \
+                     chromium-driver; ./scripts/test.sh installs them"
+                )
+            });
+        let driver_url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen on {port}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let profile =
+            std::env::temp_dir().join(format!("reviewd-chromium-{}", uuid::Uuid::new_v4().simple()));
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".to_owned(),
+            json!({
+                "binary": program("REVIEWD_CHROMIUM", "chromium"),
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                    "--window-size=1280,900", "--no-first-run", "--disable-extensions",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            }),
+        );
+        caps.insert("goog:loggingPrefs".to_owned(), json!({ "browser": "ALL" }));
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&driver_url)
+            .await
+            .expect("a WebDriver session with headless Chromium");
+        Browser {
+            client,
+            driver,
+            driver_url,
+            base: base.to_owned(),
+            profile,
+        }
+    }
+
+    pub async fn goto(&self, path: &str) {
+        self.client
+            .goto(&format!("{}{path}", self.base))
+            .await
+            .unwrap();
+    }
+
+    pub async fn path(&self) -> String {
+        let url = self.client.current_url().await.unwrap();
+        match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_owned(),
+        }
+    }
+
+    /// Waits (up to 15 s) for an element matching `css`.
+    pub async fn find(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(15))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("no element {css} on {}: {e}", self.base))
+    }
+
+    pub async fn exists(&self, css: &str) -> bool {
+        self.client.find(Locator::Css(css)).await.is_ok()
+    }
+
+    pub async fn fill(&self, css: &str, value: &str) {
+        let field = self.find(css).await;
+        field.clear().await.unwrap();
+        field.send_keys(value).await.unwrap();
+    }
+
+    pub async fn click(&self, css: &str) {
+        self.find(css).await.click().await.unwrap();
+    }
+
+    /// Clicks the button or link whose text contains `text`, within `scope`.
+    pub async fn click_text(&self, scope: &str, text: &str) {
+        let xpath = format!(
+            "//*[self::button or self::a][contains(normalize-space(.), '{text}')]"
+        );
+        let root = self.find(scope).await;
+        root.find(Locator::XPath(&format!(".{xpath}")))
+            .await
+            .unwrap_or_else(|e| panic!("no '{text}' in {scope}: {e}"))
+            .click()
+            .await
+            .unwrap();
+    }
+
+    pub async fn text(&self, css: &str) -> String {
+        self.find(css).await.text().await.unwrap()
+    }
+
+    /// Waits (up to `secs`) until the text of `css` contains `expected`.
+    pub async fn wait_text(&self, css: &str, expected: &str, secs: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let text = match self.client.find(Locator::Css(css)).await {
+                Ok(e) => e.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
+            if text.contains(expected) {
+                return text;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{css} never showed '{expected}' (last: '{text}', at {})",
+                self.path().await
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Saves a PNG of the page as `<name>.png` in `REVIEWD_SCREENSHOTS_DIR`, when set
+    /// (`docs/dashboard/` holds the last ones taken).
+    pub async fn screenshot(&self, name: &str) {
+        let Ok(dir) = std::env::var("REVIEWD_SCREENSHOTS_DIR") else {
+            return;
+        };
+        let png = self.client.screenshot().await.unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(PathBuf::from(dir).join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// The console's messages since the last call, as `(level, message)`.
+    pub async fn console(&self) -> Vec<(String, String)> {
+        let session = self.client.session_id().await.unwrap().unwrap();
+        let body: Value = reqwest::Client::new()
+            .post(format!("{}/session/{session}/se/log", self.driver_url))
+            .json(&json!({ "type": "browser" }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        body["value"]
+            .as_array()
+            .unwrap_or_else(|| panic!("chromedriver's log answer: {body}"))
+            .iter()
+            .map(|e| {
+                (
+                    e["level"].as_str().unwrap_or_default().to_owned(),
+                    e["message"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// Fails on any error in the console since the last look.
+    pub async fn assert_no_console_errors(&self) {
+        let errors: Vec<_> = self
+            .console()
+            .await
+            .into_iter()
+            .filter(|(level, _)| level == "SEVERE")
+            .collect();
+        assert!(errors.is_empty(), "JavaScript console errors: {errors:?}");
+    }
+
+    pub async fn close(mut self) {
+        self.assert_no_console_errors().await;
+        let _ = self.client.clone().close().await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+    }
+}

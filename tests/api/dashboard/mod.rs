@@ -1,0 +1,7 @@
+//! The dashboard in a real browser: headless Chromium driven through chromedriver
+//! (WebDriver), against the real server, PostgreSQL, Redis and the fake GitLab and AI.
+//! Every page visited must leave no JavaScript error in the console.
+
+mod browser;
+mod flows;
+mod forms;
