@@ -90,7 +90,7 @@ if [ "$subcommand" = serve ]; then
     host="$(printenv HOSTNAME || true)"
     case "$host" in "" | 0.0.0.0 | "::" | "[::]") host=localhost ;; esac
     cat <<EOF
-reviewd: log in at http://${host}:${PORT:-3000}
+reviewd: dashboard: http://${host}:${PORT:-3000}/  (log in there; the API is under /api)
 reviewd:   email:    ${ROOT_EMAIL}
 reviewd:   password: ${password_note}
 reviewd:   (the root user is created on the first start only)
@@ -98,4 +98,4 @@ reviewd: building and starting (cargo run --release); the first build takes seve
 EOF
 fi
 
-reviewd_cmd exec cargo run --release -p reviewd-app --bin reviewd -- "$subcommand" "$@"
+reviewd_cmd exec cargo run --release -p reviewd-server --bin reviewd -- "$subcommand" "$@"

@@ -19,8 +19,14 @@ async fn a_cookie_authenticated_write_from_another_origin_is_refused_and_changes
         .send()
         .await
         .unwrap();
-    let body = crate::helpers::expect_error(forged, StatusCode::FORBIDDEN, "CSRF_ORIGIN_MISMATCH").await;
-    assert!(body["error"]["message"].as_str().unwrap().contains("not this app"));
+    let body =
+        crate::helpers::expect_error(forged, StatusCode::FORBIDDEN, "CSRF_ORIGIN_MISMATCH").await;
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not this app")
+    );
     let by_referer = root
         .request(reqwest::Method::POST, "/api/api-keys")
         .header("Referer", "https://evil.example/page")
@@ -41,7 +47,11 @@ async fn a_cookie_authenticated_write_from_another_origin_is_refused_and_changes
     assert_eq!(keys(), before);
 
     // The app's own URL, the address the request went to, and no header at all pass.
-    for origin in [Some("http://reviewd.test".to_owned()), Some(app.base_url.clone()), None] {
+    for origin in [
+        Some("http://reviewd.test".to_owned()),
+        Some(app.base_url.clone()),
+        None,
+    ] {
         let mut request = root
             .request(reqwest::Method::POST, "/api/api-keys")
             .json(&json!({ "name": "fine" }));
@@ -52,8 +62,11 @@ async fn a_cookie_authenticated_write_from_another_origin_is_refused_and_changes
         assert_eq!(r.status(), StatusCode::CREATED, "origin {origin:?}");
     }
     // An API key is no ambient credential: its calls are never refused for their origin.
-    let key = json(root.post("/api/api-keys", json!({ "name": "ci" })).await, StatusCode::CREATED)
-        .await["data"]["apiKey"]["key"]
+    let key = json(
+        root.post("/api/api-keys", json!({ "name": "ci" })).await,
+        StatusCode::CREATED,
+    )
+    .await["data"]["apiKey"]["key"]
         .as_str()
         .unwrap()
         .to_owned();

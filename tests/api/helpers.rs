@@ -115,10 +115,15 @@ impl TestApp {
 
     /// A client that keeps cookies, not logged in.
     pub fn client(&self) -> Session {
+        let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
         Session {
-            client: Client::builder().cookie_store(true).build().unwrap(),
+            client: Client::builder()
+                .cookie_provider(jar.clone())
+                .build()
+                .unwrap(),
             base: self.base_url.clone(),
             bearer: None,
+            jar,
         }
     }
 
@@ -157,6 +162,7 @@ impl TestApp {
             client: Client::new(),
             base: self.base_url.clone(),
             bearer: Some(key.to_owned()),
+            jar: std::sync::Arc::default(),
         }
     }
 }
@@ -165,9 +171,19 @@ pub struct Session {
     pub client: Client,
     base: String,
     bearer: Option<String>,
+    jar: std::sync::Arc<reqwest::cookie::Jar>,
 }
 
 impl Session {
+    /// The `Cookie` header this session sends to `base` (for a client of its own).
+    pub fn cookie_header(&self, base: &str) -> String {
+        use reqwest::cookie::CookieStore;
+        self.jar
+            .cookies(&base.parse().unwrap())
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default()
+    }
+
     pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
         let r = self.client.request(method, format!("{}{path}", self.base));
         match &self.bearer {

@@ -12,6 +12,7 @@ mod dashboard;
 mod health;
 mod monitoring;
 mod notifications;
+mod pages;
 mod platform_configs;
 mod projects;
 mod review_pipeline;

@@ -31,7 +31,11 @@ pub struct TrustedOrigins(Vec<String>);
 impl TrustedOrigins {
     #[must_use]
     pub fn from_config(config: &Config) -> Self {
-        let mut origins: Vec<String> = config.app_urls.iter().filter_map(|u| origin_of(u)).collect();
+        let mut origins: Vec<String> = config
+            .app_urls
+            .iter()
+            .filter_map(|u| origin_of(u))
+            .collect();
         origins.extend(origin_of(&config.app_url));
         if let Some(list) = &config.cors_origin {
             origins.extend(list.split(',').filter_map(|u| origin_of(u.trim())));
@@ -46,7 +50,7 @@ impl TrustedOrigins {
         let Some(origin) = origin_of(origin) else {
             return false;
         };
-        if self.0.iter().any(|o| *o == origin) {
+        if self.0.contains(&origin) {
             return true;
         }
         // `scheme://host[:port]`: the authority must be exactly the request's Host.
@@ -69,7 +73,10 @@ fn origin_of(url: &str) -> Option<String> {
 }
 
 fn is_write(method: &Method) -> bool {
-    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS | Method::TRACE)
+    !matches!(
+        *method,
+        Method::GET | Method::HEAD | Method::OPTIONS | Method::TRACE
+    )
 }
 
 /// Whether the request is a cookie-authenticated write from a page that is not ours.

@@ -2,9 +2,7 @@
 //! and served with a content hash as their `ETag` (one year's caching for the
 //! versioned URLs the layout uses).
 
-use actix_web::http::header::{
-    CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH,
-};
+use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH};
 use actix_web::{HttpRequest, HttpResponse, web};
 use std::sync::LazyLock;
 

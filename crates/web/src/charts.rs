@@ -123,8 +123,14 @@ mod tests {
         let svg = bars(
             "Reviews",
             &[
-                Bar { label: "<script>".to_owned(), value: 2.0 },
-                Bar { label: "b".to_owned(), value: 4.0 },
+                Bar {
+                    label: "<script>".to_owned(),
+                    value: 2.0,
+                },
+                Bar {
+                    label: "b".to_owned(),
+                    value: 4.0,
+                },
             ],
         );
         assert!(!svg.contains("<script>"));

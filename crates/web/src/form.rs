@@ -44,7 +44,10 @@ impl<T> PageForm<T> {
 
 fn verify(req: &HttpRequest, pairs: &[(String, String)]) -> Result<(), PageError> {
     let state = session::state(req)?;
-    let sent = pairs.iter().find(|(k, _)| k == FIELD).map(|(_, v)| v.as_str());
+    let sent = pairs
+        .iter()
+        .find(|(k, _)| k == FIELD)
+        .map(|(_, v)| v.as_str());
     let session = req.cookie(SESSION_COOKIE);
     match (sent, session) {
         (Some(sent), Some(cookie)) => {
@@ -81,15 +84,16 @@ impl<T: DeserializeOwned + 'static> FromRequest for PageForm<T> {
             let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(&body)
                 .map_err(|e| PageError::BadRequest(format!("the form is malformed: {e}")))?;
             verify(&req, &pairs)?;
-            let single: Vec<(String, String)> = pairs
-                .iter()
-                .filter(|(k, _)| k != FIELD)
-                .fold(Vec::new(), |mut acc, (k, v)| {
-                    // The last of repeated names wins for the typed view; `all` has every one.
-                    acc.retain(|(ak, _): &(String, String)| ak != k);
-                    acc.push((k.clone(), v.clone()));
-                    acc
-                });
+            let single: Vec<(String, String)> =
+                pairs
+                    .iter()
+                    .filter(|(k, _)| k != FIELD)
+                    .fold(Vec::new(), |mut acc, (k, v)| {
+                        // The last of repeated names wins for the typed view; `all` has every one.
+                        acc.retain(|(ak, _): &(String, String)| ak != k);
+                        acc.push((k.clone(), v.clone()));
+                        acc
+                    });
             let encoded = serde_urlencoded::to_string(&single)
                 .map_err(|e| PageError::BadRequest(e.to_string()))?;
             let fields = serde_urlencoded::from_str(&encoded).map_err(|e| {

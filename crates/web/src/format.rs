@@ -66,6 +66,11 @@ pub fn or_dash(value: &Option<String>) -> String {
         .to_owned()
 }
 
+/// A string, or nothing when it is missing (form values).
+pub fn or_empty(value: &Option<String>) -> String {
+    value.clone().unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,13 +86,11 @@ mod tests {
 
     #[test]
     fn query_values_are_encoded() {
-        assert_eq!(url_encode("/reviews?status=a b&x"), "/reviews%3Fstatus%3Da%20b%26x");
+        assert_eq!(
+            url_encode("/reviews?status=a b&x"),
+            "/reviews%3Fstatus%3Da%20b%26x"
+        );
         assert_eq!(millis(&850), "850 ms");
         assert_eq!(millis(&2400), "2.4 s");
     }
-}
-
-/// A string, or nothing when it is missing (form values).
-pub fn or_empty(value: &Option<String>) -> String {
-    value.clone().unwrap_or_default()
 }

@@ -23,4 +23,16 @@ use actix_web::web;
 pub fn configure(cfg: &mut web::ServiceConfig) {
     assets::configure(cfg);
     pages::configure(cfg);
+    // Last: an unknown page is a page too. Unknown `/api` paths never get here (the
+    // API's scope answers them with its JSON 404).
+    cfg.route("/{tail:.*}", web::get().to(not_found));
+}
+
+async fn not_found(
+    req: actix_web::HttpRequest,
+) -> Result<actix_web::HttpResponse, render::PageError> {
+    Err(render::PageError::NotFound(format!(
+        "there is no page at {}",
+        req.path()
+    )))
 }

@@ -47,7 +47,10 @@ mod tests {
         let p = Pager::new(&page, "/reviews", "status=failed");
         assert_eq!(p.prev.as_deref(), Some("/reviews?status=failed&page=1"));
         assert_eq!(p.next.as_deref(), Some("/reviews?status=failed&page=3"));
-        let last = Page { request: PageRequest::new(3, 10, 100), ..page };
+        let last = Page {
+            request: PageRequest::new(3, 10, 100),
+            ..page
+        };
         assert!(Pager::new(&last, "/r", "").next.is_none());
     }
 }

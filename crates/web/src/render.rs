@@ -47,12 +47,43 @@ impl Chrome {
     }
 }
 
-/// A rendered page, with the shown flash message cleared.
-pub fn page(template: &impl Template) -> Result<HttpResponse, PageError> {
+/// A page of the layout: a template with the [`Chrome`].
+pub trait Page: Template {
+    fn chrome(&self) -> &Chrome;
+}
+
+/// Implements [`Page`] for page structs that have a `chrome` field.
+macro_rules! pages {
+    ($($page:ty),+ $(,)?) => {$(
+        impl $crate::render::Page for $page {
+            fn chrome(&self) -> &$crate::render::Chrome {
+                &self.chrome
+            }
+        }
+    )+};
+}
+pub(crate) use pages;
+
+/// A rendered page (200).
+pub fn page(template: &impl Page) -> Result<HttpResponse, PageError> {
     html(StatusCode::OK, template)
 }
 
-pub fn html(status: StatusCode, template: &impl Template) -> Result<HttpResponse, PageError> {
+/// A rendered page with `status`; a flash message it shows is cleared.
+pub fn html(status: StatusCode, template: &impl Page) -> Result<HttpResponse, PageError> {
+    respond(status, template, template.chrome().flash.is_some())
+}
+
+/// A page outside the layout (login).
+pub fn standalone(status: StatusCode, template: &impl Template) -> Result<HttpResponse, PageError> {
+    respond(status, template, false)
+}
+
+fn respond(
+    status: StatusCode,
+    template: &impl Template,
+    shown_flash: bool,
+) -> Result<HttpResponse, PageError> {
     let body = template
         .render()
         .map_err(|e| PageError::Failed(format!("template: {e}")))?;
@@ -70,8 +101,10 @@ pub fn html(status: StatusCode, template: &impl Template) -> Result<HttpResponse
         .insert_header(("X-Content-Type-Options", "nosniff"))
         .insert_header(("Referrer-Policy", "same-origin"))
         .body(body);
-    // Harmless when there was none; the message has been shown once.
-    let _ = response.add_cookie(&flash::removal());
+    if shown_flash {
+        // Shown once: the next page does not show it again.
+        let _ = response.add_cookie(&flash::removal());
+    }
     Ok(response)
 }
 

@@ -28,8 +28,14 @@ fn program(var: &str, name: &str) -> String {
 }
 
 impl Browser {
-    /// A browser whose relative paths go to `base` (the app's URL).
+    /// A desktop browser (1280×900, the system's light theme) whose relative paths go to
+    /// `base` (the app's URL).
     pub async fn start(base: &str) -> Browser {
+        Self::start_with(base, (1280, 900), false).await
+    }
+
+    /// A browser of `size` (CSS pixels), in dark mode when `dark`.
+    pub async fn start_with(base: &str, size: (u32, u32), dark: bool) -> Browser {
         let port = free_port();
         let chromedriver = program("REVIEWD_CHROMEDRIVER", "chromedriver");
         let driver = Command::new(&chromedriver)
@@ -46,22 +52,33 @@ impl Browser {
         let driver_url = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen on {port}");
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not listen on {port}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let profile =
-            std::env::temp_dir().join(format!("reviewd-chromium-{}", uuid::Uuid::new_v4().simple()));
+        let profile = std::env::temp_dir().join(format!(
+            "reviewd-chromium-{}",
+            uuid::Uuid::new_v4().simple()
+        ));
+        let mut args = vec![
+            "--headless=new".to_owned(),
+            "--no-sandbox".to_owned(),
+            "--disable-dev-shm-usage".to_owned(),
+            "--disable-gpu".to_owned(),
+            "--no-first-run".to_owned(),
+            "--disable-extensions".to_owned(),
+            format!("--window-size={},{}", size.0, size.1),
+            format!("--user-data-dir={}", profile.display()),
+        ];
+        if dark {
+            args.push("--force-dark-mode".to_owned());
+        }
         let mut caps = serde_json::Map::new();
         caps.insert(
             "goog:chromeOptions".to_owned(),
-            json!({
-                "binary": program("REVIEWD_CHROMIUM", "chromium"),
-                "args": [
-                    "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                    "--window-size=1280,900", "--no-first-run", "--disable-extensions",
-                    format!("--user-data-dir={}", profile.display()),
-                ],
-            }),
+            json!({ "binary": program("REVIEWD_CHROMIUM", "chromium"), "args": args }),
         );
         caps.insert("goog:loggingPrefs".to_owned(), json!({ "browser": "ALL" }));
         let connector = hyper_util::client::legacy::connect::HttpConnector::new();
@@ -120,9 +137,7 @@ impl Browser {
 
     /// Clicks the button or link whose text contains `text`, within `scope`.
     pub async fn click_text(&self, scope: &str, text: &str) {
-        let xpath = format!(
-            "//*[self::button or self::a][contains(normalize-space(.), '{text}')]"
-        );
+        let xpath = format!("//*[self::button or self::a][contains(normalize-space(.), '{text}')]");
         let root = self.find(scope).await;
         root.find(Locator::XPath(&format!(".{xpath}")))
             .await
@@ -130,6 +145,11 @@ impl Browser {
             .click()
             .await
             .unwrap();
+    }
+
+    /// Runs `script` (a function body) in the page and returns its value.
+    pub async fn eval(&self, script: &str) -> Value {
+        self.client.execute(script, vec![]).await.unwrap()
     }
 
     pub async fn text(&self, css: &str) -> String {
@@ -147,11 +167,13 @@ impl Browser {
             if text.contains(expected) {
                 return text;
             }
-            assert!(
-                Instant::now() < deadline,
-                "{css} never showed '{expected}' (last: '{text}', at {})",
-                self.path().await
-            );
+            if Instant::now() >= deadline {
+                let source = self.client.source().await.unwrap_or_default();
+                panic!(
+                    "{css} never showed '{expected}' (last: '{text}', at {}); the page:\n{source}",
+                    self.path().await
+                );
+            }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }

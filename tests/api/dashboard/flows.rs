@@ -16,7 +16,9 @@ pub async fn log_in(browser: &Browser, email: &str, password: &str) {
     assert!(browser.path().await.starts_with("/login?next=/"));
     browser.fill("#email", email).await;
     browser.fill("#password", password).await;
-    browser.click("form[action='/login'] button[type=submit]").await;
+    browser
+        .click("form[action='/login'] button[type=submit]")
+        .await;
     browser.find("nav.side").await;
 }
 
@@ -33,6 +35,18 @@ async fn a_new_team_connects_gitlab_reviews_a_merge_request_and_creates_an_api_k
         )
         .mount(&gitlab.server)
         .await;
+    // Its members (default reviewers) and hooks.
+    Mock::given(method("GET"))
+        .and(path("/api/v4/projects/1/members/all"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!([{ "id": 51, "username": "dev", "name": "Dana Dev", "state": "active",
+                                         "avatar_url": "", "web_url": "https://gitlab.example.com/dev" }]))
+                .insert_header("x-next-page", ""),
+        )
+        .mount(&gitlab.server)
+        .await;
+    gitlab.with_hooks(1, json!([])).await;
     let ai = fake_ai(review_answer).await;
     let app = crate::review_pipeline::app_with_ai(&ai, &[]).await;
     let browser = Browser::start(&app.base_url).await;
@@ -52,56 +66,115 @@ async fn a_new_team_connects_gitlab_reviews_a_merge_request_and_creates_an_api_k
     browser.fill("#access_token", &gitlab.token).await;
     browser.fill("#webhook_secret", "hook-secret-a").await;
     browser.click("#test-platform").await;
-    browser.wait_text("#test-result", "Connection works", 15).await;
+    browser
+        .wait_text("#test-result", "Connection works", 15)
+        .await;
     browser.screenshot("platform-form").await;
     // The token is never sent back to the browser: type it again to save.
-    let echoed = browser.find("#access_token").await.prop("value").await.unwrap();
+    let echoed = browser
+        .find("#access_token")
+        .await
+        .prop("value")
+        .await
+        .unwrap();
     assert_eq!(echoed.as_deref(), Some(""));
     browser.fill("#access_token", &gitlab.token).await;
     browser.fill("#webhook_secret", "hook-secret-a").await;
     browser.click("#save-platform").await;
-    browser.wait_text(".flash", "Connected “Company GitLab”", 15).await;
+    browser
+        .wait_text(".flash", "Connected “Company GitLab”", 15)
+        .await;
     let row = browser.text("tr[data-config='Company GitLab']").await;
     assert!(row.contains("token ***"), "{row}");
     assert!(!row.contains(&gitlab.token), "the token is shown: {row}");
 
     // Sync its projects.
-    browser.click_text("tr[data-config='Company GitLab']", "Sync projects").await;
-    browser.wait_text(".flash", "Synced 1 of 1 project(s)", 20).await;
+    browser
+        .click_text("tr[data-config='Company GitLab']", "Sync projects")
+        .await;
+    browser
+        .wait_text(".flash", "Synced 1 of 1 project(s)", 20)
+        .await;
     browser.find("tr[data-project='group/svc-1']").await;
 
     // Synced projects start enabled: switch it off and on, then turn auto-review on.
-    browser.click_text("tr[data-project='group/svc-1']", "Disable").await;
-    browser.wait_text(".flash", "group/svc-1 disabled", 15).await;
-    assert_eq!(app.sql("SELECT enabled FROM projects WHERE full_path = 'group/svc-1'"), "f");
-    browser.click_text("tr[data-project='group/svc-1']", "Enable").await;
+    browser
+        .click_text("tr[data-project='group/svc-1']", "Disable")
+        .await;
+    browser
+        .wait_text(".flash", "group/svc-1 disabled", 15)
+        .await;
+    assert_eq!(
+        app.sql("SELECT enabled FROM projects WHERE full_path = 'group/svc-1'"),
+        "f"
+    );
+    browser
+        .click_text("tr[data-project='group/svc-1']", "Enable")
+        .await;
     browser.wait_text(".flash", "group/svc-1 enabled", 15).await;
-    browser.click_text("tr[data-project='group/svc-1']", "Turn on").await;
-    browser.wait_text(".flash", "set to review automatically", 15).await;
+    browser
+        .click_text("tr[data-project='group/svc-1']", "Turn on")
+        .await;
+    browser
+        .wait_text(".flash", "set to review automatically", 15)
+        .await;
     let row = browser.text("tr[data-project='group/svc-1']").await;
     assert!(row.contains("enabled") && row.contains("on"), "{row}");
     assert_eq!(
         app.sql("SELECT enabled, auto_review FROM projects WHERE full_path = 'group/svc-1'"),
         "t|t"
     );
+    // Its webhook, created from the list.
+    browser
+        .click("tr[data-project='group/svc-1'] input[name=project_id]")
+        .await;
+    browser.click("button[name=action][value=create]").await;
+    browser
+        .wait_text(".flash", "Webhooks created for 1 project(s)", 15)
+        .await;
+    let row = browser.text("tr[data-project='group/svc-1']").await;
+    assert!(row.contains("active"), "{row}");
     browser.screenshot("projects").await;
+
+    // Its settings: a default reviewer picked from the platform's members, an ignore list.
+    browser.click("tr[data-project='group/svc-1'] a").await;
+    browser.click("input[name=reviewer][value='51']").await;
+    browser.click("input[name=inherit_ignore]").await;
+    browser.fill("#ignore_patterns", "*.lock\ndocs/**").await;
+    browser.click("#save-project").await;
+    browser.wait_text(".flash", "Settings saved", 15).await;
+    assert_eq!(
+        app.sql("SELECT default_reviewer_ids, file_ignore_patterns FROM projects WHERE full_path = 'group/svc-1'"),
+        "{51}|{*.lock,docs/**}"
+    );
 
     // A manual review, followed from the queue to the finished review.
     browser.click("nav a[href='/manual']").await;
     browser.find("#projectId").await;
     let project_id = app.sql("SELECT id FROM projects WHERE full_path = 'group/svc-1'");
-    browser.goto(&format!("/manual?projectId={project_id}")).await;
+    browser
+        .goto(&format!("/manual?projectId={project_id}"))
+        .await;
     browser.screenshot("manual-review").await;
     browser.click_text("tr[data-mr='1']", "Review").await;
     browser.wait_text("#review-status", "completed", 60).await;
     assert!(browser.path().await.starts_with("/reviews/"));
     let comments = browser.text("#comments").await;
     assert!(comments.contains("src/app.rs"), "{comments}");
-    assert!(comments.contains("unwrap() panics when foo fails"), "{comments}");
+    assert!(
+        comments.contains("unwrap() panics when foo fails"),
+        "{comments}"
+    );
     // The comment on a line outside the diff was dropped, as on GitLab.
-    assert!(!comments.contains("A line that does not exist"), "{comments}");
+    assert!(
+        !comments.contains("A line that does not exist"),
+        "{comments}"
+    );
     let files = browser.text("#files").await;
-    assert!(files.contains("src/app.rs") && files.contains("completed"), "{files}");
+    assert!(
+        files.contains("src/app.rs") && files.contains("completed"),
+        "{files}"
+    );
     browser.screenshot("review").await;
     browser.goto("/reviews").await;
     browser.find("table").await;
@@ -145,9 +218,13 @@ async fn a_new_team_connects_gitlab_reviews_a_merge_request_and_creates_an_api_k
         .await;
     browser.fill("#webhook_secret", "a-signing-secret").await;
     browser.click("#save-notifications").await;
-    browser.wait_text(".flash", "Notification settings saved", 15).await;
+    browser
+        .wait_text(".flash", "Notification settings saved", 15)
+        .await;
     browser.click("#test-webhook").await;
-    browser.wait_text(".flash", "Test sent through webhook", 20).await;
+    browser
+        .wait_text(".flash", "Test sent through webhook", 20)
+        .await;
     let received = receiver.received_requests().await.unwrap();
     assert_eq!(received.len(), 1);
     assert!(received[0].headers.contains_key("x-reviewd-signature"));

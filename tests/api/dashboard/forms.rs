@@ -33,7 +33,10 @@ async fn a_viewer_sees_no_admin_controls_and_a_forged_cross_site_post_is_refused
     assert!(!browser.exists("#connect-platform").await);
     browser.goto("/settings").await;
     browser.find("#api-keys").await;
-    assert!(!browser.exists("#users").await, "a viewer sees the user list");
+    assert!(
+        !browser.exists("#users").await,
+        "a viewer sees the user list"
+    );
     browser.goto("/notifications").await;
     browser.find("#notification-settings").await;
     assert!(!browser.exists("#save-notifications").await);
@@ -61,7 +64,11 @@ async fn a_viewer_sees_no_admin_controls_and_a_forged_cross_site_post_is_refused
         .mount(&evil)
         .await;
     for target in ["#form", "#api"] {
-        browser.client.goto(&format!("{}/{target}", evil.uri())).await.unwrap();
+        browser
+            .client
+            .goto(&format!("{}/{target}", evil.uri()))
+            .await
+            .unwrap();
         browser.wait_text("body", "CSRF_ORIGIN_MISMATCH", 15).await;
     }
     assert_eq!(app.sql("SELECT count(*) FROM api_keys"), keys_before);

@@ -5,3 +5,4 @@
 mod browser;
 mod flows;
 mod forms;
+mod live;

@@ -6,7 +6,8 @@ mod json;
 mod pagination;
 
 pub use auth::{
-    AuthUser, RequireAdmin, RequirePermission, SESSION_COOKIE, perm, session_cookie, session_removal,
+    AuthUser, RequireAdmin, RequirePermission, SESSION_COOKIE, perm, session_cookie,
+    session_removal,
 };
 pub use json::{
     RESULT_LIMIT_BYTES, ValidatedJson, json_config, json_config_limited, path_config, query_config,

@@ -49,11 +49,7 @@ async fn login(
         .auth
         .login(&body.email, &body.password, client)
         .await?;
-    let cookie = session_cookie(
-        &state.config,
-        logged_in.session_token,
-        logged_in.expires_at,
-    );
+    let cookie = session_cookie(&state.config, logged_in.session_token, logged_in.expires_at);
     let mut response = envelope::ok(json!({
         "user": UserDto::from(logged_in.user),
         "expiresAt": logged_in.expires_at,
@@ -68,7 +64,9 @@ async fn logout(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResp
         state.auth.logout(cookie.value()).await?;
     }
     let mut response = envelope::ok(json!({ "success": true }));
-    response.add_cookie(&session_removal()).map_err(ApiError::internal)?;
+    response
+        .add_cookie(&session_removal())
+        .map_err(ApiError::internal)?;
     Ok(response)
 }
 

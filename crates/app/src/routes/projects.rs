@@ -377,6 +377,8 @@ async fn project_pipelines(
         })
         .transpose()?;
     let filter = PipelineFilter {
+        project_id: None,
+        runner_id: None,
         status: query.status.clone(),
         triggered_by: query.triggered_by.clone(),
         mr_iid,

@@ -187,6 +187,10 @@ pub struct PipelineEntry {
 
 #[derive(Debug, Clone, Default)]
 pub struct PipelineFilter {
+    /// Only this project's tasks (every project's when `None`).
+    pub project_id: Option<Uuid>,
+    /// Only tasks this runner held last.
+    pub runner_id: Option<String>,
     pub status: Option<String>,
     pub triggered_by: Option<String>,
     pub mr_iid: Option<i64>,

@@ -81,13 +81,12 @@ pub trait ProjectRepository: Send + Sync {
     /// Only store failures.
     async fn recent_reviews(&self, id: Uuid, limit: u32) -> Result<Vec<ReviewSummary>, RepoError>;
 
-    /// The project's review tasks, newest first.
+    /// Review tasks matching `filter` (a project's, a runner's), newest first.
     ///
     /// # Errors
     /// Only store failures.
     async fn pipelines(
         &self,
-        id: Uuid,
         filter: &PipelineFilter,
         page: PageRequest,
     ) -> Result<Page<PipelineEntry>, RepoError>;

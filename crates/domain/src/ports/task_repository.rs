@@ -75,6 +75,13 @@ pub trait TaskRepository: Send + Sync {
         lease: std::time::Duration,
     ) -> Result<AttemptStart, RepoError>;
 
+    /// Links the task to the review its attempt works on, as soon as that review
+    /// exists, so that whoever follows the task can follow the review's progress.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn link_review(&self, id: Uuid, review_id: Uuid) -> Result<(), RepoError>;
+
     /// Marks the task completed, linked to its review.
     ///
     /// # Errors

@@ -97,6 +97,18 @@ impl CatalogService {
             .map_err(|e| not_found(e, "template"))
     }
 
+    /// The prompt text of a template, for editing it.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown template.
+    pub async fn template_content(&self, id: Uuid) -> Result<String, ServiceError> {
+        self.catalog
+            .template_content(Some(id))
+            .await?
+            .map(|(_, content)| content)
+            .ok_or(ServiceError::NotFound("template"))
+    }
+
     /// # Errors
     /// `Invalid` for empty fields or bad glob patterns; `NotFound` for an unknown project.
     pub async fn create_rule(&self, r: RuleChanges) -> Result<RuleItem, ServiceError> {

@@ -237,7 +237,13 @@ impl ProjectService {
         let recent_reviews = self.projects.recent_reviews(id, 10).await?;
         let recent_tasks = self
             .projects
-            .pipelines(id, &PipelineFilter::default(), PageRequest::new(1, 10, 10))
+            .pipelines(
+                &PipelineFilter {
+                    project_id: Some(id),
+                    ..PipelineFilter::default()
+                },
+                PageRequest::new(1, 10, 10),
+            )
             .await?
             .items;
         Ok(Workspace {
@@ -255,7 +261,27 @@ impl ProjectService {
         page: PageRequest,
     ) -> Result<Page<PipelineEntry>, ServiceError> {
         self.get(id).await?;
-        Ok(self.projects.pipelines(id, filter, page).await?)
+        let filter = PipelineFilter {
+            project_id: Some(id),
+            ..filter.clone()
+        };
+        Ok(self.projects.pipelines(&filter, page).await?)
+    }
+
+    /// The review tasks a runner held last, newest first.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn runner_pipelines(
+        &self,
+        runner_id: &str,
+        page: PageRequest,
+    ) -> Result<Page<PipelineEntry>, ServiceError> {
+        let filter = PipelineFilter {
+            runner_id: Some(runner_id.to_owned()),
+            ..PipelineFilter::default()
+        };
+        Ok(self.projects.pipelines(&filter, page).await?)
     }
 
     /// The project and a client of its platform.

@@ -466,6 +466,9 @@ impl ReviewEngine {
                     .await?
             }
         };
+        if task.review_id != Some(review.id) {
+            self.tasks.link_review(task.id, review.id).await?;
+        }
         // Rounds count from the last completed one: a failed or interrupted round is
         // redone under its own number, and a completed round is never replaced.
         // Differential only against a head that was fully reviewed.

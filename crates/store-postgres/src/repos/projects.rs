@@ -364,16 +364,19 @@ impl ProjectRepository for PgProjectRepository {
 
     async fn pipelines(
         &self,
-        id: Uuid,
         filter: &PipelineFilter,
         page: PageRequest,
     ) -> Result<Page<PipelineEntry>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let (limit, offset) = bounds(page);
         let query = || {
-            let mut q = review_tasks::table
-                .filter(review_tasks::project_id.eq(id))
-                .into_boxed::<Pg>();
+            let mut q = review_tasks::table.into_boxed::<Pg>();
+            if let Some(id) = filter.project_id {
+                q = q.filter(review_tasks::project_id.eq(id));
+            }
+            if let Some(runner) = &filter.runner_id {
+                q = q.filter(review_tasks::runner_id.eq(runner.clone()));
+            }
             if let Some(status) = &filter.status {
                 q = q.filter(review_tasks::status.eq(status.clone()));
             }

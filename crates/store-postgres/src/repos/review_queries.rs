@@ -14,7 +14,8 @@ use diesel::sql_types::{BigInt, Double, Nullable};
 use diesel_async::RunQueryDsl;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, DayCount, FailedReview, FeedbackItem, FileItem, ReviewActivity,
-    ReviewDetail, ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
+    ReviewDetail, ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine,
+    TemplateItem,
 };
 use reviewd_domain::ports::{RepoError, ReviewQueries};
 use reviewd_domain::{Page, PageRequest};
@@ -226,13 +227,15 @@ impl ReviewQueries for PgReviewQueries {
             recent_failures: failed
                 .into_iter()
                 .map(
-                    |(id, project_name, mr_iid, mr_title, error_message, created_at)| FailedReview {
-                        id,
-                        project_name,
-                        mr_iid,
-                        mr_title,
-                        error_message,
-                        created_at,
+                    |(id, project_name, mr_iid, mr_title, error_message, created_at)| {
+                        FailedReview {
+                            id,
+                            project_name,
+                            mr_iid,
+                            mr_title,
+                            error_message,
+                            created_at,
+                        }
                     },
                 )
                 .collect(),

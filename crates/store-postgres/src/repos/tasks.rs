@@ -338,6 +338,20 @@ impl TaskRepository for PgTaskRepository {
         .map_err(map_diesel_error)
     }
 
+    async fn link_review(&self, id: Uuid, review_id: Uuid) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let n = diesel::update(review_tasks::table.find(id))
+            .set(review_tasks::review_id.eq(review_id))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if n == 0 {
+            Err(RepoError::NotFound)
+        } else {
+            Ok(())
+        }
+    }
+
     async fn complete(&self, id: Uuid, review_id: Option<Uuid>) -> Result<(), RepoError> {
         let mut conn = conn(&self.pool).await?;
         let n = diesel::update(review_tasks::table.find(id))

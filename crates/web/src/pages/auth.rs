@@ -49,17 +49,24 @@ async fn show_login(
     let state = session::state(&req)?;
     // Already signed in: straight on.
     if let Some(cookie) = req.cookie(SESSION_COOKIE)
-        && state.auth.authenticate_session(cookie.value()).await.is_ok()
+        && state
+            .auth
+            .authenticate_session(cookie.value())
+            .await
+            .is_ok()
     {
         return Ok(render::redirect(&safe_next(query.next.as_deref())));
     }
-    render::page(&LoginPage {
-        asset_version: crate::assets::VERSION.as_str(),
-        system_name: state.config.system_name.clone(),
-        next: safe_next(query.next.as_deref()),
-        email: String::new(),
-        error: None,
-    })
+    render::standalone(
+        StatusCode::OK,
+        &LoginPage {
+            asset_version: crate::assets::VERSION.as_str(),
+            system_name: state.config.system_name.clone(),
+            next: safe_next(query.next.as_deref()),
+            email: String::new(),
+            error: None,
+        },
+    )
 }
 
 #[derive(Deserialize)]
@@ -69,10 +76,7 @@ struct LoginForm {
     next: Option<String>,
 }
 
-async fn log_in(
-    req: HttpRequest,
-    form: web::Form<LoginForm>,
-) -> Result<HttpResponse, PageError> {
+async fn log_in(req: HttpRequest, form: web::Form<LoginForm>) -> Result<HttpResponse, PageError> {
     let state = session::state(&req)?;
     let form = form.into_inner();
     let client = ClientInfo {
@@ -84,7 +88,7 @@ async fn log_in(
             .map(|s| s.chars().take(256).collect()),
     };
     let failed = |status: StatusCode, message: String| {
-        render::html(
+        render::standalone(
             status,
             &LoginPage {
                 asset_version: crate::assets::VERSION.as_str(),
@@ -149,7 +153,10 @@ mod tests {
 
     #[test]
     fn only_local_paths_are_followed_after_login() {
-        assert_eq!(safe_next(Some("/reviews?status=failed")), "/reviews?status=failed");
+        assert_eq!(
+            safe_next(Some("/reviews?status=failed")),
+            "/reviews?status=failed"
+        );
         assert_eq!(safe_next(Some("//evil.example/x")), "/");
         assert_eq!(safe_next(Some("/\\evil.example")), "/");
         assert_eq!(safe_next(Some("https://evil.example")), "/");

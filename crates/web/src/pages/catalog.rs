@@ -6,17 +6,23 @@ use crate::render::{self, Chrome, PageError, describe};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use reviewd_domain::model::Permission;
 use reviewd_domain::model::review_views::{RuleItem, TemplateItem};
+use reviewd_domain::model::{Permission, Project};
 use reviewd_domain::ports::{RuleChanges, TemplateChanges};
 use reviewd_domain::services::ServiceError;
 use serde::Deserialize;
 use uuid::Uuid;
 
+crate::render::pages!(CatalogPage, TemplateEditPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/catalog", web::get().to(show))
         .route("/catalog/templates", web::post().to(create_template))
-        .route("/catalog/templates/{id}/default", web::post().to(make_default))
+        .route("/catalog/templates/{id}", web::get().to(edit_template))
+        .route("/catalog/templates/{id}", web::post().to(update_template))
+        .route(
+            "/catalog/templates/{id}/default",
+            web::post().to(make_default),
+        )
         .route("/catalog/rules", web::post().to(create_rule))
         .route("/catalog/rules/{id}", web::post().to(update_rule));
 }
@@ -27,6 +33,14 @@ struct CatalogPage {
     chrome: Chrome,
     templates: Vec<TemplateItem>,
     rules: Vec<RuleItem>,
+    projects: Vec<Project>,
+}
+
+impl CatalogPage {
+    fn project_name(&self, id: &Option<Uuid>) -> String {
+        id.and_then(|id| self.projects.iter().find(|p| p.id == id))
+            .map_or_else(|| "global".to_owned(), |p| p.full_path.clone())
+    }
 }
 
 async fn show(req: HttpRequest, viewer: Viewer) -> Result<HttpResponse, PageError> {
@@ -37,15 +51,21 @@ async fn show(req: HttpRequest, viewer: Viewer) -> Result<HttpResponse, PageErro
         chrome: Chrome::new(&viewer, "catalog", "Templates and rules"),
         templates: state.history.templates().await?,
         rules,
+        projects: state.projects.list_all().await?,
     })
 }
 
-fn saved_or_shown<T>(result: Result<T, ServiceError>, done: &str) -> Result<HttpResponse, PageError> {
+fn saved_or_shown<T>(
+    result: Result<T, ServiceError>,
+    done: &str,
+) -> Result<HttpResponse, PageError> {
     match result {
         Ok(_) => Ok(render::redirect_with("/catalog", done)),
-        Err(err @ (ServiceError::Invalid(_) | ServiceError::Conflict(_) | ServiceError::BadRequest { .. })) => {
-            Ok(render::redirect_error("/catalog", &describe(&err)))
-        }
+        Err(
+            err @ (ServiceError::Invalid(_)
+            | ServiceError::Conflict(_)
+            | ServiceError::BadRequest { .. }),
+        ) => Ok(render::redirect_error("/catalog", &describe(&err))),
         Err(err) => Err(err.into()),
     }
 }
@@ -57,6 +77,31 @@ struct TemplateForm {
     description: String,
     content: String,
     is_default: Option<String>,
+    /// Empty for a global template.
+    project_id: Option<String>,
+}
+
+impl TemplateForm {
+    fn project(&self) -> Result<Option<Uuid>, PageError> {
+        match self.project_id.as_deref().filter(|p| !p.is_empty()) {
+            None => Ok(None),
+            Some(p) => p
+                .parse()
+                .map(Some)
+                .map_err(|_| PageError::BadRequest("unknown project".to_owned())),
+        }
+    }
+
+    fn changes(self) -> Result<TemplateChanges, PageError> {
+        let project = self.project()?;
+        Ok(TemplateChanges {
+            name: Some(self.name.trim().to_owned()),
+            description: Some(Some(self.description.trim().to_owned()).filter(|d| !d.is_empty())),
+            content: Some(self.content),
+            is_default: Some(self.is_default.is_some()),
+            project_id: Some(project),
+        })
+    }
 }
 
 async fn create_template(
@@ -65,17 +110,55 @@ async fn create_template(
     form: PageForm<TemplateForm>,
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigCreate)?;
-    let f = form.fields;
-    let changes = TemplateChanges {
-        name: Some(f.name.trim().to_owned()),
-        description: Some(Some(f.description.trim().to_owned()).filter(|d| !d.is_empty())),
-        content: Some(f.content),
-        is_default: Some(f.is_default.is_some()),
-        project_id: None,
-    };
+    let changes = form.fields.changes()?;
     saved_or_shown(
         state(&req)?.catalog.create_template(changes).await,
         "Template created.",
+    )
+}
+
+#[derive(Template)]
+#[template(path = "template_form.html")]
+struct TemplateEditPage {
+    chrome: Chrome,
+    template: TemplateItem,
+    content: String,
+    projects: Vec<Project>,
+}
+
+async fn edit_template(
+    req: HttpRequest,
+    viewer: Viewer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, PageError> {
+    viewer.require(Permission::ConfigUpdate)?;
+    let state = state(&req)?;
+    let template = state
+        .history
+        .templates()
+        .await?
+        .into_iter()
+        .find(|t| t.id == *id)
+        .ok_or_else(|| PageError::NotFound("template not found".to_owned()))?;
+    render::page(&TemplateEditPage {
+        chrome: Chrome::new(&viewer, "catalog", format!("Template {}", template.name)),
+        content: state.catalog.template_content(*id).await?,
+        template,
+        projects: state.projects.list_all().await?,
+    })
+}
+
+async fn update_template(
+    req: HttpRequest,
+    viewer: Viewer,
+    id: web::Path<Uuid>,
+    form: PageForm<TemplateForm>,
+) -> Result<HttpResponse, PageError> {
+    viewer.require(Permission::ConfigUpdate)?;
+    let changes = form.fields.changes()?;
+    saved_or_shown(
+        state(&req)?.catalog.update_template(*id, changes).await,
+        "Template saved.",
     )
 }
 
@@ -147,7 +230,10 @@ async fn create_rule(
         priority: Some(priority(&f.priority)?),
         project_id: None,
     };
-    saved_or_shown(state(&req)?.catalog.create_rule(changes).await, "Rule created.")
+    saved_or_shown(
+        state(&req)?.catalog.create_rule(changes).await,
+        "Rule created.",
+    )
 }
 
 #[derive(Deserialize)]
@@ -169,5 +255,8 @@ async fn update_rule(
         priority: Some(priority(&form.fields.priority)?),
         ..RuleChanges::default()
     };
-    saved_or_shown(state(&req)?.catalog.update_rule(*id, changes).await, "Rule saved.")
+    saved_or_shown(
+        state(&req)?.catalog.update_rule(*id, changes).await,
+        "Rule saved.",
+    )
 }

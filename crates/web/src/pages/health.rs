@@ -13,6 +13,7 @@ use reviewd_domain::model::monitoring::ApiStats;
 use reviewd_domain::services::health::overall;
 use serde::Deserialize;
 
+crate::render::pages!(HealthPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/health", web::get().to(show))
         .route("/health/check", web::post().to(check_now));

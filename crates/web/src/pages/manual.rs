@@ -8,11 +8,14 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::review_views::TemplateItem;
-use reviewd_domain::model::{MergeRequest, MrState, Permission, Project, ProjectFilter, ReviewTask};
+use reviewd_domain::model::{
+    MergeRequest, MrState, Permission, Project, ProjectFilter, ReviewTask,
+};
 use reviewd_domain::services::{ManualReviewRequest, ServiceError};
 use serde::Deserialize;
 use uuid::Uuid;
 
+crate::render::pages!(PickPage, TaskPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/manual", web::get().to(pick))
         .route("/manual", web::post().to(trigger))
@@ -57,7 +60,10 @@ async fn pick(
         .await?
         .items;
     let search = query.search.clone().unwrap_or_default();
-    let selected = query.project_id.as_deref().and_then(|v| v.parse::<Uuid>().ok());
+    let selected = query
+        .project_id
+        .as_deref()
+        .and_then(|v| v.parse::<Uuid>().ok());
     let (project, merge_requests, platform_error) = match selected {
         None => (None, Vec::new(), None),
         Some(id) => {
@@ -117,7 +123,11 @@ async fn trigger(
         template_id,
     };
     let back = format!("/manual?projectId={}", f.project_id);
-    match state.manual_reviews.trigger(&viewer.principal, request).await {
+    match state
+        .manual_reviews
+        .trigger(&viewer.principal, request)
+        .await
+    {
         Ok(enqueued) => Ok(render::redirect(&format!(
             "/manual/tasks/{}",
             enqueued.task().id

@@ -17,6 +17,7 @@ use reviewd_domain::model::{Permission, SecretString};
 use reviewd_domain::services::ServiceError;
 use serde::Deserialize;
 
+crate::render::pages!(NotificationsPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/notifications", web::get().to(show))
         .route("/notifications", web::post().to(save))
@@ -70,10 +71,13 @@ async fn page(
         .history(&filter, PageRequest::new(query.page.unwrap_or(1), 20, 20))
         .await?;
     let qs = serde_urlencoded::to_string(
-        [("channel", query.channel.as_deref()), ("status", query.status.as_deref())]
-            .into_iter()
-            .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
-            .collect::<Vec<_>>(),
+        [
+            ("channel", query.channel.as_deref()),
+            ("status", query.status.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
+        .collect::<Vec<_>>(),
     )
     .unwrap_or_default();
     let pager = Pager::new(&history, "/notifications", &qs);
@@ -180,7 +184,10 @@ impl SettingsForm {
             ServiceError::invalid("ratingThreshold", "must be a number from 0 to 100")
         })?;
         let frequency = Frequency::parse(&self.notification_frequency).ok_or_else(|| {
-            ServiceError::invalid("notificationFrequency", "must be immediate, daily or weekly")
+            ServiceError::invalid(
+                "notificationFrequency",
+                "must be immediate, daily or weekly",
+            )
         })?;
         Ok(NotificationConfigPatch {
             email_enabled: Some(self.email_enabled.is_some()),
@@ -270,9 +277,9 @@ async fn test(
                 r.error.unwrap_or_else(|| "no reason given".to_owned())
             ),
         )),
-        Err(err @ (ServiceError::Invalid(_) | ServiceError::BadRequest { .. })) => Ok(
-            render::redirect_error("/notifications", &describe(&err)),
-        ),
+        Err(err @ (ServiceError::Invalid(_) | ServiceError::BadRequest { .. })) => {
+            Ok(render::redirect_error("/notifications", &describe(&err)))
+        }
         Err(err) => Err(err.into()),
     }
 }

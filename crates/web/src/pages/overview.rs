@@ -6,10 +6,11 @@ use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use reviewd_domain::PageRequest;
-use reviewd_domain::model::runner::RunnerStatus;
 use reviewd_domain::model::review_views::{FailedReview, ReviewFilter, ReviewStats};
+use reviewd_domain::model::runner::RunnerStatus;
 use reviewd_domain::services::health::overall;
 
+crate::render::pages!(OverviewPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(overview));
 }

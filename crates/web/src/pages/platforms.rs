@@ -12,6 +12,7 @@ use reviewd_domain::services::{
 use serde::Deserialize;
 use uuid::Uuid;
 
+crate::render::pages!(ListPage, FormPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/platforms", web::get().to(list))
         .route("/platforms/new", web::get().to(new_form))
@@ -23,7 +24,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/platforms/{id}/delete", web::post().to(delete))
         .route("/platforms/{id}/sync", web::post().to(sync))
         .route("/platforms/{id}/oauth", web::post().to(oauth_start))
-        .route("/platforms/{id}/oauth/callback", web::get().to(oauth_callback));
+        .route(
+            "/platforms/{id}/oauth/callback",
+            web::get().to(oauth_callback),
+        );
 }
 
 /// A config as listed, with how many projects it brings.
@@ -130,7 +134,11 @@ fn given(value: Option<String>) -> Option<String> {
 }
 
 fn form_page(viewer: &Viewer, id: Option<Uuid>, form: ConfigForm) -> FormPage {
-    let title = if id.is_some() { "Edit connection" } else { "Connect a platform" };
+    let title = if id.is_some() {
+        "Edit connection"
+    } else {
+        "Connect a platform"
+    };
     FormPage {
         chrome: Chrome::new(viewer, "platforms", title),
         id,
@@ -177,7 +185,8 @@ async fn create(
     let f = form.fields;
     let Some(kind) = platform_type(&f.platform_type) else {
         let mut page = form_page(&viewer, None, f);
-        page.errors.push(FieldError::new("platformType", "choose GitLab or GitHub"));
+        page.errors
+            .push(FieldError::new("platformType", "choose GitLab or GitHub"));
         return render::html(actix_web::http::StatusCode::BAD_REQUEST, &page);
     };
     let input = PlatformConfigInput {
@@ -216,13 +225,21 @@ async fn test_connection(
         .and_then(|(_, v)| v.parse::<Uuid>().ok());
     let mut page = form_page(&viewer, id, f.clone());
     let Some(kind) = platform_type(&f.platform_type) else {
-        page.errors.push(FieldError::new("platformType", "choose GitLab or GitHub"));
+        page.errors
+            .push(FieldError::new("platformType", "choose GitLab or GitHub"));
         return render::html(actix_web::http::StatusCode::BAD_REQUEST, &page);
     };
     // Testing a stored connection without retyping its token uses the stored one.
     let token = match (given(f.access_token.clone()), id) {
         (Some(t), _) if t != "***" => Some(t),
-        (_, Some(id)) => Some(state.platform_configs.access_token(id).await?.expose().to_owned()),
+        (_, Some(id)) => Some(
+            state
+                .platform_configs
+                .access_token(id)
+                .await?
+                .expose()
+                .to_owned(),
+        ),
         _ => None,
     };
     if let Some(id) = id {
@@ -405,7 +422,10 @@ async fn sync(
 
 fn callback_uri(req: &HttpRequest, id: Uuid) -> Result<String, PageError> {
     let state = state(req)?;
-    Ok(format!("{}/platforms/{id}/oauth/callback", state.config.app_url))
+    Ok(format!(
+        "{}/platforms/{id}/oauth/callback",
+        state.config.app_url
+    ))
 }
 
 async fn oauth_start(
@@ -452,7 +472,10 @@ async fn oauth_callback(
             .clone()
             .or_else(|| query.error.clone())
             .unwrap_or_else(|| "the platform sent no authorisation code".to_owned());
-        return Ok(render::redirect_error(&back, &format!("Not connected: {why}")));
+        return Ok(render::redirect_error(
+            &back,
+            &format!("Not connected: {why}"),
+        ));
     };
     match state
         .platform_configs
@@ -463,9 +486,14 @@ async fn oauth_callback(
             "/platforms",
             &format!("“{}” is connected through OAuth.", config.name),
         )),
-        Err(err @ (ServiceError::BadRequest { .. } | ServiceError::Invalid(_) | ServiceError::Platform(_))) => {
-            Ok(render::redirect_error(&back, &format!("Not connected: {}", describe(&err))))
-        }
+        Err(
+            err @ (ServiceError::BadRequest { .. }
+            | ServiceError::Invalid(_)
+            | ServiceError::Platform(_)),
+        ) => Ok(render::redirect_error(
+            &back,
+            &format!("Not connected: {}", describe(&err)),
+        )),
         Err(err) => Err(err.into()),
     }
 }

@@ -8,6 +8,7 @@ use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use reviewd_domain::PageRequest;
+use reviewd_domain::model::review_views::TemplateItem;
 use reviewd_domain::model::{
     Permission, PipelineEntry, PipelineFilter, PlatformConfig, PlatformUser, Project,
     ProjectFilter, ProjectSettingsChanges, ProjectStats, WebhookStatusFilter,
@@ -16,6 +17,7 @@ use reviewd_domain::services::ServiceError;
 use serde::Deserialize;
 use uuid::Uuid;
 
+crate::render::pages!(ListPage, DetailPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/projects", web::get().to(list))
         .route("/projects/toggle", web::post().to(toggle))
@@ -93,7 +95,10 @@ async fn list(
     let query = query.into_inner();
     let page = state
         .projects
-        .list(&query.filter(), PageRequest::new(query.page.unwrap_or(1), 25, 25))
+        .list(
+            &query.filter(),
+            PageRequest::new(query.page.unwrap_or(1), 25, 25),
+        )
         .await?;
     let qs = query.query_string();
     let pager = Pager::new(&page, "/projects", &qs);
@@ -141,7 +146,11 @@ async fn toggle(
         "on" => Some(true),
         "off" => Some(false),
         "inherit" => None,
-        _ => return Err(PageError::BadRequest("value must be on, off or inherit".to_owned())),
+        _ => {
+            return Err(PageError::BadRequest(
+                "value must be on, off or inherit".to_owned(),
+            ));
+        }
     };
     let changes = match (f.switch.as_str(), on) {
         ("enabled", Some(on)) => ProjectSettingsChanges {
@@ -154,7 +163,10 @@ async fn toggle(
         },
         _ => return Err(PageError::BadRequest("unknown switch".to_owned())),
     };
-    let project = state.projects.update_settings(f.project_id, changes).await?;
+    let project = state
+        .projects
+        .update_settings(f.project_id, changes)
+        .await?;
     let what = match (f.switch.as_str(), on) {
         ("enabled", Some(true)) => "enabled",
         ("enabled", _) => "disabled",
@@ -208,7 +220,10 @@ async fn webhooks(
                 Some(e) => {
                     return Ok(render::redirect_error(
                         &back,
-                        &format!("Webhooks created for {ok} of {} project(s); {e}", results.len()),
+                        &format!(
+                            "Webhooks created for {ok} of {} project(s); {e}",
+                            results.len()
+                        ),
                     ));
                 }
             }
@@ -248,6 +263,8 @@ struct DetailPage {
     other_reviewers: Vec<String>,
     pipelines: Vec<PipelineEntry>,
     pager: Pager,
+    /// The project's own template, if it has one (else the global default applies).
+    template: Option<TemplateItem>,
 }
 
 impl DetailPage {
@@ -298,7 +315,14 @@ async fn detail(
         )
         .await?;
     let pager = Pager::new(&pipelines, &format!("/projects/{id}"), "");
+    let template = state
+        .history
+        .templates()
+        .await?
+        .into_iter()
+        .find(|t| Some(t.id) == resolved.template_id);
     render::page(&DetailPage {
+        template,
         chrome: Chrome::new(&viewer, "projects", project.full_path.clone()),
         ignore_patterns: project
             .file_ignore_patterns

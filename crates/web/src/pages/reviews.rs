@@ -17,6 +17,7 @@ use reviewd_domain::services::ServiceError;
 use serde::Deserialize;
 use uuid::Uuid;
 
+crate::render::pages!(ListPage, DetailPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/reviews", web::get().to(list))
         .route("/reviews/{id}", web::get().to(detail))
@@ -151,7 +152,9 @@ struct DetailPage {
 
 impl DetailPage {
     fn progress_percent(&self) -> usize {
-        (self.files_done * 100).checked_div(self.files.len()).unwrap_or(0)
+        (self.files_done * 100)
+            .checked_div(self.files.len())
+            .unwrap_or(0)
     }
 }
 

@@ -12,6 +12,7 @@ use reviewd_domain::services::{NewUserInput, ServiceError, UserUpdateInput};
 use serde::Deserialize;
 use uuid::Uuid;
 
+crate::render::pages!(SettingsPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/settings", web::get().to(show))
         .route("/settings/api-keys", web::post().to(create_key))
@@ -37,10 +38,7 @@ struct SettingsPage {
     user_error: Option<String>,
 }
 
-async fn settings_page(
-    req: &HttpRequest,
-    viewer: &Viewer,
-) -> Result<SettingsPage, PageError> {
+async fn settings_page(req: &HttpRequest, viewer: &Viewer) -> Result<SettingsPage, PageError> {
     let state = state(req)?;
     let keys = state
         .api_keys
@@ -83,7 +81,12 @@ async fn create_key(
     let state = state(&req)?;
     let f = form.fields;
     let mut page = settings_page(&req, &viewer).await?;
-    let expires_at = match f.expires_on.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+    let expires_at = match f
+        .expires_on
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+    {
         None => None,
         Some(day) => match NaiveDate::parse_from_str(day, "%Y-%m-%d") {
             Ok(d) => Some(d.and_time(chrono::NaiveTime::MIN).and_utc()),
@@ -93,7 +96,11 @@ async fn create_key(
             }
         },
     };
-    match state.api_keys.create(&viewer.principal, &f.name, expires_at).await {
+    match state
+        .api_keys
+        .create(&viewer.principal, &f.name, expires_at)
+        .await
+    {
         Ok(created) => {
             // Shown on this answer only (not a redirect): it is never stored in clear.
             page.keys.insert(0, created.key);
@@ -117,11 +124,11 @@ async fn revoke_key(
     id: web::Path<Uuid>,
     _form: PageForm<Nothing>,
 ) -> Result<HttpResponse, PageError> {
-    state(&req)?
-        .api_keys
-        .revoke(&viewer.principal, *id)
-        .await?;
-    Ok(render::redirect_with("/settings#api-keys", "API key revoked."))
+    state(&req)?.api_keys.revoke(&viewer.principal, *id).await?;
+    Ok(render::redirect_with(
+        "/settings#api-keys",
+        "API key revoked.",
+    ))
 }
 
 #[derive(Deserialize)]
@@ -188,11 +195,18 @@ async fn update_user(
     match state.users.update(*id, input).await {
         Ok(user) => Ok(render::redirect_with(
             "/settings#users",
-            &format!("{} is now {}{}.", user.email, user.role.as_str(), if user.disabled { " (disabled)" } else { "" }),
+            &format!(
+                "{} is now {}{}.",
+                user.email,
+                user.role.as_str(),
+                if user.disabled { " (disabled)" } else { "" }
+            ),
         )),
-        Err(err @ (ServiceError::Invalid(_) | ServiceError::BadRequest { .. } | ServiceError::Forbidden(_))) => {
-            Ok(render::redirect_error("/settings#users", &describe(&err)))
-        }
+        Err(
+            err @ (ServiceError::Invalid(_)
+            | ServiceError::BadRequest { .. }
+            | ServiceError::Forbidden(_)),
+        ) => Ok(render::redirect_error("/settings#users", &describe(&err))),
         Err(err) => Err(err.into()),
     }
 }

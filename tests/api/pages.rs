@@ -1,0 +1,300 @@
+//! The dashboard over plain HTTP: who gets a page, what hostile text looks like on it,
+//! unknown pages, and the assets.
+
+use crate::helpers::{TestApp, json};
+use reqwest::StatusCode;
+use serde_json::json;
+
+#[tokio::test]
+async fn pages_need_a_session_and_send_visitors_to_the_login_page_then_back() {
+    let app = TestApp::spawn().await;
+    let anonymous = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    for page in ["/", "/reviews?status=failed", "/settings"] {
+        let r = anonymous.get(app.url(page)).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::SEE_OTHER, "{page}");
+        let to = r.headers()["location"].to_str().unwrap().to_owned();
+        assert!(to.starts_with("/login?next=/"), "{page} -> {to}");
+    }
+    // An API key is for the API: a page with only a key still asks for a login.
+    let root = app.root().await;
+    let key = json(
+        root.post("/api/api-keys", json!({ "name": "k" })).await,
+        StatusCode::CREATED,
+    )
+    .await["data"]["apiKey"]["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = anonymous
+        .get(app.url("/"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+
+    // A wrong password shows the form again with the reason, and sets no cookie.
+    let r = anonymous
+        .post(app.url("/login"))
+        .form(&[
+            ("email", crate::helpers::ROOT_EMAIL),
+            ("password", "wrong"),
+            ("next", "/reviews"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert!(
+        r.headers()
+            .get_all("set-cookie")
+            .iter()
+            .all(|c| !c.to_str().unwrap().starts_with("reviewd_session=")),
+        "a failed login set a session cookie"
+    );
+    assert!(r.text().await.unwrap().contains("do not match"));
+    // The right one goes back where the visitor was going, never to another site.
+    for (next, expected) in [("/reviews", "/reviews"), ("//evil.example/x", "/")] {
+        let r = anonymous
+            .post(app.url("/login"))
+            .form(&[
+                ("email", crate::helpers::ROOT_EMAIL),
+                ("password", crate::helpers::ROOT_PASSWORD),
+                ("next", next),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::SEE_OTHER);
+        assert_eq!(r.headers()["location"], expected);
+    }
+}
+
+#[tokio::test]
+async fn hostile_text_is_shown_as_text_and_pages_forbid_framing_and_foreign_scripts() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    let hostile = "<script>alert('x')</script>\"><img src=x onerror=alert(1)>";
+    json(
+        root.post(
+            "/api/users",
+            json!({ "email": "hostile@reviewd.test", "name": hostile, "password": "a-good-password", "role": "viewer" }),
+        )
+        .await,
+        StatusCode::CREATED,
+    )
+    .await;
+    let r = root.get("/settings").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let csp = r.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"),
+        "{csp}"
+    );
+    let html = r.text().await.unwrap();
+    assert!(
+        !html.contains("<script>alert"),
+        "unescaped script on the page"
+    );
+    assert!(!html.contains("<img src=x"), "unescaped tag on the page");
+    // askama writes numeric entities.
+    assert!(
+        html.contains("&#60;script&#62;alert(&#39;x&#39;)"),
+        "the name is not shown"
+    );
+}
+
+#[tokio::test]
+async fn unknown_pages_are_html_404s_unknown_api_paths_stay_json_and_assets_are_cached() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    let page = root.get("/no/such/page").await;
+    assert_eq!(page.status(), StatusCode::NOT_FOUND);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let api = root.get("/api/no/such/thing").await;
+    assert_eq!(api.status(), StatusCode::NOT_FOUND);
+    let body: serde_json::Value = api.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "NOT_FOUND");
+    let unknown_review = root
+        .get(&format!("/reviews/{}", uuid::Uuid::new_v4()))
+        .await;
+    assert_eq!(unknown_review.status(), StatusCode::NOT_FOUND);
+    let not_a_uuid = root.get("/reviews/%00%3Cx%3E").await;
+    assert!(
+        not_a_uuid.status().is_client_error(),
+        "{}",
+        not_a_uuid.status()
+    );
+
+    let css = reqwest::get(app.url("/static/app.css?v=1")).await.unwrap();
+    assert_eq!(css.status(), StatusCode::OK);
+    assert!(
+        css.headers()["cache-control"]
+            .to_str()
+            .unwrap()
+            .contains("immutable")
+    );
+    let etag = css.headers()["etag"].clone();
+    let again = reqwest::Client::new()
+        .get(app.url("/static/app.css"))
+        .header("if-none-match", etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    let worker = reqwest::get(app.url("/sw.js")).await.unwrap();
+    assert!(
+        worker.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/javascript")
+    );
+}
+
+#[tokio::test]
+async fn a_viewer_is_refused_every_admin_form_and_nothing_changes() {
+    let app = TestApp::spawn().await;
+    let viewer = app.user_with_role("viewer").await;
+    // The form token is on the viewer's own page.
+    let html = viewer.get("/settings").await.text().await.unwrap();
+    let token = html
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap()
+        .to_owned();
+    let before = app.sql("SELECT count(*) FROM users");
+    for (path, fields) in [
+        (
+            "/settings/users",
+            vec![
+                ("email", "x@reviewd.test"),
+                ("name", "x"),
+                ("password", "a-good-password"),
+                ("role", "admin"),
+            ],
+        ),
+        (
+            "/platforms/new",
+            vec![
+                ("name", "x"),
+                ("platform_type", "hostA"),
+                ("base_url", "https://gitlab.example.com"),
+            ],
+        ),
+        ("/notifications/vapid", vec![]),
+    ] {
+        let mut form: Vec<(&str, &str)> = fields;
+        form.push(("csrf", &token));
+        let r = viewer
+            .request(reqwest::Method::POST, path)
+            .form(&form)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN, "{path}");
+    }
+    assert_eq!(app.sql("SELECT count(*) FROM users"), before);
+    assert_eq!(app.sql("SELECT count(*) FROM platform_configs"), "0");
+}
+
+/// The form token of a signed-in session, as its pages carry it.
+async fn form_token(session: &crate::helpers::Session) -> String {
+    let html = session.get("/settings").await.text().await.unwrap();
+    html.split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn gitlab_oauth_connects_through_the_pages_and_refuses_a_forged_state() {
+    use wiremock::matchers::{body_string_contains, method, path};
+    use wiremock::{Mock, ResponseTemplate};
+    let app = TestApp::spawn().await;
+    let gitlab = reviewd_testkit::FakeGitlab::start("unused").await;
+    let root = app.root().await;
+    let id = json(
+        root.post("/api/platform-configs", json!({ "name": "OAuth GitLab", "platformType": "hostA", "baseUrl": gitlab.base_url(),
+                                                    "authType": "oauth", "appId": "app-123", "appSecret": "app-secret-xyz" })).await,
+        StatusCode::OK,
+    )
+    .await["data"]["config"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    Mock::given(method("POST"))
+        .and(path("/oauth/token"))
+        .and(body_string_contains("code=the-code"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "access_token": "oauth-access-1", "token_type": "Bearer", "expires_in": 7200,
+            "refresh_token": "oauth-refresh-1", "created_at": 1_800_000_000, "scope": "api",
+        })))
+        .mount(&gitlab.server)
+        .await;
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let cookie = root.cookie_header(&app.base_url);
+    let token = form_token(&root).await;
+    let started = no_redirects
+        .post(app.url(&format!("/platforms/{id}/oauth")))
+        .header("cookie", &cookie)
+        .form(&[("csrf", token.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(started.status(), StatusCode::SEE_OTHER);
+    let to = url::Url::parse(started.headers()["location"].to_str().unwrap()).unwrap();
+    assert!(
+        to.as_str()
+            .starts_with(&format!("{}/oauth/authorize?", gitlab.base_url()))
+    );
+    let query: std::collections::HashMap<_, _> = to.query_pairs().into_owned().collect();
+    assert_eq!(
+        query["redirect_uri"],
+        format!("http://reviewd.test/platforms/{id}/oauth/callback")
+    );
+    let callback = |state: &str| {
+        no_redirects
+            .get(app.url(&format!(
+                "/platforms/{id}/oauth/callback?code=the-code&state={state}"
+            )))
+            .header("cookie", &cookie)
+            .send()
+    };
+    // A state the server did not issue is refused, and nothing is stored.
+    let forged = callback("forged").await.unwrap();
+    assert_eq!(forged.headers()["location"], format!("/platforms/{id}"));
+    assert_eq!(
+        app.sql(&format!(
+            "SELECT access_token_enc IS NULL FROM platform_configs WHERE id = '{id}'"
+        )),
+        "t"
+    );
+    // GitLab's answer with the issued state stores the (encrypted) token.
+    let done = callback(&query["state"]).await.unwrap();
+    assert_eq!(done.status(), StatusCode::SEE_OTHER);
+    assert_eq!(done.headers()["location"], "/platforms");
+    assert_eq!(
+        app.sql(&format!(
+            "SELECT access_token_enc IS NOT NULL FROM platform_configs WHERE id = '{id}'"
+        )),
+        "t"
+    );
+    let page = root.get("/platforms").await.text().await.unwrap();
+    assert!(page.contains("token ***") && !page.contains("oauth-access-1"));
+}
