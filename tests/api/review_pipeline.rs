@@ -38,7 +38,7 @@ pub(crate) const APP_DIFF_1: &str =
 const APP_DIFF_2: &str = "@@ -1,3 +1,6 @@\n fn main() {\n+    let x = foo().unwrap();\n     run();\n+    let y = bar();\n+    drop(y);\n }\n";
 
 /// A MR whose head is `head`, with `files` in its diff.
-async fn mount_mr(gitlab: &FakeGitlab, head: &str, files: Value, priority: u8) {
+pub(crate) async fn mount_mr(gitlab: &FakeGitlab, head: &str, files: Value, priority: u8) {
     Mock::given(method("GET"))
         .and(path("/api/v4/projects/1/merge_requests/1"))
         .respond_with(ResponseTemplate::new(200).set_body_json(mr(head)))

@@ -24,6 +24,10 @@ pub fn token(auth_secret: &Secret, session_token: &str) -> String {
     hmac_sha256_hex(&key, session_token.as_bytes())
 }
 
+/// The fields of a form that is only a button (its token is all it carries).
+#[derive(serde::Deserialize)]
+pub struct NoFields {}
+
 /// A submitted form: its typed fields, and every pair as sent (for repeated fields
 /// such as the checked boxes of a batch action). The token was checked.
 pub struct PageForm<T> {

@@ -2,6 +2,15 @@
 
 use reviewd_domain::Page;
 
+/// The query string of a page's filters that are set (for pager links and redirects).
+pub fn filters_query(filters: &[(&str, Option<&str>)]) -> String {
+    let set: Vec<(&str, &str)> = filters
+        .iter()
+        .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (*k, v)))
+        .collect();
+    serde_urlencoded::to_string(set).unwrap_or_default()
+}
+
 pub struct Pager {
     pub page: u32,
     pub total_pages: u64,
@@ -36,6 +45,19 @@ impl Pager {
 mod tests {
     use super::*;
     use reviewd_domain::PageRequest;
+
+    #[test]
+    fn only_set_filters_are_kept_and_encoded() {
+        assert_eq!(
+            filters_query(&[
+                ("status", Some("failed")),
+                ("projectId", None),
+                ("search", Some("a&b c")),
+                ("x", Some(""))
+            ]),
+            "status=failed&search=a%26b+c"
+        );
+    }
 
     #[test]
     fn links_keep_the_filters_and_stop_at_the_ends() {

@@ -129,6 +129,26 @@ pub fn redirect_error(to: &str, message: &str) -> HttpResponse {
     r
 }
 
+/// The answer to a form's action: back to `to` with `done(value)` when it worked; back
+/// with the reason when it is the user's to mend (bad input, a clash, the platform's
+/// refusal); a page of its own for the rest (not found, forbidden, outages, bugs).
+pub fn after<T>(
+    result: Result<T, ServiceError>,
+    to: &str,
+    done: impl FnOnce(T) -> String,
+) -> Result<HttpResponse, PageError> {
+    match result {
+        Ok(value) => Ok(redirect_with(to, &done(value))),
+        Err(
+            err @ (ServiceError::Invalid(_)
+            | ServiceError::BadRequest { .. }
+            | ServiceError::Conflict(_)
+            | ServiceError::Platform(_)),
+        ) => Ok(redirect_error(to, &describe(&err))),
+        Err(err) => Err(err.into()),
+    }
+}
+
 /// A failure shown as a page of its own (or a redirect to the login page).
 #[derive(Debug)]
 pub enum PageError {

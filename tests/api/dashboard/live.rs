@@ -4,7 +4,7 @@
 use super::browser::Browser;
 use super::flows::log_in;
 use crate::helpers::{ROOT_EMAIL, ROOT_PASSWORD, json};
-use crate::review_pipeline::{APP_DIFF_1, HEAD_1, file, mount_posting, mr, review_answer};
+use crate::review_pipeline::{APP_DIFF_1, HEAD_1, file, mount_mr, mount_posting, review_answer};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::{Value, json};
@@ -44,20 +44,7 @@ async fn a_running_review_shows_its_progress_live_and_finishes_without_a_reload(
         file("src/b.rs", APP_DIFF_1),
         file("src/c.rs", APP_DIFF_1)
     ]);
-    Mock::given(method("GET"))
-        .and(path("/api/v4/projects/1/merge_requests/1"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(mr(HEAD_1)))
-        .mount(&gitlab.server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/api/v4/projects/1/merge_requests/1/diffs"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(files)
-                .insert_header("x-next-page", ""),
-        )
-        .mount(&gitlab.server)
-        .await;
+    mount_mr(&gitlab, HEAD_1, files, 5).await;
     let ai = slow_ai(Duration::from_secs(3)).await;
     let app =
         crate::review_pipeline::app_with_ai(&ai, &[("AI_REVIEW_CONCURRENCY", "1".to_owned())])

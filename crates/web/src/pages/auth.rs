@@ -1,6 +1,6 @@
 //! `/login` and `/logout`.
 
-use crate::form::PageForm;
+use crate::form::{NoFields, PageForm};
 use crate::render::{self, PageError};
 use crate::session;
 use actix_web::http::StatusCode;
@@ -132,10 +132,7 @@ async fn log_in(req: HttpRequest, form: web::Form<LoginForm>) -> Result<HttpResp
     }
 }
 
-#[derive(Deserialize)]
-struct Empty {}
-
-async fn log_out(req: HttpRequest, _form: PageForm<Empty>) -> Result<HttpResponse, PageError> {
+async fn log_out(req: HttpRequest, _form: PageForm<NoFields>) -> Result<HttpResponse, PageError> {
     let state = session::state(&req)?;
     if let Some(cookie) = req.cookie(SESSION_COOKIE) {
         state.auth.logout(cookie.value()).await?;

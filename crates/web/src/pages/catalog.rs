@@ -1,15 +1,14 @@
 //! `/catalog`: review templates (the prompt's frame) and review rules (instructions
 //! added for matching files, in priority order).
 
-use crate::form::PageForm;
-use crate::render::{self, Chrome, PageError, describe};
+use crate::form::{NoFields, PageForm};
+use crate::render::{self, Chrome, PageError};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use reviewd_domain::model::review_views::{RuleItem, TemplateItem};
 use reviewd_domain::model::{Permission, Project};
 use reviewd_domain::ports::{RuleChanges, TemplateChanges};
-use reviewd_domain::services::ServiceError;
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -55,21 +54,6 @@ async fn show(req: HttpRequest, viewer: Viewer) -> Result<HttpResponse, PageErro
     })
 }
 
-fn saved_or_shown<T>(
-    result: Result<T, ServiceError>,
-    done: &str,
-) -> Result<HttpResponse, PageError> {
-    match result {
-        Ok(_) => Ok(render::redirect_with("/catalog", done)),
-        Err(
-            err @ (ServiceError::Invalid(_)
-            | ServiceError::Conflict(_)
-            | ServiceError::BadRequest { .. }),
-        ) => Ok(render::redirect_error("/catalog", &describe(&err))),
-        Err(err) => Err(err.into()),
-    }
-}
-
 #[derive(Deserialize)]
 struct TemplateForm {
     name: String,
@@ -111,9 +95,10 @@ async fn create_template(
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigCreate)?;
     let changes = form.fields.changes()?;
-    saved_or_shown(
+    render::after(
         state(&req)?.catalog.create_template(changes).await,
-        "Template created.",
+        "/catalog",
+        |_| "Template created.".to_owned(),
     )
 }
 
@@ -156,29 +141,28 @@ async fn update_template(
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigUpdate)?;
     let changes = form.fields.changes()?;
-    saved_or_shown(
+    render::after(
         state(&req)?.catalog.update_template(*id, changes).await,
-        "Template saved.",
+        "/catalog",
+        |_| "Template saved.".to_owned(),
     )
 }
-
-#[derive(Deserialize)]
-struct Nothing {}
 
 async fn make_default(
     req: HttpRequest,
     viewer: Viewer,
     id: web::Path<Uuid>,
-    _form: PageForm<Nothing>,
+    _form: PageForm<NoFields>,
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigUpdate)?;
     let changes = TemplateChanges {
         is_default: Some(true),
         ..TemplateChanges::default()
     };
-    saved_or_shown(
+    render::after(
         state(&req)?.catalog.update_template(*id, changes).await,
-        "Default template changed.",
+        "/catalog",
+        |_| "Default template changed.".to_owned(),
     )
 }
 
@@ -230,9 +214,10 @@ async fn create_rule(
         priority: Some(priority(&f.priority)?),
         project_id: None,
     };
-    saved_or_shown(
+    render::after(
         state(&req)?.catalog.create_rule(changes).await,
-        "Rule created.",
+        "/catalog",
+        |_| "Rule created.".to_owned(),
     )
 }
 
@@ -255,8 +240,9 @@ async fn update_rule(
         priority: Some(priority(&form.fields.priority)?),
         ..RuleChanges::default()
     };
-    saved_or_shown(
+    render::after(
         state(&req)?.catalog.update_rule(*id, changes).await,
-        "Rule saved.",
+        "/catalog",
+        |_| "Rule saved.".to_owned(),
     )
 }

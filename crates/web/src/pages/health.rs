@@ -2,7 +2,7 @@
 //! and the API's request statistics.
 
 use crate::charts;
-use crate::form::PageForm;
+use crate::form::{NoFields, PageForm};
 use crate::render::{self, Chrome, PageError};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -11,7 +11,6 @@ use reviewd_domain::PageRequest;
 use reviewd_domain::model::health::{CheckResult, HealthHistoryFilter};
 use reviewd_domain::model::monitoring::ApiStats;
 use reviewd_domain::services::health::overall;
-use serde::Deserialize;
 
 crate::render::pages!(HealthPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -87,13 +86,10 @@ async fn show(req: HttpRequest, viewer: Viewer) -> Result<HttpResponse, PageErro
     })
 }
 
-#[derive(Deserialize)]
-struct Nothing {}
-
 async fn check_now(
     req: HttpRequest,
     _viewer: Viewer,
-    _form: PageForm<Nothing>,
+    _form: PageForm<NoFields>,
 ) -> Result<HttpResponse, PageError> {
     let results = state(&req)?.health.check_all().await?;
     Ok(render::redirect_with(

@@ -1,7 +1,7 @@
 //! `/notifications`: the channels' settings with a test for each, VAPID keys, this
 //! browser's push subscription, and the delivery history.
 
-use crate::form::PageForm;
+use crate::form::{NoFields, PageForm};
 use crate::pager::Pager;
 use crate::render::{self, Chrome, PageError, describe};
 use crate::session::{Viewer, state};
@@ -70,16 +70,10 @@ async fn page(
         .notifications
         .history(&filter, PageRequest::new(query.page.unwrap_or(1), 20, 20))
         .await?;
-    let qs = serde_urlencoded::to_string(
-        [
-            ("channel", query.channel.as_deref()),
-            ("status", query.status.as_deref()),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
-        .collect::<Vec<_>>(),
-    )
-    .unwrap_or_default();
+    let qs = crate::pager::filters_query(&[
+        ("channel", query.channel.as_deref()),
+        ("status", query.status.as_deref()),
+    ]);
     let pager = Pager::new(&history, "/notifications", &qs);
     Ok(NotificationsPage {
         chrome: Chrome::new(viewer, "notifications", "Notifications"),
@@ -284,13 +278,10 @@ async fn test(
     }
 }
 
-#[derive(Deserialize)]
-struct Nothing {}
-
 async fn generate_vapid(
     req: HttpRequest,
     viewer: Viewer,
-    _form: PageForm<Nothing>,
+    _form: PageForm<NoFields>,
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigUpdate)?;
     let keys = state(&req)?.notifications.generate_vapid_keys().await?;

@@ -1,6 +1,6 @@
 //! `/platforms`: connections to GitLab (hostA) and GitHub (hostB).
 
-use crate::form::PageForm;
+use crate::form::{NoFields, PageForm};
 use crate::render::{self, Chrome, PageError, describe};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -340,14 +340,11 @@ async fn update(
     }
 }
 
-#[derive(Deserialize)]
-struct Nothing {}
-
 async fn set_default(
     req: HttpRequest,
     viewer: Viewer,
     id: web::Path<Uuid>,
-    _form: PageForm<Nothing>,
+    _form: PageForm<NoFields>,
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigUpdate)?;
     let config = state(&req)?.platform_configs.set_default(*id).await?;
@@ -370,27 +367,20 @@ async fn delete(
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigDelete)?;
     let state = state(&req)?;
-    match state
+    let deleted = state
         .platform_configs
         .delete(*id, form.fields.force.is_some())
-        .await
-    {
-        Ok(projects) => Ok(render::redirect_with(
-            "/platforms",
-            &format!("Connection deleted, with {projects} linked project(s)."),
-        )),
-        Err(err @ ServiceError::BadRequest { .. }) => {
-            Ok(render::redirect_error("/platforms", &describe(&err)))
-        }
-        Err(err) => Err(err.into()),
-    }
+        .await;
+    render::after(deleted, "/platforms", |projects| {
+        format!("Connection deleted, with {projects} linked project(s).")
+    })
 }
 
 async fn sync(
     req: HttpRequest,
     viewer: Viewer,
     id: web::Path<Uuid>,
-    _form: PageForm<Nothing>,
+    _form: PageForm<NoFields>,
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ProjectCreate)?;
     let state = state(&req)?;
@@ -432,7 +422,7 @@ async fn oauth_start(
     req: HttpRequest,
     viewer: Viewer,
     id: web::Path<Uuid>,
-    _form: PageForm<Nothing>,
+    _form: PageForm<NoFields>,
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigUpdate)?;
     let state = state(&req)?;

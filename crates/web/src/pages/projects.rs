@@ -61,16 +61,12 @@ impl ListQuery {
 
     /// The query string of these filters (for pager links and redirects).
     fn query_string(&self) -> String {
-        let pairs: Vec<(&str, &str)> = [
+        crate::pager::filters_query(&[
             ("search", self.search.as_deref()),
             ("platformConfigId", self.platform_config_id.as_deref()),
             ("enabled", self.enabled.as_deref()),
             ("webhookStatus", self.webhook_status.as_deref()),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
-        .collect();
-        serde_urlencoded::to_string(pairs).unwrap_or_default()
+        ])
     }
 }
 
@@ -388,9 +384,6 @@ async fn save_settings(
         auto_assign_author: Some(f.auto_assign_author.is_some()),
     };
     let back = format!("/projects/{id}");
-    match state.projects.update_settings(*id, changes).await {
-        Ok(_) => Ok(render::redirect_with(&back, "Settings saved.")),
-        Err(err @ ServiceError::Invalid(_)) => Ok(render::redirect_error(&back, &describe(&err))),
-        Err(err) => Err(err.into()),
-    }
+    let saved = state.projects.update_settings(*id, changes).await;
+    render::after(saved, &back, |_| "Settings saved.".to_owned())
 }

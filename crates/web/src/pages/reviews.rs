@@ -1,8 +1,8 @@
 //! `/reviews`: the history with its filters and stats, and a review's whole record.
 
-use crate::form::PageForm;
+use crate::form::{NoFields, PageForm};
 use crate::pager::Pager;
-use crate::render::{self, Chrome, PageError, describe};
+use crate::render::{self, Chrome, PageError};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
@@ -13,7 +13,6 @@ use reviewd_domain::model::review_views::{
     ReviewStats, RoundItem, TaskLogLine,
 };
 use reviewd_domain::model::{Permission, Project};
-use reviewd_domain::services::ServiceError;
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -76,16 +75,12 @@ impl ListQuery {
     }
 
     fn query_string(&self) -> String {
-        let pairs: Vec<(&str, &str)> = [
+        crate::pager::filters_query(&[
             ("projectId", self.project_id.as_deref()),
             ("status", self.status.as_deref()),
             ("startDate", self.start_date.as_deref()),
             ("endDate", self.end_date.as_deref()),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
-        .collect();
-        serde_urlencoded::to_string(pairs).unwrap_or_default()
+        ])
     }
 }
 
@@ -206,28 +201,17 @@ async fn detail(
     })
 }
 
-#[derive(Deserialize)]
-struct Nothing {}
-
 async fn retry_file(
     req: HttpRequest,
     viewer: Viewer,
     path: web::Path<(Uuid, Uuid)>,
-    _form: PageForm<Nothing>,
+    _form: PageForm<NoFields>,
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ReviewCreate)?;
     let (review_id, file_id) = path.into_inner();
     let back = format!("/reviews/{review_id}#files");
-    match state(&req)?.engine.retry_file(review_id, file_id).await {
-        Ok(added) => Ok(render::redirect_with(
-            &back,
-            &format!("File reviewed again: {added} new comment(s)."),
-        )),
-        Err(
-            err @ (ServiceError::BadRequest { .. }
-            | ServiceError::Platform(_)
-            | ServiceError::Conflict(_)),
-        ) => Ok(render::redirect_error(&back, &describe(&err))),
-        Err(err) => Err(err.into()),
-    }
+    let retried = state(&req)?.engine.retry_file(review_id, file_id).await;
+    render::after(retried, &back, |added| {
+        format!("File reviewed again: {added} new comment(s).")
+    })
 }

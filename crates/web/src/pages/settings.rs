@@ -1,6 +1,6 @@
 //! `/settings`: your API keys, the users and their roles (admins), the instance.
 
-use crate::form::PageForm;
+use crate::form::{NoFields, PageForm};
 use crate::render::{self, Chrome, PageError, describe};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -115,14 +115,11 @@ async fn create_key(
     }
 }
 
-#[derive(Deserialize)]
-struct Nothing {}
-
 async fn revoke_key(
     req: HttpRequest,
     viewer: Viewer,
     id: web::Path<Uuid>,
-    _form: PageForm<Nothing>,
+    _form: PageForm<NoFields>,
 ) -> Result<HttpResponse, PageError> {
     state(&req)?.api_keys.revoke(&viewer.principal, *id).await?;
     Ok(render::redirect_with(
