@@ -276,9 +276,16 @@ async fn gitlab_oauth_connects_through_the_pages_and_refuses_a_forged_state() {
             .header("cookie", &cookie)
             .send()
     };
-    // A state the server did not issue is refused, and nothing is stored.
+    // A state the server did not issue, or none, is refused, and nothing is stored.
     let forged = callback("forged").await.unwrap();
     assert_eq!(forged.headers()["location"], format!("/platforms/{id}"));
+    let stateless = no_redirects
+        .get(app.url(&format!("/platforms/{id}/oauth/callback?code=the-code")))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stateless.headers()["location"], format!("/platforms/{id}"));
     assert_eq!(
         app.sql(&format!(
             "SELECT access_token_enc IS NULL FROM platform_configs WHERE id = '{id}'"
@@ -297,4 +304,197 @@ async fn gitlab_oauth_connects_through_the_pages_and_refuses_a_forged_state() {
     );
     let page = root.get("/platforms").await.text().await.unwrap();
     assert!(page.contains("token ***") && !page.contains("oauth-access-1"));
+}
+
+/// Posts a page form as `session` (with its token), without following redirects.
+async fn post_form(
+    app: &TestApp,
+    session: &crate::helpers::Session,
+    path: &str,
+    fields: &[(&str, &str)],
+) -> reqwest::Response {
+    let token = form_token(session).await;
+    let mut form: Vec<(&str, &str)> = fields.to_vec();
+    form.push(("csrf", &token));
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .post(app.url(path))
+        .header("cookie", session.cookie_header(&app.base_url))
+        .form(&form)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_stored_token_is_never_sent_to_an_address_typed_in_the_test_form() {
+    use wiremock::MockServer;
+    let app = TestApp::spawn().await;
+    let gitlab = reviewd_testkit::FakeGitlab::start("glpat-stored-secret").await;
+    gitlab.with_projects(1, "svc").await;
+    let id = crate::helpers::create_host_a_config(&app, &gitlab).await;
+    let maintainer = app.user_with_role("maintainer").await;
+    let elsewhere = MockServer::start().await;
+    let r = post_form(
+        &app,
+        &maintainer,
+        "/platforms/test",
+        &[
+            ("id", &id),
+            ("name", "GitLab"),
+            ("platform_type", "hostA"),
+            ("base_url", &elsewhere.uri()),
+            ("auth_type", "token"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    assert!(r.text().await.unwrap().contains("type the token again"));
+    assert!(
+        elsewhere.received_requests().await.unwrap().is_empty(),
+        "the token left for another host"
+    );
+    // Against its own address, the stored token is used.
+    let r = post_form(
+        &app,
+        &maintainer,
+        "/platforms/test",
+        &[
+            ("id", &id),
+            ("name", "GitLab"),
+            ("platform_type", "hostA"),
+            ("base_url", &gitlab.base_url()),
+            ("auth_type", "token"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let page = r.text().await.unwrap();
+    assert!(page.contains("Connection works"), "{page}");
+}
+
+#[tokio::test]
+async fn a_connection_is_renamed_while_its_platform_is_down() {
+    let app = TestApp::spawn().await;
+    let gitlab = reviewd_testkit::FakeGitlab::start("glpat-rename").await;
+    let id = crate::helpers::create_host_a_config(&app, &gitlab).await;
+    gitlab.fail("GET", ".*", 503, &[], 100).await;
+    let root = app.root().await;
+    let r = post_form(
+        &app,
+        &root,
+        &format!("/platforms/{id}"),
+        &[
+            ("name", "Renamed"),
+            ("platform_type", "hostA"),
+            ("base_url", &format!("{}/", gitlab.base_url())),
+            ("auth_type", "token"),
+            ("enabled", "on"),
+            ("is_default", "on"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        r.status(),
+        StatusCode::SEE_OTHER,
+        "{}",
+        r.text().await.unwrap()
+    );
+    assert_eq!(
+        app.sql(&format!(
+            "SELECT name FROM platform_configs WHERE id = '{id}'"
+        )),
+        "Renamed"
+    );
+}
+
+#[tokio::test]
+async fn templates_and_rules_are_for_admins_as_in_the_api() {
+    let app = TestApp::spawn().await;
+    let maintainer = app.user_with_role("maintainer").await;
+    let r = post_form(
+        &app,
+        &maintainer,
+        "/catalog/templates",
+        &[("name", "t"), ("content", "Review it.")],
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let r = post_form(
+        &app,
+        &maintainer,
+        "/catalog/rules",
+        &[("rule_name", "r"), ("instructions", "Check it.")],
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert_eq!(app.sql("SELECT count(*) FROM review_templates"), "0");
+    let page = maintainer.get("/catalog").await.text().await.unwrap();
+    assert!(
+        !page.contains("New template"),
+        "a maintainer is offered the form"
+    );
+    let root = app.root().await;
+    let r = post_form(
+        &app,
+        &root,
+        "/catalog/templates",
+        &[("name", "t"), ("content", "Review it.")],
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(app.sql("SELECT count(*) FROM review_templates"), "1");
+}
+
+#[tokio::test]
+async fn login_redirects_never_leave_the_site_and_foreign_pages_cannot_log_a_visitor_in() {
+    let app = TestApp::spawn().await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    for next in [
+        "/\t/evil.example",
+        "/\n/evil.example",
+        "/\\evil.example",
+        "https://evil.example",
+    ] {
+        let r = client
+            .post(app.url("/login"))
+            .form(&[
+                ("email", crate::helpers::ROOT_EMAIL),
+                ("password", crate::helpers::ROOT_PASSWORD),
+                ("next", next),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.headers()["location"], "/", "{next:?}");
+    }
+    // A signed-in visitor sent to the login page with a hostile `next` stays here too.
+    let root = app.root().await;
+    let r = client
+        .get(app.url("/login?next=/%09/evil.example"))
+        .header("cookie", root.cookie_header(&app.base_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["location"], "/");
+    // Login CSRF: another site's form cannot sign the visitor into an account.
+    for path in ["/login", "/api/auth/login"] {
+        let r = client
+            .post(app.url(path))
+            .header("Origin", "https://evil.example")
+            .form(&[
+                ("email", crate::helpers::ROOT_EMAIL),
+                ("password", crate::helpers::ROOT_PASSWORD),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN, "{path}");
+        assert!(r.headers().get("set-cookie").is_none());
+    }
 }

@@ -4,6 +4,17 @@ use serde_json::{Value, json};
 
 const KEY: &str = "reset-key-for-the-tests";
 
+fn reset(
+    session: &crate::helpers::Session,
+    key: Option<&str>,
+) -> impl std::future::Future<Output = reqwest::Result<reqwest::Response>> {
+    let mut r = session.request(reqwest::Method::POST, "/api/system/reset");
+    if let Some(key) = key {
+        r = r.header("X-Reset-Key", key);
+    }
+    r.send()
+}
+
 #[tokio::test]
 async fn reset_is_not_there_without_a_configured_key() {
     let app = TestApp::spawn().await;
@@ -34,13 +45,6 @@ async fn reset_needs_an_admin_and_the_key_then_empties_every_store() {
         StatusCode::OK,
     )
     .await;
-    let reset = |session: &crate::helpers::Session, key: Option<&str>| {
-        let mut r = session.request(reqwest::Method::POST, "/api/system/reset");
-        if let Some(key) = key {
-            r = r.header("X-Reset-Key", key);
-        }
-        r.send()
-    };
 
     expect_error(
         reset(&app.client(), Some(KEY)).await.unwrap(),
@@ -91,6 +95,7 @@ async fn reset_needs_an_admin_and_the_key_then_empties_every_store() {
         .await
         .unwrap();
 
+    let other_session = app.root().await;
     let body = json(reset(&root, Some(KEY)).await.unwrap(), StatusCode::OK).await;
     assert_eq!(body["data"]["reset"], true);
     assert!(
@@ -107,7 +112,7 @@ async fn reset_needs_an_admin_and_the_key_then_empties_every_store() {
     assert_eq!(
         app.sql("SELECT email FROM users"),
         ROOT_EMAIL,
-        "only the root user, created again"
+        "only the caller (root) is left"
     );
     assert!(
         app.sql("SELECT count(*) FROM __diesel_schema_migrations")
@@ -133,19 +138,76 @@ async fn reset_needs_an_admin_and_the_key_then_empties_every_store() {
         "the consumer group is back: {info:?}"
     );
 
-    // Old sessions are gone with the data; the root user logs in again.
+    // The caller goes on with the session it reset with; every other one is gone.
+    json(root.get("/api/auth/me").await, StatusCode::OK).await;
     expect_error(
-        root.get("/api/auth/me").await,
+        other_session.get("/api/auth/me").await,
         StatusCode::UNAUTHORIZED,
         "UNAUTHORIZED",
     )
     .await;
-    let again = app.login(ROOT_EMAIL, ROOT_PASSWORD).await;
     json(
-        again
-            .post("/api/users", json!({ "email": "new@reviewd.test", "name": "n", "password": "a-good-password", "role": "viewer" }))
+        root.post("/api/users", json!({ "email": "new@reviewd.test", "name": "n", "password": "a-good-password", "role": "viewer" }))
             .await,
         StatusCode::CREATED,
     )
     .await;
+    // The rows the migrations create are back: settings read and write at once.
+    assert_eq!(app.sql("SELECT count(*) FROM global_settings"), "1");
+    json(root.get("/api/notifications/config").await, StatusCode::OK).await;
+    json(
+        root.patch(
+            "/api/notifications/config",
+            json!({ "ratingThreshold": 55 }),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn an_admin_resetting_with_an_api_key_keeps_the_key_and_the_root_user_comes_back() {
+    let app = TestApp::spawn_with(&[("RESET_DB_KEY", KEY.to_owned())]).await;
+    let root = app.root().await;
+    let email = "second-admin@reviewd.test";
+    json(
+        root.post("/api/users", json!({ "email": email, "name": "Ada", "password": "a-good-password", "role": "admin" }))
+            .await,
+        StatusCode::CREATED,
+    )
+    .await;
+    let admin = app.login(email, "a-good-password").await;
+    let key = json(
+        admin.post("/api/api-keys", json!({ "name": "ops" })).await,
+        StatusCode::CREATED,
+    )
+    .await["data"]["apiKey"]["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let with_key = app.with_api_key(&key);
+    json(reset(&with_key, Some(KEY)).await.unwrap(), StatusCode::OK).await;
+
+    let me = json(with_key.get("/api/auth/me").await, StatusCode::OK).await;
+    assert_eq!(me["data"]["user"]["email"], email);
+    // The admin's browser session was not the credential of the reset: it is gone.
+    expect_error(
+        admin.get("/api/auth/me").await,
+        StatusCode::UNAUTHORIZED,
+        "UNAUTHORIZED",
+    )
+    .await;
+    // The root user is there again and can log in.
+    app.login(ROOT_EMAIL, ROOT_PASSWORD).await;
+    let mut users: Vec<String> = app
+        .sql("SELECT email FROM users ORDER BY email")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    users.sort();
+    let mut expected = vec![email.to_owned(), ROOT_EMAIL.to_owned()];
+    expected.sort();
+    assert_eq!(users, expected);
+    assert_eq!(app.sql("SELECT count(*) FROM notification_configs"), "1");
 }

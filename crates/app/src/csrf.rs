@@ -4,10 +4,12 @@
 //! Browsers put the page's origin in `Origin` on every POST/PUT/PATCH/DELETE (and
 //! `Referer` where an old one does not), and a page of another site cannot forge
 //! either. So a cookie-authenticated write whose `Origin` (or, without it, `Referer`)
-//! is not one of the app's URLs is refused with 403 before any handler runs. Calls
-//! with an API key carry no ambient credential and are not checked; neither are calls
-//! without the cookie (webhooks, logins). A request with neither header comes from no
-//! browser (curl with a cookie jar), which a forging site cannot make a victim send.
+//! is not one of the app's URLs is refused with 403 before any handler runs. Logins
+//! are checked the same way, cookie or not: a foreign page must not sign a visitor into
+//! an account of its choosing. Calls with an API key carry no ambient credential and are
+//! not checked; neither are other calls without the cookie (webhooks). A request with
+//! neither header comes from no browser (curl with a cookie jar), which a forging site
+//! cannot make a victim send.
 //!
 //! The app's URLs are every `APP_URLs` entry, `CORS_ORIGIN`'s entries, and the address
 //! the request itself was sent to (its `Host`), so that the dashboard works at
@@ -79,13 +81,22 @@ fn is_write(method: &Method) -> bool {
     )
 }
 
-/// Whether the request is a cookie-authenticated write from a page that is not ours.
+/// Logins carry no session yet, but a foreign page must not sign a visitor into an
+/// account of its choosing either (login CSRF).
+fn is_login(path: &str) -> bool {
+    matches!(path, "/login" | "/api/auth/login")
+}
+
+/// Whether the request is a cookie-authenticated write (or a login) from a page that is
+/// not ours.
 fn is_forged(req: &ServiceRequest, trusted: &TrustedOrigins) -> bool {
-    if !is_write(req.method())
-        || req.cookie(SESSION_COOKIE).is_none()
-        || req.headers().contains_key(AUTHORIZATION)
-        || req.headers().contains_key("x-api-key")
-    {
+    if !is_write(req.method()) {
+        return false;
+    }
+    let ambient = req.cookie(SESSION_COOKIE).is_some()
+        && !req.headers().contains_key(AUTHORIZATION)
+        && !req.headers().contains_key("x-api-key");
+    if !ambient && !is_login(req.path()) {
         return false;
     }
     let host = req.headers().get(HOST).and_then(|h| h.to_str().ok());

@@ -2,7 +2,7 @@ use crate::RedisPool;
 use crate::task_queue::{ensure_group, stream_key};
 use async_trait::async_trait;
 use deadpool_redis::redis;
-use reviewd_domain::ports::{DataWipe, RepoError};
+use reviewd_domain::ports::{DataWipe, RepoError, ResetCaller};
 
 /// Deletes every key under the deployment's prefix (queue, delivery ids, login
 /// counters), then recreates the empty task stream so workers keep pulling.
@@ -45,7 +45,7 @@ impl DataWipe for RedisDataWipe {
         "queue"
     }
 
-    async fn wipe(&self) -> Result<u64, RepoError> {
+    async fn wipe(&self, _caller: &ResetCaller) -> Result<u64, RepoError> {
         // Without a prefix the pattern would take other applications' keys too.
         if self.prefix.is_empty() {
             return Err(RepoError::Other(

@@ -15,7 +15,12 @@ pub struct Flash {
 
 pub fn cookie(message: &str, is_error: bool) -> Cookie<'static> {
     let mut value = String::from(if is_error { "e" } else { "i" });
-    for b in message.bytes().take(400) {
+    // At most 400 bytes, cut at a character boundary (else the message would not decode).
+    let mut end = message.len().min(400);
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    for b in message.as_bytes().iter().take(end) {
         value.push_str(&format!("{b:02x}"));
     }
     Cookie::build(COOKIE, value)
@@ -59,6 +64,16 @@ mod tests {
         let flash = read(&req).expect("a flash");
         assert_eq!(flash.message, text);
         assert!(flash.is_error);
+    }
+
+    #[test]
+    fn a_long_message_is_cut_between_characters() {
+        let text = "“".repeat(200);
+        let req = TestRequest::default()
+            .cookie(cookie(&text, false))
+            .to_http_request();
+        let shown = read(&req).expect("a flash").message;
+        assert!(!shown.is_empty() && text.starts_with(&shown));
     }
 
     #[test]

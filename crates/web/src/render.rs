@@ -108,6 +108,23 @@ fn respond(
     Ok(response)
 }
 
+/// `target` when it is a path of this app, else `fallback`: never `//host`, `/\host`,
+/// an absolute URL, or anything with whitespace or control characters (browsers drop
+/// tabs and newlines from URLs, so `/\t/evil.example` would leave the site).
+pub fn local_path(target: Option<&str>, fallback: &str) -> String {
+    match target {
+        Some(t)
+            if t.starts_with('/')
+                && !t.starts_with("//")
+                && !t.contains('\\')
+                && !t.chars().any(|c| c.is_control() || c.is_whitespace()) =>
+        {
+            t.to_owned()
+        }
+        _ => fallback.to_owned(),
+    }
+}
+
 /// 303 to `to` (after a form: the browser follows with a GET).
 pub fn redirect(to: &str) -> HttpResponse {
     HttpResponse::SeeOther()
@@ -204,6 +221,32 @@ impl From<ServiceError> for PageError {
             }
             _ => PageError::BadRequest(describe(&err)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_path;
+
+    #[test]
+    fn only_paths_of_this_app_are_followed() {
+        assert_eq!(
+            local_path(Some("/reviews?status=failed"), "/"),
+            "/reviews?status=failed"
+        );
+        for hostile in [
+            "//evil.example/x",
+            "/\\evil.example",
+            "https://evil.example",
+            "/\t/evil.example",
+            "/\n/evil.example",
+            "/ /evil.example",
+            "javascript:alert(1)",
+            "",
+        ] {
+            assert_eq!(local_path(Some(hostile), "/"), "/", "{hostile:?}");
+        }
+        assert_eq!(local_path(None, "/projects"), "/projects");
     }
 }
 

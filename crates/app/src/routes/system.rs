@@ -36,7 +36,11 @@ async fn reset(
         return Err(ApiError::forbidden("X-Reset-Key is missing or wrong").into());
     }
     tracing::warn!(user.id = %admin.0.user.id, "system.reset_requested");
-    let cleared = state.system_reset.reset().await.map_err(ApiError::from)?;
+    let cleared = state
+        .system_reset
+        .reset(&admin.0)
+        .await
+        .map_err(ApiError::from)?;
     // Counts this replica has not flushed yet belong to the wiped data too.
     drop(state.monitoring.tally().drain());
     let root_recreated = match (&state.config.root_email, &state.config.root_password) {

@@ -33,7 +33,9 @@ pub use hosting_platform::{
     HostingPlatform, PlatformClients, PlatformError, PlatformOAuth, ProjectRef,
 };
 pub use login_throttle::{LoginThrottle, ThrottleError};
-pub use monitoring::{DataWipe, JobLedger, JobOutcome, MonitoringRepository, SystemSampler};
+pub use monitoring::{
+    DataWipe, JobLedger, JobOutcome, MonitoringRepository, ResetCaller, SystemSampler,
+};
 pub use notifications::{
     NewDelivery, NotificationRepository, Notifier, NotifyError, ReviewObserver, VapidKeyGenerator,
 };

@@ -107,16 +107,28 @@ pub trait JobLedger: Send + Sync {
     async fn finish(&self, run: Uuid, outcome: &JobOutcome) -> Result<(), RepoError>;
 }
 
+/// Who asked for a reset, and with which credential: they stay, so that they can go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResetCaller {
+    pub user_id: uuid::Uuid,
+    /// The session the call came with, if it was a session.
+    pub session_id: Option<uuid::Uuid>,
+    /// The API key the call came with, if it was a key.
+    pub api_key_id: Option<uuid::Uuid>,
+}
+
 /// Deletes everything one store holds for reviewd (`POST /api/system/reset`): every
-/// row of every table but the migrations' record, or every queue key.
+/// row of every table but the migrations' record and the caller's account and
+/// credential, with the default rows the migrations create put back; or every queue key.
 #[async_trait]
 pub trait DataWipe: Send + Sync {
     /// What is wiped, for the reset's answer (`database`, `queue`).
     fn store(&self) -> &'static str;
 
-    /// Returns how many tables or keys were emptied.
+    /// Returns how many tables or keys were emptied. Atomic where the store allows:
+    /// all or nothing.
     ///
     /// # Errors
     /// Store failures.
-    async fn wipe(&self) -> Result<u64, RepoError>;
+    async fn wipe(&self, caller: &ResetCaller) -> Result<u64, RepoError>;
 }

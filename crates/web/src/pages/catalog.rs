@@ -1,13 +1,13 @@
 //! `/catalog`: review templates (the prompt's frame) and review rules (instructions
-//! added for matching files, in priority order).
+//! added for matching files, in priority order). Changing them is for admins, as in the API.
 
 use crate::form::{NoFields, PageForm};
 use crate::render::{self, Chrome, PageError};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
+use reviewd_domain::model::Project;
 use reviewd_domain::model::review_views::{RuleItem, TemplateItem};
-use reviewd_domain::model::{Permission, Project};
 use reviewd_domain::ports::{RuleChanges, TemplateChanges};
 use serde::Deserialize;
 use uuid::Uuid;
@@ -93,7 +93,7 @@ async fn create_template(
     viewer: Viewer,
     form: PageForm<TemplateForm>,
 ) -> Result<HttpResponse, PageError> {
-    viewer.require(Permission::ConfigCreate)?;
+    viewer.require_admin()?;
     let changes = form.fields.changes()?;
     render::after(
         state(&req)?.catalog.create_template(changes).await,
@@ -116,7 +116,7 @@ async fn edit_template(
     viewer: Viewer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, PageError> {
-    viewer.require(Permission::ConfigUpdate)?;
+    viewer.require_admin()?;
     let state = state(&req)?;
     let template = state
         .history
@@ -139,7 +139,7 @@ async fn update_template(
     id: web::Path<Uuid>,
     form: PageForm<TemplateForm>,
 ) -> Result<HttpResponse, PageError> {
-    viewer.require(Permission::ConfigUpdate)?;
+    viewer.require_admin()?;
     let changes = form.fields.changes()?;
     render::after(
         state(&req)?.catalog.update_template(*id, changes).await,
@@ -154,7 +154,7 @@ async fn make_default(
     id: web::Path<Uuid>,
     _form: PageForm<NoFields>,
 ) -> Result<HttpResponse, PageError> {
-    viewer.require(Permission::ConfigUpdate)?;
+    viewer.require_admin()?;
     let changes = TemplateChanges {
         is_default: Some(true),
         ..TemplateChanges::default()
@@ -202,7 +202,7 @@ async fn create_rule(
     viewer: Viewer,
     form: PageForm<RuleForm>,
 ) -> Result<HttpResponse, PageError> {
-    viewer.require(Permission::ConfigCreate)?;
+    viewer.require_admin()?;
     let f = form.fields;
     let changes = RuleChanges {
         rule_name: Some(f.rule_name.trim().to_owned()),
@@ -234,7 +234,7 @@ async fn update_rule(
     id: web::Path<Uuid>,
     form: PageForm<RuleUpdateForm>,
 ) -> Result<HttpResponse, PageError> {
-    viewer.require(Permission::ConfigUpdate)?;
+    viewer.require_admin()?;
     let changes = RuleChanges {
         enabled: Some(form.fields.enabled.is_some()),
         priority: Some(priority(&form.fields.priority)?),

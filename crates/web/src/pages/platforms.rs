@@ -5,7 +5,7 @@ use crate::render::{self, Chrome, PageError, describe};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use reviewd_domain::model::{AuthType, Permission, PlatformConfig, PlatformType};
+use reviewd_domain::model::{AuthType, MASK, Permission, PlatformConfig, PlatformType};
 use reviewd_domain::services::{
     FieldError, PlatformConfigInput, PlatformConfigPatch, ServiceError,
 };
@@ -215,7 +215,6 @@ async fn test_connection(
     viewer: Viewer,
     form: PageForm<ConfigForm>,
 ) -> Result<HttpResponse, PageError> {
-    viewer.require(Permission::ConfigCreate)?;
     let state = state(&req)?;
     let f = form.fields;
     let id = form
@@ -223,31 +222,45 @@ async fn test_connection(
         .iter()
         .find(|(k, _)| k == "id")
         .and_then(|(_, v)| v.parse::<Uuid>().ok());
+    // As the API: testing is `config:update` (a new connection's form, `config:create`).
+    viewer.require(if id.is_some() {
+        Permission::ConfigUpdate
+    } else {
+        Permission::ConfigCreate
+    })?;
     let mut page = form_page(&viewer, id, f.clone());
     let Some(kind) = platform_type(&f.platform_type) else {
         page.errors
             .push(FieldError::new("platformType", "choose GitLab or GitHub"));
         return render::html(actix_web::http::StatusCode::BAD_REQUEST, &page);
     };
-    // Testing a stored connection without retyping its token uses the stored one.
-    let token = match (given(f.access_token.clone()), id) {
-        (Some(t), _) if t != "***" => Some(t),
-        (_, Some(id)) => Some(
-            state
-                .platform_configs
-                .access_token(id)
-                .await?
-                .expose()
-                .to_owned(),
-        ),
-        _ => None,
+    let stored = match id {
+        Some(id) => Some(state.platform_configs.get(id).await?),
+        None => None,
     };
-    if let Some(id) = id {
-        let stored = state.platform_configs.get(id).await?;
+    if let Some(stored) = &stored {
         page.has_token = stored.access_token.is_some();
         page.has_app_secret = stored.app_secret.is_some();
         page.has_webhook_secret = stored.webhook_secret.is_some();
     }
+    // Testing a stored connection without retyping its token uses the stored one, but
+    // only against the address it already goes to: never to one typed in the form.
+    let token = match (given(f.access_token.clone()), &stored) {
+        (Some(t), _) if t != MASK => Some(t),
+        (_, Some(stored)) if stored.access_token.is_some() => {
+            let same_target = stored.platform_type == kind
+                && stored.base_url.trim_end_matches('/') == f.base_url.trim().trim_end_matches('/');
+            if !same_target {
+                page.errors.push(FieldError::new(
+                    "accessToken",
+                    "type the token again to test it against another address or platform",
+                ));
+                return render::html(actix_web::http::StatusCode::BAD_REQUEST, &page);
+            }
+            stored.access_token.as_ref().map(|t| t.expose().to_owned())
+        }
+        _ => None,
+    };
     match state
         .platform_configs
         .test_connection(
@@ -313,18 +326,23 @@ async fn update(
     viewer.require(Permission::ConfigUpdate)?;
     let state = state(&req)?;
     let f = form.fields;
+    let stored = state.platform_configs.get(*id).await?;
+    // Only what changed: a new address or platform makes the domain verify the token
+    // again, which a rename must not need (the platform may be down).
+    let changed = |new: Option<&str>, old: &str| new.filter(|n| *n != old).map(str::to_owned);
+    let base_url = f.base_url.trim().trim_end_matches('/');
     // Empty secret fields keep what is stored.
     let patch = PlatformConfigPatch {
         name: Some(f.name.trim().to_owned()),
-        platform_type: platform_type(&f.platform_type),
-        base_url: Some(f.base_url.trim().to_owned()),
-        auth_type: auth_type(&f.auth_type),
+        platform_type: platform_type(&f.platform_type).filter(|k| *k != stored.platform_type),
+        base_url: changed(Some(base_url), stored.base_url.trim_end_matches('/')),
+        auth_type: auth_type(&f.auth_type).filter(|a| *a != stored.auth_type),
         access_token: given(f.access_token.clone()),
         app_id: given(f.app_id.clone()),
         app_secret: given(f.app_secret.clone()),
         webhook_secret: given(f.webhook_secret.clone()),
-        enabled: Some(f.enabled.is_some()),
-        is_default: Some(f.is_default.is_some()),
+        enabled: Some(f.enabled.is_some()).filter(|e| *e != stored.enabled),
+        is_default: Some(f.is_default.is_some()).filter(|d| *d != stored.is_default),
     };
     match state.platform_configs.update(*id, patch).await {
         Ok(config) => Ok(render::redirect_with(
@@ -332,7 +350,6 @@ async fn update(
             &format!("Saved “{}”.", config.name),
         )),
         Err(err) => {
-            let stored = state.platform_configs.get(*id).await?;
             let mut page = stored_form(&viewer, &stored);
             page.form = f;
             invalid(page, err)
@@ -467,9 +484,17 @@ async fn oauth_callback(
             &format!("Not connected: {why}"),
         ));
     };
+    // A GET that stores a token: only with the state this server issued (a link with an
+    // attacker's code and no state must not connect the attacker's account).
+    let Some(issued) = query.state.as_deref().filter(|s| !s.is_empty()) else {
+        return Ok(render::redirect_error(
+            &back,
+            "Not connected: the platform's answer carries no state",
+        ));
+    };
     match state
         .platform_configs
-        .oauth_callback(*id, code, &callback_uri(&req, *id)?, query.state.as_deref())
+        .oauth_callback(*id, code, &callback_uri(&req, *id)?, Some(issued))
         .await
     {
         Ok(config) => Ok(render::redirect_with(

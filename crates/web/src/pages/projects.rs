@@ -110,16 +110,6 @@ async fn list(
     })
 }
 
-/// Only a path of this app (the page to go back to after an action).
-fn local(back: Option<&str>, fallback: &str) -> String {
-    match back {
-        Some(b) if b.starts_with('/') && !b.starts_with("//") && !b.starts_with("/\\") => {
-            b.to_owned()
-        }
-        _ => fallback.to_owned(),
-    }
-}
-
 #[derive(Deserialize)]
 struct ToggleForm {
     project_id: Uuid,
@@ -171,7 +161,7 @@ async fn toggle(
         (_, None) => "set to the global auto-review default",
     };
     Ok(render::redirect_with(
-        &local(f.back.as_deref(), "/projects"),
+        &render::local_path(f.back.as_deref(), "/projects"),
         &format!("{} {what}.", project.full_path),
     ))
 }
@@ -190,7 +180,7 @@ async fn webhooks(
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ProjectUpdate)?;
     let state = state(&req)?;
-    let back = local(form.fields.back.as_deref(), "/projects");
+    let back = render::local_path(form.fields.back.as_deref(), "/projects");
     let ids: Vec<Uuid> = form
         .all("project_id")
         .iter()
