@@ -10,6 +10,7 @@ mod conventions;
 mod csrf;
 mod dashboard;
 mod health;
+mod input_hygiene;
 mod monitoring;
 mod notifications;
 mod pages;

@@ -84,9 +84,13 @@ pub struct Config {
     pub hostname: String,
     pub app_url: String,
     pub app_urls: Vec<String>,
-    pub api_url: String,
     pub webhook_base_url: String,
+    /// Where the authentication pages are reached: the base of the OAuth callback the
+    /// dashboard gives GitLab (`{AUTH_URL}/platforms/:id/oauth/callback`).
     pub auth_url: String,
+    /// Other AI providers' variables that are set: parsed, reported at start, unused
+    /// (PROVIDERA is the only active provider). Names only, never values.
+    pub inactive_ai_variables: Vec<String>,
     pub system_name: String,
     pub cors_origin: Option<String>,
     pub provider_a: ProviderAConfig,
@@ -228,6 +232,10 @@ impl Config {
         let first_app_url = app_urls.first().cloned().unwrap_or_default();
         let app_url = app_url.unwrap_or(local_url);
         check_url("APP_URL", &app_url)?;
+        let auth_url = get("AUTH_URL")
+            .map(|u| u.trim_end_matches('/').to_owned())
+            .unwrap_or(first_app_url);
+        check_url("AUTH_URL", &auth_url)?;
         let webhook_base_url = get("WEBHOOK_BASE_URL").unwrap_or_else(|| app_url.clone());
         check_url("WEBHOOK_BASE_URL", &webhook_base_url)?;
 
@@ -266,8 +274,8 @@ impl Config {
             node_env,
             port,
             hostname,
-            api_url: get("API_URL").unwrap_or_else(|| app_url.clone()),
-            auth_url: get("AUTH_URL").unwrap_or(first_app_url),
+            auth_url,
+            inactive_ai_variables: inactive_ai_variables(&get),
             app_url,
             app_urls,
             webhook_base_url,
@@ -397,6 +405,17 @@ fn check_url(name: &'static str, value: &str) -> Result<(), ConfigError> {
     }
 }
 
+/// The variables of AI providers other than PROVIDERA (`PROVIDERB_API_KEY` ...
+/// `PROVIDERZ_MODEL`) that are set. `API_URL` is not read at all: it names a
+/// development proxy in front of a separate dashboard, and here one server serves both.
+fn inactive_ai_variables(get: &impl Fn(&str) -> Option<String>) -> Vec<String> {
+    ('B'..='Z')
+        .flat_map(|letter| {
+            ["API_KEY", "ENDPOINT", "MODEL"].map(move |suffix| format!("PROVIDER{letter}_{suffix}"))
+        })
+        .filter(|name| get(name).is_some_and(|v| !v.trim().is_empty()))
+        .collect()
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -450,6 +469,37 @@ mod tests {
         assert_eq!(c.auth_url, "https://review.example.com");
         assert_eq!(c.webhook_base_url, "https://review.example.com");
         assert!(c.secure_cookies());
+    }
+
+    #[test]
+    fn other_ai_providers_are_named_as_inactive_and_auth_url_is_checked() {
+        let mut vars = BASE.to_vec();
+        vars.extend([
+            ("PROVIDERB_API_KEY", "sk-other"),
+            ("PROVIDERZ_ENDPOINT", "https://ai.example/v1"),
+            ("PROVIDERC_MODEL", " "),
+            ("API_URL", "not even a url"),
+        ]);
+        let c = config(&vars).unwrap();
+        assert_eq!(
+            c.inactive_ai_variables,
+            ["PROVIDERB_API_KEY", "PROVIDERZ_ENDPOINT"]
+        );
+        assert!(!format!("{c:?}").contains("sk-other"), "a value is kept");
+        let mut bad = BASE.to_vec();
+        bad.push(("AUTH_URL", "auth.example.com"));
+        assert!(
+            config(&bad)
+                .unwrap_err()
+                .to_string()
+                .starts_with("AUTH_URL")
+        );
+        let mut trailing = BASE.to_vec();
+        trailing.push(("AUTH_URL", "https://auth.example.com/"));
+        assert_eq!(
+            config(&trailing).unwrap().auth_url,
+            "https://auth.example.com"
+        );
     }
 
     #[test]

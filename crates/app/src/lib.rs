@@ -10,6 +10,7 @@ pub mod disk;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod hygiene;
 pub mod jobs;
 pub mod logs;
 pub mod metrics;

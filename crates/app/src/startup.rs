@@ -115,6 +115,12 @@ impl Application {
         config: Config,
         pages: fn(&mut web::ServiceConfig),
     ) -> Result<Self, StartupError> {
+        if !config.inactive_ai_variables.is_empty() {
+            tracing::warn!(
+                variables = ?config.inactive_ai_variables,
+                "config.inactive_ai_provider: only PROVIDERA_* is used; these are ignored"
+            );
+        }
         ensure_writable("LOG_DIR", &config.log_dir)?;
         ensure_writable("BACKUP_DIR", &config.backup_dir)?;
 
@@ -189,7 +195,13 @@ impl Application {
             clients.clone(),
             tokens.clone(),
             OAuthSettings {
-                allowed_redirect_origins: config.app_urls.clone(),
+                // The dashboard's callback is under AUTH_URL; API clients use APP_URLs.
+                allowed_redirect_origins: config
+                    .app_urls
+                    .iter()
+                    .chain(std::iter::once(&config.auth_url))
+                    .cloned()
+                    .collect(),
             },
         );
         let projects = Arc::new(ProjectService::new(
@@ -224,8 +236,13 @@ impl Application {
                 &config.queue_key_prefix,
             )),
         );
-        let manual_reviews =
-            ManualReviewService::new(projects.clone(), settings_repo, tasks.clone());
+        let catalog_repo = Arc::new(PgCatalogRepository::new(pool.clone()));
+        let manual_reviews = ManualReviewService::new(
+            projects.clone(),
+            settings_repo,
+            tasks.clone(),
+            catalog_repo.clone(),
+        );
         let provider: Arc<dyn AiProvider> = match &config.provider_a.endpoint {
             Some(endpoint) => Arc::new(OpenAiProvider::new(
                 http.clone(),
@@ -246,7 +263,6 @@ impl Application {
         };
         let health_ai = provider.clone();
         let concurrency = usize::try_from(config.ai_review_concurrency).unwrap_or(1);
-        let catalog_repo = Arc::new(PgCatalogRepository::new(pool.clone()));
         let review_timeout = Duration::from_secs_f64(config.review_timeout_minutes * 60.0);
         let reclaim_idle = match config.queue_reclaim_idle_secs {
             0 => review_timeout + Duration::from_secs(60),
@@ -416,6 +432,7 @@ impl Application {
                 .app_data(json_config())
                 .app_data(query_config())
                 .app_data(path_config())
+                .wrap(from_fn(crate::hygiene::check_input))
                 .wrap(from_fn(crate::csrf::check_origin))
                 .wrap(Compress::default())
                 .wrap(crate::cors::cors(&cors_config))

@@ -88,6 +88,16 @@ impl<T: DeserializeOwned + 'static> FromRequest for PageForm<T> {
             let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(&body)
                 .map_err(|e| PageError::BadRequest(format!("the form is malformed: {e}")))?;
             verify(&req, &pairs)?;
+            // PostgreSQL stores no NUL in text: say which field had one, store nothing.
+            if let Some((name, _)) = pairs
+                .iter()
+                .find(|(k, v)| k.contains('\0') || v.contains('\0'))
+            {
+                return Err(PageError::BadRequest(format!(
+                    "the field “{}” contains the NUL character",
+                    name.replace('\0', "")
+                )));
+            }
             let single: Vec<(String, String)> =
                 pairs
                     .iter()

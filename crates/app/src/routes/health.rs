@@ -2,7 +2,7 @@
 
 use crate::envelope;
 use crate::error::ApiError;
-use crate::extract::AuthUser;
+use crate::extract::{AuthUser, date_from, date_until};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
@@ -87,19 +87,6 @@ fn invalid(message: &str) -> ApiError {
     ApiError::bad_request("INVALID_QUERY", message)
 }
 
-pub(super) fn timestamp(
-    name: &str,
-    value: Option<&str>,
-) -> Result<Option<chrono::DateTime<Utc>>, ApiError> {
-    value
-        .map(|v| {
-            chrono::DateTime::parse_from_rfc3339(v)
-                .map(|d| d.with_timezone(&Utc))
-                .map_err(|_| invalid(&format!("{name} must be an ISO 8601 timestamp")))
-        })
-        .transpose()
-}
-
 async fn health_history(
     state: web::Data<AppState>,
     _user: AuthUser,
@@ -123,8 +110,8 @@ async fn health_history(
                     .ok_or_else(|| invalid("status must be healthy, degraded or unhealthy"))
             })
             .transpose()?,
-        start_date: timestamp("startDate", q.start_date.as_deref())?,
-        end_date: timestamp("endDate", q.end_date.as_deref())?,
+        start_date: date_from("startDate", q.start_date.as_deref())?,
+        end_date: date_until("endDate", q.end_date.as_deref())?,
         limit: match q.limit.as_deref() {
             None => 100,
             Some(v) => v

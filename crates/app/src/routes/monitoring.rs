@@ -3,10 +3,9 @@
 //! `/api` (request statistics since `startDate`, default the last 24 hours) and
 //! `POST /api/monitoring/collect`.
 
-use super::health::timestamp;
 use crate::envelope;
 use crate::error::ApiError;
-use crate::extract::{AuthUser, PageParams};
+use crate::extract::{AuthUser, PageParams, date_from};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::{TimeDelta, Utc};
@@ -39,7 +38,7 @@ async fn system(
     q: web::Query<HistoryQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = q.page.to_request(20, 100)?;
-    let since = timestamp("startDate", q.start_date.as_deref())?;
+    let since = date_from("startDate", q.start_date.as_deref())?;
     let history = state.monitoring.system_history(page, since).await?;
     Ok(envelope::paginated(history, |s| s))
 }
@@ -50,7 +49,7 @@ async fn database(
     q: web::Query<HistoryQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = q.page.to_request(20, 100)?;
-    let since = timestamp("startDate", q.start_date.as_deref())?;
+    let since = date_from("startDate", q.start_date.as_deref())?;
     let history = state.monitoring.database_history(page, since).await?;
     Ok(envelope::paginated(history, |s| s))
 }
@@ -66,7 +65,7 @@ async fn api(
     _user: AuthUser,
     q: web::Query<StatsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let since = timestamp("startDate", q.start_date.as_deref())?
+    let since = date_from("startDate", q.start_date.as_deref())?
         .unwrap_or_else(|| Utc::now() - TimeDelta::hours(24));
     let stats = state.monitoring.api_stats(since).await?;
     Ok(envelope::ok(stats))

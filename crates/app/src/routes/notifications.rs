@@ -1,12 +1,11 @@
 //! Notifications: settings (secrets masked), test deliveries, VAPID keys, the
 //! delivery history with its statistics, and browser push subscriptions.
 
-use super::health::timestamp;
 use super::serde_helpers::double_option;
 use crate::envelope;
 use crate::error::ApiError;
 use crate::extract::perm::{ConfigUpdate, NotificationDelete};
-use crate::extract::{AuthUser, PageParams, RequirePermission};
+use crate::extract::{AuthUser, PageParams, RequirePermission, date_from, date_until};
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use reviewd_domain::model::notification::{
@@ -378,8 +377,8 @@ impl HistoryQuery {
                 .as_deref()
                 .map(|r| Uuid::parse_str(r).map_err(|_| query_error("reviewId must be a UUID")))
                 .transpose()?,
-            start: timestamp("startDate", self.start_date.as_deref())?,
-            end: timestamp("endDate", self.end_date.as_deref())?,
+            start: date_from("startDate", self.start_date.as_deref())?,
+            end: date_until("endDate", self.end_date.as_deref())?,
         })
     }
 }
@@ -475,8 +474,8 @@ async fn stats(
     _user: AuthUser,
     q: web::Query<StatsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let start = timestamp("startDate", q.start_date.as_deref())?;
-    let end = timestamp("endDate", q.end_date.as_deref())?;
+    let start = date_from("startDate", q.start_date.as_deref())?;
+    let end = date_until("endDate", q.end_date.as_deref())?;
     let counts = state.notifications.stats(start, end).await?;
     Ok(envelope::ok(json!({ "stats": stats_view(&counts) })))
 }
@@ -561,7 +560,8 @@ async fn subscribe(
                 .transpose()?,
         })
         .await?;
-    Ok(envelope::created(json!({
+    // 200 as the contract has it (a repeated subscription updates the stored one).
+    Ok(envelope::ok(json!({
         "subscription": subscription_view(&subscription)
     })))
 }

@@ -3,7 +3,9 @@
 
 use crate::envelope;
 use crate::error::ApiError;
-use crate::extract::{AuthUser, PageParams, RequirePermission, ValidatedJson, perm};
+use crate::extract::{
+    AuthUser, PageParams, RequirePermission, ValidatedJson, date_from, date_until, perm,
+};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
@@ -258,25 +260,6 @@ fn one_of(name: &str, value: Option<&str>, allowed: &[&str]) -> Result<Option<St
     }
 }
 
-fn date(name: &str, value: Option<&str>) -> Result<Option<DateTime<Utc>>, ApiError> {
-    value
-        .map(|v| {
-            DateTime::parse_from_rfc3339(v)
-                .map(|d| d.with_timezone(&Utc))
-                .or_else(|_| {
-                    chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d")
-                        .map(|d| d.and_time(chrono::NaiveTime::MIN).and_utc())
-                })
-                .map_err(|_| {
-                    ApiError::bad_request(
-                        "INVALID_QUERY",
-                        format!("{name} must be an ISO 8601 date or timestamp"),
-                    )
-                })
-        })
-        .transpose()
-}
-
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ReviewListQuery {
@@ -300,8 +283,8 @@ async fn list_reviews(
             q.status.as_deref(),
             &["pending", "completed", "failed"],
         )?,
-        start_date: date("startDate", q.start_date.as_deref())?,
-        end_date: date("endDate", q.end_date.as_deref())?,
+        start_date: date_from("startDate", q.start_date.as_deref())?,
+        end_date: date_until("endDate", q.end_date.as_deref())?,
         triggered_by: None,
     };
     let (page, stats) = state

@@ -5,7 +5,7 @@ use super::projects::ProjectService;
 use super::tasks::{Enqueued, TaskService};
 use super::webhook_intake::DEFAULT_MAX_ATTEMPTS;
 use crate::model::{NewReviewTask, Principal, TriggeredBy};
-use crate::ports::SettingsRepository;
+use crate::ports::{CatalogRepository, SettingsRepository};
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -21,6 +21,7 @@ pub struct ManualReviewService {
     projects: Arc<ProjectService>,
     settings: Arc<dyn SettingsRepository>,
     tasks: Arc<TaskService>,
+    catalog: Arc<dyn CatalogRepository>,
 }
 
 impl ManualReviewService {
@@ -28,11 +29,13 @@ impl ManualReviewService {
         projects: Arc<ProjectService>,
         settings: Arc<dyn SettingsRepository>,
         tasks: Arc<TaskService>,
+        catalog: Arc<dyn CatalogRepository>,
     ) -> Self {
         Self {
             projects,
             settings,
             tasks,
+            catalog,
         }
     }
 
@@ -40,8 +43,8 @@ impl ManualReviewService {
     /// queues a manual review, even when auto-review is off.
     ///
     /// # Errors
-    /// `NotFound` for an unknown project or MR; `BadRequest` for a disabled project;
-    /// platform failures.
+    /// `NotFound` for an unknown project, template or MR; `BadRequest` for a disabled
+    /// project; platform failures.
     pub async fn trigger(
         &self,
         caller: &Principal,
@@ -51,6 +54,15 @@ impl ManualReviewService {
             return Err(ServiceError::invalid("mrIid", "must be a positive number"));
         }
         let (project, platform) = self.projects.with_platform(request.project_id).await?;
+        if let Some(template) = request.template_id
+            && self
+                .catalog
+                .template_content(Some(template))
+                .await?
+                .is_none()
+        {
+            return Err(ServiceError::NotFound("template"));
+        }
         if !project.enabled {
             return Err(ServiceError::BadRequest {
                 code: "PROJECT_DISABLED",

@@ -235,8 +235,8 @@ impl PlatformConfigService {
                     .map(SecretString::new),
                 token_scopes: scopes,
                 enabled: input.enabled.unwrap_or(true),
-                // Exactly one default per type: the first config of a type is it.
-                is_default: input.is_default.unwrap_or(false) || first_of_type,
+                // The first config of a type is its default unless the caller says not.
+                is_default: input.is_default.unwrap_or(first_of_type),
             })
             .await?;
         tracing::info!(platform_config.id = %config.id, platform = %config.platform_type, "platform_config.created");

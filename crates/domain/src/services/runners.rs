@@ -353,7 +353,8 @@ impl RunnerService {
     /// Records a runner's result once and concludes the review with it.
     ///
     /// # Errors
-    /// `Invalid` for inconsistent counts; `NotFound`; `Conflict` when the runner does
+    /// `Invalid` for inconsistent counts or a rating that is not a grade; `NotFound`;
+    /// `Conflict` when the runner does
     /// not hold the task (a second result included).
     pub async fn submit_result(
         &self,
@@ -361,6 +362,14 @@ impl RunnerService {
         task_id: Uuid,
         result: &RunnerResult,
     ) -> Result<(), ServiceError> {
+        if let Some(rating) = &result.rating
+            && !["A", "B", "C", "D", "F"].contains(&rating.as_str())
+        {
+            return Err(ServiceError::invalid(
+                "rating",
+                "must be one of A, B, C, D, F",
+            ));
+        }
         let counted: usize = result.files.iter().map(|f| f.comments.len()).sum();
         if u64::try_from(counted).unwrap_or(u64::MAX) != result.total_comments {
             return Err(ServiceError::Invalid(vec![super::FieldError::new(

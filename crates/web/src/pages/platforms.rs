@@ -431,7 +431,7 @@ fn callback_uri(req: &HttpRequest, id: Uuid) -> Result<String, PageError> {
     let state = state(req)?;
     Ok(format!(
         "{}/platforms/{id}/oauth/callback",
-        state.config.app_url
+        state.config.auth_url
     ))
 }
 

@@ -1,0 +1,84 @@
+//! Date filters of query strings, the same on every route: an RFC 3339 timestamp
+//! (`2026-01-31T12:00:00Z`) or a plain date (`2026-01-31`). A plain date means the
+//! start of that day (UTC) as a lower bound and its end as an upper bound, so
+//! `startDate=2026-01-31&endDate=2026-01-31` is that whole day.
+
+use crate::error::ApiError;
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
+
+fn parse(name: &str, value: Option<&str>, end: bool) -> Result<Option<DateTime<Utc>>, ApiError> {
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    if let Ok(at) = DateTime::parse_from_rfc3339(value) {
+        return Ok(Some(at.with_timezone(&Utc)));
+    }
+    let day = NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| {
+        ApiError::bad_request(
+            "INVALID_QUERY",
+            format!(
+                "{name} must be a date (2026-01-31) or an RFC 3339 timestamp (2026-01-31T12:00:00Z)"
+            ),
+        )
+    })?;
+    let time = if end {
+        NaiveTime::from_hms_micro_opt(23, 59, 59, 999_999).unwrap_or(NaiveTime::MIN)
+    } else {
+        NaiveTime::MIN
+    };
+    Ok(Some(day.and_time(time).and_utc()))
+}
+
+/// A lower bound (`startDate`, `since`).
+///
+/// # Errors
+/// 400 `INVALID_QUERY` naming `name` for anything else than a date or timestamp.
+pub fn date_from(name: &str, value: Option<&str>) -> Result<Option<DateTime<Utc>>, ApiError> {
+    parse(name, value, false)
+}
+
+/// An upper bound (`endDate`), inclusive of a plain date's whole day.
+///
+/// # Errors
+/// 400 `INVALID_QUERY` naming `name` for anything else than a date or timestamp.
+pub fn date_until(name: &str, value: Option<&str>) -> Result<Option<DateTime<Utc>>, ApiError> {
+    parse(name, value, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_dates_and_timestamps_are_both_accepted() {
+        let day = date_from("startDate", Some("2026-01-31")).unwrap().unwrap();
+        assert_eq!(day.to_rfc3339(), "2026-01-31T00:00:00+00:00");
+        let end = date_until("endDate", Some("2026-01-31")).unwrap().unwrap();
+        assert_eq!(end.format("%H:%M:%S").to_string(), "23:59:59");
+        let at = date_from("startDate", Some("2026-01-31T12:30:00+02:00"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(at.to_rfc3339(), "2026-01-31T10:30:00+00:00");
+        assert_eq!(date_from("startDate", None).unwrap(), None);
+        assert_eq!(date_from("startDate", Some("")).unwrap(), None);
+    }
+
+    #[test]
+    fn anything_else_is_a_400_naming_the_parameter() {
+        for bad in [
+            "31/01/2026",
+            "2026-02-30",
+            "yesterday",
+            "2026-01-31T25:00:00Z",
+            "\u{0}",
+        ] {
+            let err = date_from("startDate", Some(bad)).unwrap_err();
+            assert_eq!(err.code, "INVALID_QUERY");
+            assert!(
+                err.message.starts_with("startDate"),
+                "{bad}: {}",
+                err.message
+            );
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Input hygiene at the edge, before any handler or query runs: text that can never
+//! be stored or makes no sense is a 400 naming where it was, never a 500 from
+//! PostgreSQL (which refuses the NUL character in text).
+//!
+//! - the path and the query string: no control character (`%00`, `%0A`...) in any
+//!   segment, parameter name or value (`INVALID_PATH`, `INVALID_QUERY`);
+//! - JSON bodies (API calls, webhooks): no NUL (`\u0000`) in any string or key
+//!   (`VALIDATION_FAILED`, the field as a JSON pointer such as `/object_attributes/title`).
+//!   Other control characters may be legitimate there (tool output in a runner's log),
+//!   so fields that must not carry them are checked by their own rules.
+//!
+//! Dashboard forms are checked by `reviewd-web`'s form extractor, which can name the
+//! field on the page itself.
+
+use crate::error::ApiError;
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header::CONTENT_TYPE;
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::{Error, HttpMessage, ResponseError, web};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+/// The largest body read here: above every endpoint's own limit (16 MiB for runner
+/// results), so a larger one would be refused by its endpoint anyway.
+const READ_LIMIT: usize = 17 * 1024 * 1024;
+
+/// Whether the path, `%XX`-decoded, has a control character.
+fn control_in_path(raw: &str) -> bool {
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let decoded = (bytes[i] == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok());
+        let b = match decoded {
+            Some(b) => {
+                i += 2;
+                b
+            }
+            None => bytes[i],
+        };
+        if b < 0x20 || b == 0x7f {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The first query parameter whose name or value has a control character.
+fn control_in_query(query: &str) -> Option<String> {
+    url::form_urlencoded::parse(query.as_bytes())
+        .find(|(k, v)| k.chars().chain(v.chars()).any(char::is_control))
+        .map(|(k, _)| k.chars().filter(|c| !c.is_control()).collect())
+}
+
+/// Whether the raw JSON text may hold an escaped NUL (`\u0000`, not `\\u0000`).
+fn may_hold_nul(body: &[u8]) -> bool {
+    body.windows(6).enumerate().any(|(i, w)| {
+        w == b"\\u0000" && body[..i].iter().rev().take_while(|b| **b == b'\\').count() % 2 == 0
+    })
+}
+
+/// The JSON pointer of the first string or key holding a NUL.
+fn nul_pointer(value: &Value, at: &str) -> Option<String> {
+    let escape = |k: &str| {
+        k.replace('~', "~0")
+            .replace('/', "~1")
+            .replace('\0', "\\u0000")
+    };
+    match value {
+        Value::String(s) if s.contains('\0') => Some(at.to_owned()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| nul_pointer(v, &format!("{at}/{i}"))),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            let here = format!("{at}/{}", escape(k));
+            if k.contains('\0') {
+                Some(here)
+            } else {
+                nul_pointer(v, &here)
+            }
+        }),
+        _ => None,
+    }
+}
+
+fn is_json(req: &ServiceRequest) -> bool {
+    req.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("application/json"))
+}
+
+/// What is wrong with the request's path, query or JSON body, if anything; a body
+/// read to look at it is put back for the handler.
+async fn problem(req: &mut ServiceRequest) -> Result<Option<ApiError>, Error> {
+    if control_in_path(req.path()) {
+        return Ok(Some(ApiError::bad_request(
+            "INVALID_PATH",
+            "the path contains a control character",
+        )));
+    }
+    if let Some(name) = control_in_query(req.query_string()) {
+        return Ok(Some(
+            ApiError::bad_request(
+                "INVALID_QUERY",
+                format!("the query parameter `{name}` contains a control character"),
+            )
+            .with_details(json!({ "fields": { name: ["must not contain control characters"] } })),
+        ));
+    }
+    let has_body = matches!(*req.method(), Method::POST | Method::PUT | Method::PATCH);
+    if !(has_body && is_json(req)) {
+        return Ok(None);
+    }
+    let mut body = web::BytesMut::new();
+    let mut payload = req.take_payload();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk?;
+        if body.len() + chunk.len() > READ_LIMIT {
+            return Ok(Some(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "PAYLOAD_TOO_LARGE",
+                format!("request body exceeds {READ_LIMIT} bytes"),
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let body = body.freeze();
+    if may_hold_nul(&body)
+        && let Ok(value) = serde_json::from_slice::<Value>(&body)
+        && let Some(pointer) = nul_pointer(&value, "")
+    {
+        return Ok(Some(
+            ApiError::bad_request("VALIDATION_FAILED", "some fields are invalid").with_details(
+                json!({ "fields": { pointer: ["must not contain the NUL character"] } }),
+            ),
+        ));
+    }
+    req.set_payload(Payload::from(body));
+    Ok(None)
+}
+
+/// Middleware: refuses control characters in paths and queries and NUL in JSON.
+pub async fn check_input(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody + 'static>>, Error> {
+    if let Some(error) = problem(&mut req).await? {
+        tracing::info!(http.path = %req.path(), code = error.code, "request.refused_input");
+        let response = error.error_response();
+        return Ok(req.into_response(response).map_into_right_body());
+    }
+    Ok(next.call(req).await?.map_into_left_body())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_in_paths_are_found_encoded_or_not() {
+        assert!(control_in_path("/api/runners/a%00b"));
+        assert!(control_in_path("/api/runners/a%0ab"));
+        assert!(control_in_path("/api/runners/a%7Fb"));
+        assert!(!control_in_path("/api/runners/a%20b%2Fc"));
+        assert!(!control_in_path("/api/reviews/50%"));
+        assert!(!control_in_path("/api/reviews/%zz"));
+    }
+
+    #[test]
+    fn query_parameters_with_control_characters_are_named() {
+        assert_eq!(
+            control_in_query("search=a%00b&page=1").as_deref(),
+            Some("search")
+        );
+        assert_eq!(control_in_query("a=1&b%01=2").as_deref(), Some("b"));
+        assert_eq!(control_in_query("search=caf%C3%A9+au+lait&page=2"), None);
+    }
+
+    #[test]
+    fn escaped_nuls_are_found_with_their_place_and_escaped_backslashes_are_not() {
+        let body = br#"{"object_attributes":{"title":"a\u0000b","labels":["x"]}}"#;
+        assert!(may_hold_nul(body));
+        let value: Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(
+            nul_pointer(&value, "").as_deref(),
+            Some("/object_attributes/title")
+        );
+        let in_array: Value = serde_json::from_str(r#"{"a":["ok","\u0000"]}"#).unwrap();
+        assert_eq!(nul_pointer(&in_array, "").as_deref(), Some("/a/1"));
+        let in_key: Value = serde_json::from_str(r#"{"a/b\u0000":1}"#).unwrap();
+        assert_eq!(nul_pointer(&in_key, "").as_deref(), Some("/a~1b\\u0000"));
+        // `\\u0000` is a backslash followed by the text u0000: fine.
+        assert!(!may_hold_nul(br#"{"a":"\\u0000"}"#));
+        assert!(may_hold_nul(br#"{"a":"\\\u0000"}"#));
+    }
+}
