@@ -25,6 +25,7 @@ use actix_web::http::Method;
 use actix_web::http::header::{AUTHORIZATION, HOST, ORIGIN, REFERER};
 use actix_web::middleware::Next;
 use actix_web::{Error, ResponseError, web};
+use reviewd_domain::ErrorCode;
 
 /// The origins (`scheme://host[:port]`) that may make cookie-authenticated writes.
 #[derive(Debug, Clone)]
@@ -127,7 +128,7 @@ pub async fn check_origin(
         );
         let response = ApiError::new(
             actix_web::http::StatusCode::FORBIDDEN,
-            "CSRF_ORIGIN_MISMATCH",
+            ErrorCode::CsrfOriginMismatch,
             "this request came from a page that is not this app's; reload the page and try again",
         )
         .error_response();

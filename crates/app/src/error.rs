@@ -5,6 +5,7 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{HeaderValue, RETRY_AFTER};
 use actix_web::{HttpResponse, ResponseError};
+use reviewd_domain::ErrorCode;
 use reviewd_domain::ports::PlatformError;
 use reviewd_domain::services::{FieldError, ServiceError};
 use serde_json::{Value, json};
@@ -14,14 +15,14 @@ use std::fmt;
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
     pub details: Option<Value>,
     pub retry_after_secs: Option<u64>,
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
             status,
             code,
@@ -37,20 +38,20 @@ impl ApiError {
         self
     }
 
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn bad_request(code: ErrorCode, message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, code, message)
     }
 
     pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "UNAUTHORIZED", message)
+        Self::new(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, message)
     }
 
     pub fn forbidden(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::FORBIDDEN, "FORBIDDEN", message)
+        Self::new(StatusCode::FORBIDDEN, ErrorCode::Forbidden, message)
     }
 
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "NOT_FOUND", message)
+        Self::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, message)
     }
 
     /// A 400 naming each bad field: `details.fields = {"email": ["..."]}`.
@@ -62,7 +63,7 @@ impl ApiError {
                 .or_default()
                 .push(e.message.as_str());
         }
-        Self::bad_request("VALIDATION_FAILED", "some fields are invalid")
+        Self::bad_request(ErrorCode::ValidationFailed, "some fields are invalid")
             .with_details(json!({ "fields": fields }))
     }
 
@@ -71,7 +72,7 @@ impl ApiError {
         tracing::error!(error = %cause, "request.internal_error");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL_ERROR",
+            ErrorCode::InternalError,
             "internal error; see the server log for this request id",
         )
     }
@@ -81,7 +82,7 @@ impl ApiError {
         tracing::error!(error = %cause, "request.dependency_unavailable");
         Self::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "SERVICE_UNAVAILABLE",
+            ErrorCode::ServiceUnavailable,
             "a dependency of the service is unavailable; retry later",
         )
     }
@@ -105,7 +106,7 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        let mut body = json!({ "code": self.code, "message": self.message });
+        let mut body = json!({ "code": self.code.as_str(), "message": self.message });
         if let Some(details) = &self.details {
             body["details"] = details.clone();
         }
@@ -129,19 +130,21 @@ impl From<ServiceError> for ApiError {
             ServiceError::Unauthenticated => ApiError::unauthorized("authentication required"),
             ServiceError::InvalidCredentials => ApiError::new(
                 StatusCode::UNAUTHORIZED,
-                "INVALID_CREDENTIALS",
+                ErrorCode::InvalidCredentials,
                 "invalid email or password",
             ),
             ServiceError::Forbidden(why) => ApiError::forbidden(why),
             ServiceError::NotFound(what) => ApiError::not_found(format!("{what} not found")),
-            ServiceError::Conflict(what) => {
-                ApiError::new(StatusCode::CONFLICT, "CONFLICT", conflict_message(&what))
-            }
+            ServiceError::Conflict(what) => ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::Conflict,
+                conflict_message(&what),
+            ),
             ServiceError::Throttled { retry_after } => {
                 let secs = retry_after.as_secs().max(1);
                 let mut e = ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
-                    "RATE_LIMITED",
+                    ErrorCode::RateLimited,
                     format!("too many attempts; retry in {secs} s"),
                 );
                 e.retry_after_secs = Some(secs);
@@ -161,16 +164,17 @@ fn platform_error(err: PlatformError) -> ApiError {
             ApiError::not_found(format!("not found on the platform: {m}"))
         }
         PlatformError::Rejected(m) => ApiError::bad_request(
-            "PLATFORM_REJECTED",
+            ErrorCode::PlatformRejected,
             format!("the platform rejected the request: {m}"),
         ),
-        PlatformError::Unsupported(what) => {
-            ApiError::bad_request("UNSUPPORTED_PLATFORM", format!("not supported by {what}"))
-        }
+        PlatformError::Unsupported(what) => ApiError::bad_request(
+            ErrorCode::UnsupportedPlatform,
+            format!("not supported by {what}"),
+        ),
         PlatformError::RateLimited { retry_after } => {
             let mut e = ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
-                "PLATFORM_RATE_LIMITED",
+                ErrorCode::PlatformRateLimited,
                 "the platform is rate limiting requests; retry later",
             );
             e.retry_after_secs = retry_after.map(|d| d.as_secs().max(1));
@@ -178,19 +182,19 @@ fn platform_error(err: PlatformError) -> ApiError {
         }
         PlatformError::Unauthorized(_) => ApiError::new(
             StatusCode::BAD_GATEWAY,
-            "PLATFORM_UNAUTHORIZED",
+            ErrorCode::PlatformUnauthorized,
             "the platform rejected the stored access token; update the platform config",
         ),
         PlatformError::Forbidden(m) => ApiError::new(
             StatusCode::BAD_GATEWAY,
-            "PLATFORM_FORBIDDEN",
+            ErrorCode::PlatformForbidden,
             format!("the platform refused the operation for this token: {m}"),
         ),
         PlatformError::InvalidResponse(m) => {
             tracing::warn!(error = %m, "platform.invalid_response");
             ApiError::new(
                 StatusCode::BAD_GATEWAY,
-                "PLATFORM_ERROR",
+                ErrorCode::PlatformError,
                 "the platform answered in an unexpected way",
             )
         }
@@ -198,7 +202,7 @@ fn platform_error(err: PlatformError) -> ApiError {
             tracing::warn!(error = %m, "platform.unavailable");
             ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "PLATFORM_UNAVAILABLE",
+                ErrorCode::PlatformUnavailable,
                 "the platform cannot be reached; retry later",
             )
         }
@@ -210,5 +214,21 @@ fn conflict_message(constraint: &str) -> String {
     match constraint {
         "users_email_key" => "a user with this email already exists".to_owned(),
         other => format!("conflicts with an existing record ({other})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use reviewd_domain::ErrorCode;
+
+    #[test]
+    fn the_api_document_explains_every_error_code() {
+        let doc = include_str!("../../../docs/api.md");
+        let missing: Vec<&str> = ErrorCode::ALL
+            .iter()
+            .map(|c| c.as_str())
+            .filter(|c| !doc.contains(&format!("`{c}`")))
+            .collect();
+        assert!(missing.is_empty(), "docs/api.md does not name {missing:?}");
     }
 }

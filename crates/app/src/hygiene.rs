@@ -20,6 +20,7 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, ResponseError, web};
 use futures_util::StreamExt;
+use reviewd_domain::ErrorCode;
 use serde_json::{Value, json};
 
 /// The largest body read here: above every endpoint's own limit (16 MiB for runner
@@ -101,14 +102,14 @@ fn is_json(req: &ServiceRequest) -> bool {
 async fn problem(req: &mut ServiceRequest) -> Result<Option<ApiError>, Error> {
     if control_in_path(req.path()) {
         return Ok(Some(ApiError::bad_request(
-            "INVALID_PATH",
+            ErrorCode::InvalidPath,
             "the path contains a control character",
         )));
     }
     if let Some(name) = control_in_query(req.query_string()) {
         return Ok(Some(
             ApiError::bad_request(
-                "INVALID_QUERY",
+                ErrorCode::InvalidQuery,
                 format!("the query parameter `{name}` contains a control character"),
             )
             .with_details(json!({ "fields": { name: ["must not contain control characters"] } })),
@@ -125,7 +126,7 @@ async fn problem(req: &mut ServiceRequest) -> Result<Option<ApiError>, Error> {
         if body.len() + chunk.len() > READ_LIMIT {
             return Ok(Some(ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                "PAYLOAD_TOO_LARGE",
+                ErrorCode::PayloadTooLarge,
                 format!("request body exceeds {READ_LIMIT} bytes"),
             )));
         }
@@ -137,9 +138,10 @@ async fn problem(req: &mut ServiceRequest) -> Result<Option<ApiError>, Error> {
         && let Some(pointer) = nul_pointer(&value, "")
     {
         return Ok(Some(
-            ApiError::bad_request("VALIDATION_FAILED", "some fields are invalid").with_details(
-                json!({ "fields": { pointer: ["must not contain the NUL character"] } }),
-            ),
+            ApiError::bad_request(ErrorCode::ValidationFailed, "some fields are invalid")
+                .with_details(
+                    json!({ "fields": { pointer: ["must not contain the NUL character"] } }),
+                ),
         ));
     }
     req.set_payload(Payload::from(body));
@@ -152,7 +154,7 @@ pub async fn check_input(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody + 'static>>, Error> {
     if let Some(error) = problem(&mut req).await? {
-        tracing::info!(http.path = %req.path(), code = error.code, "request.refused_input");
+        tracing::info!(http.path = %req.path(), code = error.code.as_str(), "request.refused_input");
         let response = error.error_response();
         return Ok(req.into_response(response).map_into_right_body());
     }

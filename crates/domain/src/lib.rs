@@ -3,10 +3,12 @@
 //! implement. This crate knows no web, database or HTTP-client crate; adapters
 //! depend on it, never the other way round.
 
+pub mod error_code;
 pub mod model;
 pub mod pagination;
 pub mod ports;
 pub mod review;
 pub mod services;
 
+pub use error_code::ErrorCode;
 pub use pagination::{Page, PageRequest};

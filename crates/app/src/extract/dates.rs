@@ -5,6 +5,7 @@
 
 use crate::error::ApiError;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
+use reviewd_domain::ErrorCode;
 
 fn parse(name: &str, value: Option<&str>, end: bool) -> Result<Option<DateTime<Utc>>, ApiError> {
     let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
@@ -15,7 +16,7 @@ fn parse(name: &str, value: Option<&str>, end: bool) -> Result<Option<DateTime<U
     }
     let day = NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| {
         ApiError::bad_request(
-            "INVALID_QUERY",
+            ErrorCode::InvalidQuery,
             format!(
                 "{name} must be a date (2026-01-31) or an RFC 3339 timestamp (2026-01-31T12:00:00Z)"
             ),
@@ -73,7 +74,7 @@ mod tests {
             "\u{0}",
         ] {
             let err = date_from("startDate", Some(bad)).unwrap_err();
-            assert_eq!(err.code, "INVALID_QUERY");
+            assert_eq!(err.code, ErrorCode::InvalidQuery);
             assert!(
                 err.message.starts_with("startDate"),
                 "{bad}: {}",

@@ -4,6 +4,7 @@ use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::http::StatusCode;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::future::LocalBoxFuture;
+use reviewd_domain::ErrorCode;
 use reviewd_domain::services::FieldError;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -32,21 +33,21 @@ fn json_error(err: &JsonPayloadError, limit: usize) -> ApiError {
         JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
             ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                "PAYLOAD_TOO_LARGE",
+                ErrorCode::PayloadTooLarge,
                 format!("request body exceeds {limit} bytes"),
             )
         }
         JsonPayloadError::ContentType => ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "UNSUPPORTED_MEDIA_TYPE",
+            ErrorCode::UnsupportedMediaType,
             "expected Content-Type: application/json",
         ),
         JsonPayloadError::Deserialize(e) => {
-            ApiError::bad_request("INVALID_BODY", format!("invalid JSON body: {e}"))
+            ApiError::bad_request(ErrorCode::InvalidBody, format!("invalid JSON body: {e}"))
                 .with_details(json!({ "line": e.line(), "column": e.column() }))
         }
         other => ApiError::bad_request(
-            "INVALID_BODY",
+            ErrorCode::InvalidBody,
             format!("cannot read the request body: {other}"),
         ),
     }
@@ -54,13 +55,21 @@ fn json_error(err: &JsonPayloadError, limit: usize) -> ApiError {
 
 pub fn query_config() -> web::QueryConfig {
     web::QueryConfig::default().error_handler(|err: QueryPayloadError, _req| {
-        ApiError::bad_request("INVALID_QUERY", format!("invalid query parameters: {err}")).into()
+        ApiError::bad_request(
+            ErrorCode::InvalidQuery,
+            format!("invalid query parameters: {err}"),
+        )
+        .into()
     })
 }
 
 pub fn path_config() -> web::PathConfig {
     web::PathConfig::default().error_handler(|err: PathError, _req| {
-        ApiError::bad_request("INVALID_PATH", format!("invalid path parameter: {err}")).into()
+        ApiError::bad_request(
+            ErrorCode::InvalidPath,
+            format!("invalid path parameter: {err}"),
+        )
+        .into()
     })
 }
 

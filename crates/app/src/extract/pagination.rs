@@ -1,4 +1,5 @@
 use crate::error::ApiError;
+use reviewd_domain::ErrorCode;
 use reviewd_domain::PageRequest;
 use serde::Deserialize;
 use serde_json::json;
@@ -37,7 +38,7 @@ fn positive(name: &str, value: Option<&str>) -> Result<Option<u32>, ApiError> {
     let Some(value) = value else { return Ok(None) };
     match value.trim().parse::<u64>() {
         Ok(0) | Err(_) => Err(ApiError::bad_request(
-            "INVALID_QUERY",
+            ErrorCode::InvalidQuery,
             format!("{name} must be a positive whole number"),
         )
         .with_details(json!({ "fields": { name: ["must be a positive whole number"] } }))),

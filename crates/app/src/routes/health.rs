@@ -7,6 +7,7 @@ use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
 use futures_util::future::join_all;
+use reviewd_domain::ErrorCode;
 use reviewd_domain::model::health::{CheckResult, CheckType, HealthHistoryFilter, HealthStatus};
 use reviewd_domain::services::health::overall;
 use serde_json::{Map, json};
@@ -84,7 +85,7 @@ struct HistoryQuery {
 }
 
 fn invalid(message: &str) -> ApiError {
-    ApiError::bad_request("INVALID_QUERY", message)
+    ApiError::bad_request(ErrorCode::InvalidQuery, message)
 }
 
 async fn health_history(

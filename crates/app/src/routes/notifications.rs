@@ -8,6 +8,7 @@ use crate::extract::perm::{ConfigUpdate, NotificationDelete};
 use crate::extract::{AuthUser, PageParams, RequirePermission, date_from, date_until};
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
+use reviewd_domain::ErrorCode;
 use reviewd_domain::model::notification::{
     Channel, DeliveryCount, DeliveryStatus, Frequency, HistoryFilter, NewPushSubscription,
     NotificationConfig, NotificationConfigPatch, NotificationType, PushSubscription,
@@ -206,7 +207,7 @@ impl ConfigBody {
             .map(|f| {
                 Frequency::parse(&f).ok_or_else(|| {
                     ApiError::bad_request(
-                        "VALIDATION_FAILED",
+                        ErrorCode::ValidationFailed,
                         "notificationFrequency must be immediate, daily or weekly",
                     )
                 })
@@ -287,7 +288,7 @@ async fn update_config(
 fn channel(value: &str) -> Result<Channel, ApiError> {
     Channel::parse(value).ok_or_else(|| {
         ApiError::bad_request(
-            "VALIDATION_FAILED",
+            ErrorCode::ValidationFailed,
             "channel must be email, webhook, chatA, chatB, chatC, chatD or push",
         )
     })
@@ -336,7 +337,7 @@ struct HistoryQuery {
 }
 
 fn query_error(message: &str) -> ApiError {
-    ApiError::bad_request("INVALID_QUERY", message)
+    ApiError::bad_request(ErrorCode::InvalidQuery, message)
 }
 
 impl HistoryQuery {
@@ -552,7 +553,7 @@ async fn subscribe(
                     #[allow(clippy::cast_possible_truncation)]
                     chrono::DateTime::from_timestamp_millis(ms as i64).ok_or_else(|| {
                         ApiError::bad_request(
-                            "VALIDATION_FAILED",
+                            ErrorCode::ValidationFailed,
                             "expirationTime must be milliseconds since 1970 or null",
                         )
                     })

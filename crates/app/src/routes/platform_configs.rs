@@ -7,6 +7,7 @@ use crate::extract::{AuthUser, PageParams, RequireAdmin, RequirePermission, Vali
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
+use reviewd_domain::ErrorCode;
 use reviewd_domain::model::{AuthType, MASK, PlatformConfig, PlatformType, SecretString};
 use reviewd_domain::services::{PlatformConfigInput, PlatformConfigPatch};
 use serde::{Deserialize, Serialize};
@@ -113,7 +114,7 @@ async fn list_by_type(
 ) -> Result<HttpResponse, ApiError> {
     let platform_type: PlatformType = path
         .parse()
-        .map_err(|e: String| ApiError::bad_request("INVALID_PATH", e))?;
+        .map_err(|e: String| ApiError::bad_request(ErrorCode::InvalidPath, e))?;
     Ok(envelope::ok(
         json!({ "configs": dtos(state.platform_configs.list(Some(platform_type), false).await?) }),
     ))

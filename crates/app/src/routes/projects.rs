@@ -7,6 +7,7 @@ use crate::extract::{AuthUser, PageParams, RequirePermission, ValidatedJson, per
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
+use reviewd_domain::ErrorCode;
 use reviewd_domain::model::{
     MrState, PipelineFilter, PlatformPage, PlatformType, Project, ProjectFilter,
     ProjectSettingsChanges, WebhookStatus, WebhookStatusFilter,
@@ -154,7 +155,7 @@ fn webhook_filter(value: Option<&str>) -> Result<Option<WebhookStatusFilter>, Ap
             .map(|s| Some(WebhookStatusFilter::Is(s)))
             .map_err(|_| {
                 ApiError::bad_request(
-                    "INVALID_QUERY",
+                    ErrorCode::InvalidQuery,
                     "webhookStatus must be active, inactive, error, unknown or not_configured",
                 )
             }),
@@ -354,7 +355,7 @@ async fn project_pipelines(
         .is_some_and(|s| !PIPELINE_STATUSES.contains(&s))
     {
         return Err(ApiError::bad_request(
-            "INVALID_QUERY",
+            ErrorCode::InvalidQuery,
             format!("status must be one of {}", PIPELINE_STATUSES.join(", ")),
         ));
     }
@@ -364,7 +365,7 @@ async fn project_pipelines(
         .is_some_and(|t| t != "auto" && t != "manual")
     {
         return Err(ApiError::bad_request(
-            "INVALID_QUERY",
+            ErrorCode::InvalidQuery,
             "triggeredBy must be auto or manual",
         ));
     }
@@ -372,8 +373,9 @@ async fn project_pipelines(
         .mr_iid
         .as_deref()
         .map(|v| {
-            v.parse::<i64>()
-                .map_err(|_| ApiError::bad_request("INVALID_QUERY", "mrIid must be a number"))
+            v.parse::<i64>().map_err(|_| {
+                ApiError::bad_request(ErrorCode::InvalidQuery, "mrIid must be a number")
+            })
         })
         .transpose()?;
     let filter = PipelineFilter {

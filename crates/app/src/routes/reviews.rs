@@ -9,6 +9,7 @@ use crate::extract::{
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
+use reviewd_domain::ErrorCode;
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::review_views::ReviewFilter;
 use reviewd_domain::model::{ReviewTask, TaskStatus, TriggeredBy};
@@ -159,7 +160,7 @@ fn status_filter(value: Option<&str>) -> Result<Option<TaskStatus>, ApiError> {
     value
         .map(|s| {
             s.parse()
-                .map_err(|e: String| ApiError::bad_request("INVALID_QUERY", e))
+                .map_err(|e: String| ApiError::bad_request(ErrorCode::InvalidQuery, e))
         })
         .transpose()
 }
@@ -190,7 +191,10 @@ async fn recent_manual_tasks(
     let limit = match query.limit.as_deref() {
         None => 5,
         Some(v) => v.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
-            ApiError::bad_request("INVALID_QUERY", "limit must be a positive whole number")
+            ApiError::bad_request(
+                ErrorCode::InvalidQuery,
+                "limit must be a positive whole number",
+            )
         })?,
     };
     let page = state
@@ -232,7 +236,7 @@ fn bounded(
             .map(|n| u32::try_from(n.min(u64::from(max))).unwrap_or(max))
             .ok_or_else(|| {
                 ApiError::bad_request(
-                    "INVALID_QUERY",
+                    ErrorCode::InvalidQuery,
                     format!("{name} must be a whole number of at least {min}"),
                 )
             }),
@@ -244,7 +248,7 @@ fn offset(value: Option<&str>) -> Result<u64, ApiError> {
         .map_or(Ok(0), |v| v.trim().parse::<u64>())
         .map_err(|_| {
             ApiError::bad_request(
-                "INVALID_QUERY",
+                ErrorCode::InvalidQuery,
                 "offset must be a whole number of at least 0",
             )
         })
@@ -253,7 +257,7 @@ fn offset(value: Option<&str>) -> Result<u64, ApiError> {
 fn one_of(name: &str, value: Option<&str>, allowed: &[&str]) -> Result<Option<String>, ApiError> {
     match value {
         Some(v) if !allowed.contains(&v) => Err(ApiError::bad_request(
-            "INVALID_QUERY",
+            ErrorCode::InvalidQuery,
             format!("{name} must be one of {}", allowed.join(", ")),
         )),
         other => Ok(other.map(str::to_owned)),
@@ -496,7 +500,7 @@ async fn manual_merge_requests(
 ) -> Result<HttpResponse, ApiError> {
     let project_id = q
         .project_id
-        .ok_or_else(|| ApiError::bad_request("INVALID_QUERY", "projectId is required"))?;
+        .ok_or_else(|| ApiError::bad_request(ErrorCode::InvalidQuery, "projectId is required"))?;
     let page = q.page.to_request(20, 100)?;
     let mrs = state
         .projects

@@ -9,6 +9,7 @@ use crate::extract::{AuthUser, ValidatedJson};
 use crate::extract::{RESULT_LIMIT_BYTES, json_config_limited};
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
+use reviewd_domain::ErrorCode;
 use reviewd_domain::model::AuthMethod;
 use reviewd_domain::model::runner::{RunnerPhase, RunnerRegistration, RunnerResult, RunnerStatus};
 use serde::Deserialize;
@@ -60,7 +61,9 @@ fn header<'a>(req: &'a HttpRequest, name: &str) -> Result<Option<&'a str>, ApiEr
         Some(v) => v
             .to_str()
             .map(|s| Some(s.trim()).filter(|s| !s.is_empty()))
-            .map_err(|_| ApiError::bad_request("INVALID_HEADER", format!("{name} is not text"))),
+            .map_err(|_| {
+                ApiError::bad_request(ErrorCode::InvalidHeader, format!("{name} is not text"))
+            }),
     }
 }
 
@@ -70,11 +73,12 @@ async fn register(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let key_id = admin_api_key(&user)?;
-    let id = header(&req, "x-runner-id")?
-        .ok_or_else(|| ApiError::bad_request("MISSING_HEADER", "x-runner-id is required"))?;
+    let id = header(&req, "x-runner-id")?.ok_or_else(|| {
+        ApiError::bad_request(ErrorCode::MissingHeader, "x-runner-id is required")
+    })?;
     if id.len() > 200 {
         return Err(ApiError::bad_request(
-            "INVALID_HEADER",
+            ErrorCode::InvalidHeader,
             "x-runner-id is longer than 200 characters",
         ));
     }
@@ -86,7 +90,7 @@ async fn register(
             .filter(|n| (1..=1000).contains(n))
             .ok_or_else(|| {
                 ApiError::bad_request(
-                    "INVALID_HEADER",
+                    ErrorCode::InvalidHeader,
                     "x-runner-max-concurrency must be a whole number from 1 to 1000",
                 )
             })?,
@@ -153,7 +157,7 @@ async fn heartbeat(
     let key = api_key(&user)?;
     let status = RunnerStatus::parse(&body.0.status).ok_or_else(|| {
         ApiError::bad_request(
-            "VALIDATION_FAILED",
+            ErrorCode::ValidationFailed,
             "status must be online, busy or offline",
         )
     })?;
@@ -183,7 +187,7 @@ async fn pending(
         .runner_id
         .as_deref()
         .filter(|r| !r.is_empty())
-        .ok_or_else(|| ApiError::bad_request("INVALID_QUERY", "runnerId is required"))?;
+        .ok_or_else(|| ApiError::bad_request(ErrorCode::InvalidQuery, "runnerId is required"))?;
     let limit = match q.limit.as_deref() {
         None => 1,
         Some(v) => v
@@ -192,7 +196,10 @@ async fn pending(
             .ok()
             .filter(|n| *n >= 1)
             .ok_or_else(|| {
-                ApiError::bad_request("INVALID_QUERY", "limit must be a positive whole number")
+                ApiError::bad_request(
+                    ErrorCode::InvalidQuery,
+                    "limit must be a positive whole number",
+                )
             })?,
     };
     Ok(envelope::ok(
@@ -215,7 +222,7 @@ async fn phase(
     let key = api_key(&user)?;
     let phase = RunnerPhase::parse(&body.status).ok_or_else(|| {
         ApiError::bad_request(
-            "VALIDATION_FAILED",
+            ErrorCode::ValidationFailed,
             "status must be preparing, cloning, reviewing or submitting",
         )
     })?;

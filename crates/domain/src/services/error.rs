@@ -1,5 +1,6 @@
 //! The error of the domain's use cases; the web layer maps each variant to a status.
 
+use crate::ErrorCode;
 use crate::ports::{CredentialError, PlatformError, RepoError, ThrottleError};
 use std::time::Duration;
 
@@ -26,7 +27,7 @@ pub enum ServiceError {
     Invalid(Vec<FieldError>),
     /// The request cannot be carried out as asked, for a reason named by `code`.
     #[error("{message}")]
-    BadRequest { code: &'static str, message: String },
+    BadRequest { code: ErrorCode, message: String },
     /// A hosting platform call failed (after the adapter's retries).
     #[error("platform error: {0}")]
     Platform(#[from] PlatformError),

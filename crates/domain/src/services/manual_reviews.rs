@@ -4,6 +4,7 @@ use super::ServiceError;
 use super::projects::ProjectService;
 use super::tasks::{Enqueued, TaskService};
 use super::webhook_intake::DEFAULT_MAX_ATTEMPTS;
+use crate::ErrorCode;
 use crate::model::{NewReviewTask, Principal, TriggeredBy};
 use crate::ports::{CatalogRepository, SettingsRepository};
 use std::sync::Arc;
@@ -65,7 +66,7 @@ impl ManualReviewService {
         }
         if !project.enabled {
             return Err(ServiceError::BadRequest {
-                code: "PROJECT_DISABLED",
+                code: ErrorCode::ProjectDisabled,
                 message: "reviews are disabled for this project; enable it first".into(),
             });
         }

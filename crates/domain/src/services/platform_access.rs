@@ -1,6 +1,7 @@
 //! Reaching the platform of a stored config.
 
 use super::ServiceError;
+use crate::ErrorCode;
 use crate::model::{PlatformConfig, PlatformConnection};
 use crate::ports::{HostingPlatform, PlatformClients};
 use std::sync::Arc;
@@ -16,7 +17,7 @@ pub fn platform_for(
 ) -> Result<Arc<dyn HostingPlatform>, ServiceError> {
     if !config.enabled {
         return Err(ServiceError::BadRequest {
-            code: "PLATFORM_CONFIG_DISABLED",
+            code: ErrorCode::PlatformConfigDisabled,
             message: format!("platform config `{}` is disabled", config.name),
         });
     }
@@ -24,7 +25,7 @@ pub fn platform_for(
         .access_token
         .clone()
         .ok_or_else(|| ServiceError::BadRequest {
-            code: "PLATFORM_NOT_AUTHORIZED",
+            code: ErrorCode::PlatformNotAuthorized,
             message: format!(
                 "platform config `{}` has no access token yet; complete its OAuth authorization",
                 config.name

@@ -3,6 +3,7 @@
 
 use super::platform_access::platform_for;
 use super::{FieldError, ServiceError};
+use crate::ErrorCode;
 use crate::model::{
     AuthType, MASK, NewPlatformConfig, PlatformConfig, PlatformConfigChanges, PlatformConnection,
     PlatformPage, PlatformType, PlatformUser, SecretString, TokenIdentity,
@@ -329,7 +330,7 @@ impl PlatformConfigService {
         let linked = self.configs.count_projects(id).await?;
         if linked > 0 && !force {
             return Err(ServiceError::BadRequest {
-                code: "PROJECTS_LINKED",
+                code: ErrorCode::ProjectsLinked,
                 message: format!(
                     "{linked} project(s) are linked to this config; pass force=true to delete them with it"
                 ),
@@ -426,7 +427,7 @@ impl PlatformConfigService {
         let config = self.get(id).await?;
         if config.platform_type != PlatformType::HostA {
             return Err(ServiceError::BadRequest {
-                code: "UNSUPPORTED_PLATFORM",
+                code: ErrorCode::UnsupportedPlatform,
                 message: "user search is available for hostA configs only".into(),
             });
         }
@@ -480,7 +481,7 @@ impl PlatformConfigService {
     ) -> Result<PlatformConfig, ServiceError> {
         let config = self.oauth_config(id).await?;
         let mismatch = |why: &str| ServiceError::BadRequest {
-            code: "OAUTH_STATE_MISMATCH",
+            code: ErrorCode::OauthStateMismatch,
             message: why.to_owned(),
         };
         let pending_state = config.oauth_state.clone().ok_or_else(|| {
@@ -533,7 +534,7 @@ impl PlatformConfigService {
                 .refresh_token
                 .clone()
                 .ok_or_else(|| ServiceError::BadRequest {
-                    code: "NO_REFRESH_TOKEN",
+                    code: ErrorCode::NoRefreshToken,
                     message:
                         "this config has no refresh token; complete the OAuth authorization first"
                             .into(),
@@ -569,7 +570,7 @@ impl PlatformConfigService {
         let config = self.get(id).await?;
         if config.auth_type != AuthType::OAuth || config.app_id.is_none() {
             return Err(ServiceError::BadRequest {
-                code: "NOT_AN_OAUTH_CONFIG",
+                code: ErrorCode::NotAnOauthConfig,
                 message: "this platform config does not use OAuth (authType oauth with an appId)"
                     .into(),
             });
@@ -584,7 +585,7 @@ impl PlatformConfigService {
         self.clients
             .oauth(platform_type)
             .ok_or(ServiceError::BadRequest {
-                code: "UNSUPPORTED_PLATFORM",
+                code: ErrorCode::UnsupportedPlatform,
                 message: format!("OAuth is not available for {platform_type}"),
             })
     }

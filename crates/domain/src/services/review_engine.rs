@@ -3,6 +3,7 @@
 
 use super::ServiceError;
 use super::projects::ProjectService;
+use crate::ErrorCode;
 use crate::model::diff::{ChangeType, FileDiff, InlineComment, MergeRequestDiff};
 use crate::model::review::{
     AiCallRecord, FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome,
@@ -388,7 +389,7 @@ impl ReviewEngine {
             .iter()
             .find(|f| f.new_path == path && f.diff.is_some())
             .ok_or_else(|| ServiceError::BadRequest {
-                code: "FILE_NOT_IN_DIFF",
+                code: ErrorCode::FileNotInDiff,
                 message: format!("{path} has no text diff in the merge request any more"),
             })?;
         let guidance = self.guidance(project.template_id, project.id).await?;

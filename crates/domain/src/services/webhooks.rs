@@ -3,6 +3,7 @@
 
 use super::ServiceError;
 use super::platform_access::platform_for;
+use crate::ErrorCode;
 use crate::model::{PlatformType, Project, WebhookState, WebhookStatus};
 use crate::ports::{
     PlatformClients, PlatformConfigRepository, PlatformError, ProjectRepository, RepoError,
@@ -154,7 +155,7 @@ impl WebhookService {
             .webhook_id
             .clone()
             .ok_or_else(|| ServiceError::BadRequest {
-                code: "NO_WEBHOOK",
+                code: ErrorCode::NoWebhook,
                 message: "this project has no stored webhook to remove".into(),
             })?;
         let platform = platform_for(self.clients.as_ref(), &config)?;

@@ -7,6 +7,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use reviewd_crypto::{constant_time_eq, hmac_sha256_hex};
+use reviewd_domain::ErrorCode;
 use reviewd_domain::model::{
     CommentEvent, MergeRequestEvent, MrAction, PlatformType, WebhookEvent,
 };
@@ -20,7 +21,10 @@ pub async fn receive(
 ) -> Result<HttpResponse, ApiError> {
     let event_name = header(&req, &["x-hostb-event", "x-github-event"])
         .ok_or_else(|| {
-            ApiError::bad_request("MISSING_EVENT_HEADER", "missing X-HostB-Event header")
+            ApiError::bad_request(
+                ErrorCode::MissingEventHeader,
+                "missing X-HostB-Event header",
+            )
         })?
         .to_owned();
     let configs = state

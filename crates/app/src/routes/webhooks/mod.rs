@@ -11,6 +11,7 @@ use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::StreamExt;
+use reviewd_domain::ErrorCode;
 use reviewd_domain::services::{AssignmentPlan, IntakeOutcome};
 use serde_json::json;
 
@@ -30,12 +31,12 @@ async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| {
-            ApiError::bad_request("INVALID_BODY", format!("cannot read the body: {e}"))
+            ApiError::bad_request(ErrorCode::InvalidBody, format!("cannot read the body: {e}"))
         })?;
         if body.len() + chunk.len() > WEBHOOK_BODY_LIMIT {
             return Err(ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                "PAYLOAD_TOO_LARGE",
+                ErrorCode::PayloadTooLarge,
                 "webhook body exceeds 10 MiB",
             ));
         }
@@ -68,7 +69,7 @@ fn respond(outcome: IntakeOutcome) -> Result<HttpResponse, ApiError> {
             tracing::error!(task.id = %task_id, "webhook.queue_failed");
             return Err(ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "QUEUE_UNAVAILABLE",
+                ErrorCode::QueueUnavailable,
                 "the review task could not be queued; retry the delivery",
             ));
         }

@@ -1,16 +1,21 @@
 //! Reading fields out of webhook JSON with errors that name the missing field.
 
 use crate::error::ApiError;
+use reviewd_domain::ErrorCode;
 use serde_json::Value;
 
 pub fn parse(body: &[u8]) -> Result<Value, ApiError> {
-    serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request("INVALID_PAYLOAD", format!("the body is not JSON: {e}")))
+    serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(
+            ErrorCode::InvalidPayload,
+            format!("the body is not JSON: {e}"),
+        )
+    })
 }
 
 fn missing(field: &str) -> ApiError {
     ApiError::bad_request(
-        "INVALID_PAYLOAD",
+        ErrorCode::InvalidPayload,
         format!("missing or malformed field `{field}`"),
     )
 }
