@@ -510,3 +510,35 @@ async fn login_redirects_never_leave_the_site_and_foreign_pages_cannot_log_a_vis
         assert!(r.headers().get("set-cookie").is_none());
     }
 }
+
+#[tokio::test]
+async fn refused_notification_settings_are_shown_again_as_typed() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    let r = post_form(
+        &app,
+        &root,
+        "/notifications",
+        &[
+            ("webhook_enabled", "on"),
+            ("webhook_urls", "https://hooks.example.com/a\nnot a url"),
+            ("smtp_host", "mail.example.com"),
+            ("rating_threshold", "70"),
+            ("notification_frequency", "immediate"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let page = r.text().await.unwrap();
+    assert!(page.contains("role=\"alert\""), "no reason shown");
+    assert!(
+        page.contains("https://hooks.example.com/a") && page.contains("mail.example.com"),
+        "the edits are lost"
+    );
+    // Nothing was stored.
+    let stored = json(root.get("/api/notifications/config").await, StatusCode::OK).await;
+    assert_eq!(
+        stored["data"]["config"]["smtpHost"],
+        serde_json::Value::Null
+    );
+}

@@ -223,9 +223,9 @@ async fn save(
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigUpdate)?;
     let state = state(&req)?;
-    let result = match form.fields.patch() {
-        Ok(patch) => state.notifications.update(patch).await,
-        Err(e) => Err(e),
+    let (result, sent) = match form.fields.patch() {
+        Ok(patch) => (state.notifications.update(patch.clone()).await, Some(patch)),
+        Err(e) => (Err(e), None),
     };
     match result {
         Ok(_) => Ok(render::redirect_with(
@@ -234,6 +234,10 @@ async fn save(
         )),
         Err(err @ ServiceError::Invalid(_)) => {
             let mut page = page(&req, &viewer, HistoryQuery::default()).await?;
+            // Shown again as typed (secrets stay masked), so nothing has to be retyped.
+            if let Some(sent) = sent {
+                page.config = sent.apply(page.config.clone());
+            }
             page.error = Some(describe(&err));
             render::html(StatusCode::BAD_REQUEST, &page)
         }
