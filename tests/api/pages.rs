@@ -542,3 +542,31 @@ async fn refused_notification_settings_are_shown_again_as_typed() {
         serde_json::Value::Null
     );
 }
+
+#[tokio::test]
+async fn the_reviews_page_takes_the_apis_dates_and_says_what_is_wrong_with_a_bad_one() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    for good in [
+        "startDate=2026-01-01&endDate=2026-12-31",
+        "startDate=2026-01-01T00:00:00Z",
+    ] {
+        let r = root.get(&format!("/reviews?{good}")).await;
+        assert_eq!(r.status(), StatusCode::OK);
+        assert!(
+            !r.text().await.unwrap().contains("role=\"alert\""),
+            "{good}"
+        );
+    }
+    let r = root.get("/reviews?startDate=31.01.2026").await;
+    assert_eq!(
+        r.status(),
+        StatusCode::OK,
+        "a bad filter still shows the list"
+    );
+    let page = r.text().await.unwrap();
+    assert!(
+        page.contains("From must be a date"),
+        "the problem is not named"
+    );
+}

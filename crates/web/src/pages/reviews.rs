@@ -6,7 +6,7 @@ use crate::render::{self, Chrome, PageError};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use chrono::{NaiveDate, NaiveTime};
+use reviewd_app::extract::{date_from, date_until};
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
@@ -41,26 +41,16 @@ struct ListQuery {
 impl ListQuery {
     /// The filter, and the first problem with the query, if any (shown, not fatal).
     fn filter(&self) -> (ReviewFilter, Option<String>) {
+        // The API's date filters: a plain date or a timestamp; a bad one is shown, not fatal.
         let mut problem = None;
-        let mut date = |name: &str, value: Option<&str>, end: bool| {
-            let value = value.map(str::trim).filter(|v| !v.is_empty())?;
-            match NaiveDate::parse_from_str(value, "%Y-%m-%d") {
-                Ok(day) => {
-                    let time = if end {
-                        NaiveTime::from_hms_opt(23, 59, 59).unwrap_or(NaiveTime::MIN)
-                    } else {
-                        NaiveTime::MIN
-                    };
-                    Some(day.and_time(time).and_utc())
-                }
-                Err(_) => {
-                    problem = Some(format!("{name} must be a date like 2026-01-31"));
-                    None
-                }
-            }
+        let mut bound = |parsed: Result<_, reviewd_app::error::ApiError>| {
+            parsed.unwrap_or_else(|e| {
+                problem = Some(e.message);
+                None
+            })
         };
-        let start_date = date("From", self.start_date.as_deref(), false);
-        let end_date = date("To", self.end_date.as_deref(), true);
+        let start_date = bound(date_from("From", self.start_date.as_deref()));
+        let end_date = bound(date_until("To", self.end_date.as_deref()));
         let filter = ReviewFilter {
             project_id: self.project_id.as_deref().and_then(|v| v.parse().ok()),
             status: self
