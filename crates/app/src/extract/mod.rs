@@ -2,6 +2,7 @@
 //! and pagination parameters. A handler's signature shows its access rule.
 
 mod auth;
+mod choices;
 mod dates;
 mod json;
 mod pagination;
@@ -10,6 +11,7 @@ pub use auth::{
     AuthUser, RequireAdmin, RequirePermission, SESSION_COOKIE, perm, session_cookie,
     session_removal,
 };
+pub use choices::{choice, one_of};
 pub use dates::{date_from, date_until};
 pub use json::{
     RESULT_LIMIT_BYTES, ValidatedJson, json_config, json_config_limited, path_config, query_config,

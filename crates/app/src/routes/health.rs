@@ -2,7 +2,7 @@
 
 use crate::envelope;
 use crate::error::ApiError;
-use crate::extract::{AuthUser, date_from, date_until};
+use crate::extract::{AuthUser, choice, date_from, date_until};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
@@ -94,23 +94,18 @@ async fn health_history(
     q: web::Query<HistoryQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let filter = HealthHistoryFilter {
-        check_type: q
-            .check_type
-            .as_deref()
-            .map(|t| {
-                CheckType::parse(t).ok_or_else(|| {
-                    invalid("checkType must be database, hostA, ai_provider or disk_space")
-                })
-            })
-            .transpose()?,
-        status: q
-            .status
-            .as_deref()
-            .map(|s| {
-                HealthStatus::parse(s)
-                    .ok_or_else(|| invalid("status must be healthy, degraded or unhealthy"))
-            })
-            .transpose()?,
+        check_type: choice(
+            "checkType",
+            q.check_type.as_deref(),
+            &["database", "hostA", "ai_provider", "disk_space"],
+            CheckType::parse,
+        )?,
+        status: choice(
+            "status",
+            q.status.as_deref(),
+            &["healthy", "degraded", "unhealthy"],
+            HealthStatus::parse,
+        )?,
         start_date: date_from("startDate", q.start_date.as_deref())?,
         end_date: date_until("endDate", q.end_date.as_deref())?,
         limit: match q.limit.as_deref() {

@@ -5,7 +5,7 @@ use super::serde_helpers::double_option;
 use crate::envelope;
 use crate::error::ApiError;
 use crate::extract::perm::{ConfigUpdate, NotificationDelete};
-use crate::extract::{AuthUser, PageParams, RequirePermission, date_from, date_until};
+use crate::extract::{AuthUser, PageParams, RequirePermission, choice, date_from, date_until};
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use reviewd_domain::ErrorCode;
@@ -340,39 +340,32 @@ fn query_error(message: &str) -> ApiError {
     ApiError::bad_request(ErrorCode::InvalidQuery, message)
 }
 
+/// The wire names of an enumeration, for the error that lists them.
+fn names<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'static str> {
+    all.iter().map(|v| name(*v)).collect()
+}
+
 impl HistoryQuery {
     fn filter(&self) -> Result<HistoryFilter, ApiError> {
         Ok(HistoryFilter {
-            channel: self
-                .channel
-                .as_deref()
-                .map(|c| {
-                    Channel::parse(c).ok_or_else(|| {
-                        query_error(
-                            "channel must be email, webhook, chatA, chatB, chatC, chatD or push",
-                        )
-                    })
-                })
-                .transpose()?,
-            status: self
-                .status
-                .as_deref()
-                .map(|s| {
-                    DeliveryStatus::parse(s)
-                        .ok_or_else(|| query_error("status must be pending, sent or failed"))
-                })
-                .transpose()?,
-            notification_type: self
-                .notification_type
-                .as_deref()
-                .map(|t| {
-                    NotificationType::parse(t).ok_or_else(|| {
-                        query_error(
-                            "notificationType must be review_completed, review_failed, rating_low, daily_summary or weekly_summary",
-                        )
-                    })
-                })
-                .transpose()?,
+            channel: choice(
+                "channel",
+                self.channel.as_deref(),
+                &names(Channel::ALL, |c| c.as_str()),
+                Channel::parse,
+            )?,
+            status: choice(
+                "status",
+                self.status.as_deref(),
+                &names(DeliveryStatus::ALL, |s| s.as_str()),
+                DeliveryStatus::parse,
+            )?,
+            notification_type: choice(
+                "notificationType",
+                self.notification_type.as_deref(),
+                &names(NotificationType::ALL, |t| t.as_str()),
+                NotificationType::parse,
+            )?,
             review_id: self
                 .review_id
                 .as_deref()

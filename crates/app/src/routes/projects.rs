@@ -3,7 +3,7 @@
 use super::serde_helpers::double_option;
 use crate::envelope;
 use crate::error::ApiError;
-use crate::extract::{AuthUser, PageParams, RequirePermission, ValidatedJson, perm};
+use crate::extract::{AuthUser, PageParams, RequirePermission, ValidatedJson, one_of, perm};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
@@ -349,26 +349,12 @@ async fn project_pipelines(
     id: web::Path<Uuid>,
     query: web::Query<PipelinesQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    if query
-        .status
-        .as_deref()
-        .is_some_and(|s| !PIPELINE_STATUSES.contains(&s))
-    {
-        return Err(ApiError::bad_request(
-            ErrorCode::InvalidQuery,
-            format!("status must be one of {}", PIPELINE_STATUSES.join(", ")),
-        ));
-    }
-    if query
-        .triggered_by
-        .as_deref()
-        .is_some_and(|t| t != "auto" && t != "manual")
-    {
-        return Err(ApiError::bad_request(
-            ErrorCode::InvalidQuery,
-            "triggeredBy must be auto or manual",
-        ));
-    }
+    let status = one_of("status", query.status.as_deref(), &PIPELINE_STATUSES)?;
+    let triggered_by = one_of(
+        "triggeredBy",
+        query.triggered_by.as_deref(),
+        &["auto", "manual"],
+    )?;
     let mr_iid = query
         .mr_iid
         .as_deref()
@@ -381,8 +367,8 @@ async fn project_pipelines(
     let filter = PipelineFilter {
         project_id: None,
         runner_id: None,
-        status: query.status.clone(),
-        triggered_by: query.triggered_by.clone(),
+        status,
+        triggered_by,
         mr_iid,
     };
     let page = state

@@ -4,7 +4,7 @@
 use crate::envelope;
 use crate::error::ApiError;
 use crate::extract::{
-    AuthUser, PageParams, RequirePermission, ValidatedJson, date_from, date_until, perm,
+    AuthUser, PageParams, RequirePermission, ValidatedJson, date_from, date_until, one_of, perm,
 };
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
@@ -252,16 +252,6 @@ fn offset(value: Option<&str>) -> Result<u64, ApiError> {
                 "offset must be a whole number of at least 0",
             )
         })
-}
-
-fn one_of(name: &str, value: Option<&str>, allowed: &[&str]) -> Result<Option<String>, ApiError> {
-    match value {
-        Some(v) if !allowed.contains(&v) => Err(ApiError::bad_request(
-            ErrorCode::InvalidQuery,
-            format!("{name} must be one of {}", allowed.join(", ")),
-        )),
-        other => Ok(other.map(str::to_owned)),
-    }
 }
 
 #[derive(Deserialize)]
