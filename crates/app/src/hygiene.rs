@@ -13,6 +13,8 @@
 //! field on the page itself.
 
 use crate::error::ApiError;
+use crate::extract::{JSON_LIMIT_BYTES, RESULT_LIMIT_BYTES};
+use crate::routes::WEBHOOK_BODY_LIMIT;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header::CONTENT_TYPE;
@@ -23,9 +25,18 @@ use futures_util::StreamExt;
 use reviewd_domain::ErrorCode;
 use serde_json::{Value, json};
 
-/// The largest body read here: above every endpoint's own limit (16 MiB for runner
-/// results), so a larger one would be refused by its endpoint anyway.
-const READ_LIMIT: usize = 17 * 1024 * 1024;
+/// The most of a body read here: the endpoint's own limit, so that no request makes
+/// the server hold more than its endpoint would (runner results 16 MiB, webhooks
+/// 10 MiB, every other JSON body 1 MiB).
+fn body_limit(path: &str) -> usize {
+    if path.starts_with("/api/runners/tasks/") && path.ends_with("/result") {
+        RESULT_LIMIT_BYTES
+    } else if path.starts_with("/api/webhook/") {
+        WEBHOOK_BODY_LIMIT
+    } else {
+        JSON_LIMIT_BYTES
+    }
+}
 
 /// Whether the path, `%XX`-decoded, has a control character.
 fn control_in_path(raw: &str) -> bool {
@@ -119,15 +130,16 @@ async fn problem(req: &mut ServiceRequest) -> Result<Option<ApiError>, Error> {
     if !(has_body && is_json(req)) {
         return Ok(None);
     }
+    let limit = body_limit(req.path());
     let mut body = web::BytesMut::new();
     let mut payload = req.take_payload();
     while let Some(chunk) = payload.next().await {
         let chunk = chunk?;
-        if body.len() + chunk.len() > READ_LIMIT {
+        if body.len() + chunk.len() > limit {
             return Ok(Some(ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 ErrorCode::PayloadTooLarge,
-                format!("request body exceeds {READ_LIMIT} bytes"),
+                format!("request body exceeds {limit} bytes"),
             )));
         }
         body.extend_from_slice(&chunk);
@@ -164,6 +176,17 @@ pub async fn check_input(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_endpoint_keeps_its_own_body_limit() {
+        assert_eq!(
+            body_limit("/api/runners/tasks/7/result"),
+            RESULT_LIMIT_BYTES
+        );
+        assert_eq!(body_limit("/api/webhook/hostA"), WEBHOOK_BODY_LIMIT);
+        assert_eq!(body_limit("/api/auth/login"), JSON_LIMIT_BYTES);
+        assert_eq!(body_limit("/api/runners/tasks/7/logs"), JSON_LIMIT_BYTES);
+    }
 
     #[test]
     fn control_characters_in_paths_are_found_encoded_or_not() {

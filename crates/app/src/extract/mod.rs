@@ -14,6 +14,7 @@ pub use auth::{
 pub use choices::{choice, one_of};
 pub use dates::{date_from, date_until};
 pub use json::{
-    RESULT_LIMIT_BYTES, ValidatedJson, json_config, json_config_limited, path_config, query_config,
+    JSON_LIMIT_BYTES, RESULT_LIMIT_BYTES, ValidatedJson, json_config, json_config_limited,
+    path_config, query_config,
 };
 pub use pagination::PageParams;

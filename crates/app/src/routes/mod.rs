@@ -17,6 +17,8 @@ mod system;
 mod users;
 mod webhooks;
 
+pub use webhooks::WEBHOOK_BODY_LIMIT;
+
 use crate::error::ApiError;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 

@@ -24,7 +24,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// Platforms send large MR payloads (GitLab includes commits and changes).
-const WEBHOOK_BODY_LIMIT: usize = 10 * 1024 * 1024;
+pub const WEBHOOK_BODY_LIMIT: usize = 10 * 1024 * 1024;
 
 /// Reads the raw body (signatures are over the exact bytes), with a JSON 413 past the limit.
 async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {
