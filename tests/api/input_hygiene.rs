@@ -100,6 +100,19 @@ async fn a_nul_character_is_a_400_naming_the_field_wherever_it_is_sent() {
     let body = expect_error(r, StatusCode::BAD_REQUEST, "VALIDATION_FAILED").await;
     assert_eq!(fields(&body), ["/project/path_with_namespace"]);
 
+    // A body on a DELETE (push unsubscribe) is checked the same way.
+    let r = root
+        .request(
+            reqwest::Method::DELETE,
+            "/api/notifications/push/unsubscribe",
+        )
+        .json(&json!({ "endpoint": "https://push.example.com/\u{0}" }))
+        .send()
+        .await
+        .unwrap();
+    let body = expect_error(r, StatusCode::BAD_REQUEST, "VALIDATION_FAILED").await;
+    assert_eq!(fields(&body), ["/endpoint"]);
+
     // Nothing was stored; a backslash followed by the text u0000 is fine.
     assert_eq!(app.sql("SELECT count(*) FROM platform_configs"), "0");
     let ok = root

@@ -126,7 +126,8 @@ async fn problem(req: &mut ServiceRequest) -> Result<Option<ApiError>, Error> {
             .with_details(json!({ "fields": { name: ["must not contain control characters"] } })),
         ));
     }
-    let has_body = matches!(*req.method(), Method::POST | Method::PUT | Method::PATCH);
+    // DELETE too: push/unsubscribe carries its endpoint in a body.
+    let has_body = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     if !(has_body && is_json(req)) {
         return Ok(None);
     }
