@@ -570,3 +570,41 @@ async fn the_reviews_page_takes_the_apis_dates_and_says_what_is_wrong_with_a_bad
         "the problem is not named"
     );
 }
+
+#[tokio::test]
+async fn the_reviews_page_searches_projects_by_name_with_wildcards_taken_literally() {
+    let app = TestApp::spawn().await;
+    app.sql(
+        "INSERT INTO platform_configs (name, platform_type, base_url) VALUES ('G', 'hostA', 'https://gitlab.example.com')",
+    );
+    app.sql(
+        "INSERT INTO projects (platform_config_id, platform_type, platform_project_id, name, full_path, web_url) \
+         SELECT (SELECT id FROM platform_configs), 'hostA', n, n, 'g/' || n, 'https://gitlab.example.com/g/' || n \
+         FROM unnest(ARRAY['billing_api', 'billingXapi', 'payments']) n",
+    );
+    app.sql(
+        "INSERT INTO reviews (project_id, project_name, mr_iid, mr_title, mr_url, source_branch, target_branch, \
+                              ai_provider, ai_model, triggered_by, head_commit_sha) \
+         SELECT id, name, 1, 'Change of ' || name, 'https://x/1', 'a', 'main', 'p', 'm', 'auto', 'abc' FROM projects",
+    );
+    let root = app.root().await;
+    let page = root
+        .get("/reviews?project=BILLING_")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("Change of billing_api"),
+        "no match for the name"
+    );
+    assert!(
+        !page.contains("Change of billingXapi"),
+        "`_` was a wildcard"
+    );
+    assert!(!page.contains("Change of payments"));
+    // The filter is a search box, not a list of every project (thousands at scale).
+    let all = root.get("/reviews").await.text().await.unwrap();
+    assert!(all.contains("name=\"project\"") && !all.contains("<select id=\"projectId\""));
+    assert!(all.contains("Change of payments"));
+}

@@ -272,6 +272,7 @@ async fn list_reviews(
 ) -> Result<HttpResponse, ApiError> {
     let filter = ReviewFilter {
         project_id: q.project_id,
+        project_search: None,
         status: one_of(
             "status",
             q.status.as_deref(),

@@ -58,6 +58,8 @@ pub struct ReviewStats {
 #[derive(Debug, Clone, Default)]
 pub struct ReviewFilter {
     pub project_id: Option<Uuid>,
+    /// Case-insensitive part of the project's name (the dashboard's search box).
+    pub project_search: Option<String>,
     pub status: Option<String>,
     pub start_date: Option<DateTime<Utc>>,
     pub end_date: Option<DateTime<Utc>>,

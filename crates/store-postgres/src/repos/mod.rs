@@ -51,3 +51,12 @@ pub(crate) fn bounds(page: reviewd_domain::PageRequest) -> (i64, i64) {
     let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
     (limit, offset)
 }
+
+/// `%text%` for ILIKE, with the caller's wildcards taken literally.
+pub(crate) fn contains_pattern(text: &str) -> String {
+    let escaped = text
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    format!("%{escaped}%")
+}

@@ -1,4 +1,4 @@
-use super::{bounds, conn, count};
+use super::{bounds, conn, contains_pattern, count};
 use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::rows_platform::ProjectRow;
@@ -32,15 +32,6 @@ impl PgProjectRepository {
 
 fn to_projects(rows: Vec<ProjectRow>) -> Result<Vec<Project>, RepoError> {
     rows.into_iter().map(Project::try_from).collect()
-}
-
-/// `%text%` for ILIKE, with the caller's wildcards taken literally.
-fn contains_pattern(text: &str) -> String {
-    let escaped = text
-        .replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_");
-    format!("%{escaped}%")
 }
 
 fn filtered(filter: &ProjectFilter) -> projects::BoxedQuery<'static, Pg> {

@@ -1,4 +1,4 @@
-use super::{bounds, conn, count};
+use super::{bounds, conn, contains_pattern, count};
 use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::schema::{
@@ -36,6 +36,9 @@ fn filtered(f: &ReviewFilter) -> reviews::BoxedQuery<'static, Pg> {
     let mut q = reviews::table.into_boxed();
     if let Some(p) = f.project_id {
         q = q.filter(reviews::project_id.eq(p));
+    }
+    if let Some(search) = f.project_search.as_deref().filter(|s| !s.is_empty()) {
+        q = q.filter(reviews::project_name.ilike(contains_pattern(search.trim())));
     }
     if let Some(s) = &f.status {
         q = q.filter(reviews::status.eq(s.clone()));

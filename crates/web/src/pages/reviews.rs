@@ -8,11 +8,11 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use reviewd_app::extract::{date_from, date_until};
 use reviewd_domain::PageRequest;
+use reviewd_domain::model::Permission;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
     ReviewStats, RoundItem, TaskLogLine,
 };
-use reviewd_domain::model::{Permission, Project};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -31,7 +31,9 @@ const STATUSES: [&str; 3] = ["pending", "completed", "failed"];
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct ListQuery {
+    /// From links (a project's page); the filter form searches by name instead.
     project_id: Option<String>,
+    project: Option<String>,
     status: Option<String>,
     start_date: Option<String>,
     end_date: Option<String>,
@@ -53,6 +55,7 @@ impl ListQuery {
         let end_date = bound(date_until("To", self.end_date.as_deref()));
         let filter = ReviewFilter {
             project_id: self.project_id.as_deref().and_then(|v| v.parse().ok()),
+            project_search: self.project.clone().filter(|p| !p.trim().is_empty()),
             status: self
                 .status
                 .clone()
@@ -67,6 +70,7 @@ impl ListQuery {
     fn query_string(&self) -> String {
         crate::pager::filters_query(&[
             ("projectId", self.project_id.as_deref()),
+            ("project", self.project.as_deref()),
             ("status", self.status.as_deref()),
             ("startDate", self.start_date.as_deref()),
             ("endDate", self.end_date.as_deref()),
@@ -80,7 +84,6 @@ struct ListPage {
     chrome: Chrome,
     reviews: Vec<ReviewListItem>,
     stats: ReviewStats,
-    projects: Vec<Project>,
     query: ListQuery,
     problem: Option<String>,
     pager: Pager,
@@ -104,7 +107,6 @@ async fn list(
         chrome: Chrome::new(&viewer, "reviews", "Reviews"),
         reviews: page.items,
         stats,
-        projects: state.projects.list_all().await?,
         query,
         problem,
         pager,
