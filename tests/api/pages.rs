@@ -608,3 +608,52 @@ async fn the_reviews_page_searches_projects_by_name_with_wildcards_taken_literal
     assert!(all.contains("name=\"project\"") && !all.contains("<select id=\"projectId\""));
     assert!(all.contains("Change of payments"));
 }
+
+#[tokio::test]
+async fn manual_review_finds_its_project_by_name_among_many() {
+    let app = TestApp::spawn().await;
+    app.sql(
+        "INSERT INTO platform_configs (name, platform_type, base_url) VALUES ('G', 'hostA', 'https://gitlab.example.com')",
+    );
+    app.sql(
+        "INSERT INTO projects (platform_config_id, platform_type, platform_project_id, name, full_path, web_url, enabled) \
+         SELECT (SELECT id FROM platform_configs), 'hostA', g::text, 'svc-' || g, 'group/svc-' || g, 'https://x/' || g, g <> 7 \
+         FROM generate_series(1, 40) g",
+    );
+    let root = app.root().await;
+    let first = root.get("/manual").await.text().await.unwrap();
+    assert_eq!(
+        first.matches("data-project=").count(),
+        25,
+        "a page of projects, not all"
+    );
+    assert!(
+        first.contains("25 of 39 projects shown"),
+        "the others are not announced"
+    );
+    let found = root
+        .get("/manual?project=svc-3")
+        .await
+        .text()
+        .await
+        .unwrap();
+    // svc-3 and svc-30..svc-39.
+    assert_eq!(found.matches("data-project=").count(), 11);
+    let disabled = root
+        .get("/manual?project=svc-7")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !disabled.contains("data-project=\"group/svc-7\""),
+        "a disabled project is offered"
+    );
+    let none = root
+        .get("/manual?project=nothing-like-it")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(none.contains("No enabled project matches"));
+}

@@ -150,11 +150,17 @@ async fn a_new_team_connects_gitlab_reviews_a_merge_request_and_creates_an_api_k
 
     // A manual review, followed from the queue to the finished review.
     browser.click("nav a[href='/manual']").await;
-    browser.find("#projectId").await;
-    let project_id = app.sql("SELECT id FROM projects WHERE full_path = 'group/svc-1'");
+    browser.fill("#project", "svc").await;
+    browser.click("#find-projects").await;
     browser
-        .goto(&format!("/manual?projectId={project_id}"))
+        .click_text("tr[data-project='group/svc-1']", "Open merge requests")
         .await;
+    let project_id = app.sql("SELECT id FROM projects WHERE full_path = 'group/svc-1'");
+    browser.find("#find-mrs").await;
+    assert_eq!(
+        browser.path().await,
+        format!("/manual?projectId={project_id}")
+    );
     browser.screenshot("manual-review").await;
     browser.click_text("tr[data-mr='1']", "Review").await;
     browser.wait_text("#review-status", "completed", 60).await;

@@ -25,15 +25,26 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct PickQuery {
+    /// Part of a project's name, to find the project.
+    project: Option<String>,
     project_id: Option<String>,
+    /// Part of a merge request's title or its number.
     search: Option<String>,
 }
+
+/// Projects shown to pick from: a search narrows them, so the page stays small with
+/// thousands of projects.
+const PICK_LIMIT: u32 = 25;
 
 #[derive(Template)]
 #[template(path = "manual.html")]
 struct PickPage {
     chrome: Chrome,
+    /// Enabled projects matching `project_search` (the first ones), when none is picked.
     projects: Vec<Project>,
+    /// How many enabled projects match, beyond those shown.
+    matching: u64,
+    project_search: String,
     project: Option<Project>,
     search: String,
     merge_requests: Vec<MergeRequest>,
@@ -48,17 +59,18 @@ async fn pick(
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ReviewCreate)?;
     let state = state(&req)?;
-    let projects = state
+    let project_search = query.project.clone().unwrap_or_default();
+    let candidates = state
         .projects
         .list(
             &ProjectFilter {
                 enabled: Some(true),
+                search: Some(project_search.trim().to_owned()).filter(|s| !s.is_empty()),
                 ..ProjectFilter::default()
             },
-            PageRequest::new(1, 500, 500),
+            PageRequest::new(1, PICK_LIMIT, PICK_LIMIT),
         )
-        .await?
-        .items;
+        .await?;
     let search = query.search.clone().unwrap_or_default();
     let selected = query
         .project_id
@@ -84,7 +96,9 @@ async fn pick(
     };
     render::page(&PickPage {
         chrome: Chrome::new(&viewer, "manual", "Manual review"),
-        projects,
+        matching: candidates.total,
+        projects: candidates.items,
+        project_search,
         project,
         search,
         merge_requests,
