@@ -99,6 +99,25 @@ async fn a_nul_character_is_a_400_naming_the_field_wherever_it_is_sent() {
         .unwrap();
     let body = expect_error(r, StatusCode::BAD_REQUEST, "VALIDATION_FAILED").await;
     assert_eq!(fields(&body), ["/project/path_with_namespace"]);
+    // The same body declared as something else than JSON, with a valid token (so it
+    // reaches the receiver), and the NUL in the head SHA.
+    let gitlab = reviewd_testkit::FakeGitlab::start("glpat-hygiene").await;
+    crate::helpers::create_host_a_config(&app, &gitlab).await;
+    let mut hook = crate::review_pipeline::fixture();
+    hook["object_attributes"]["last_commit"]["id"] = json!("da15\u{0}");
+    let r = anonymous
+        .post(app.url("/api/webhook/hostA"))
+        .header("X-Gitlab-Token", "hook-secret-a")
+        .header("Content-Type", "text/plain")
+        .body(hook.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::BAD_REQUEST,
+        "a disguised NUL got through"
+    );
 
     // A body on a DELETE (push unsubscribe) is checked the same way.
     let r = root
@@ -113,8 +132,10 @@ async fn a_nul_character_is_a_400_naming_the_field_wherever_it_is_sent() {
     let body = expect_error(r, StatusCode::BAD_REQUEST, "VALIDATION_FAILED").await;
     assert_eq!(fields(&body), ["/endpoint"]);
 
-    // Nothing was stored; a backslash followed by the text u0000 is fine.
-    assert_eq!(app.sql("SELECT count(*) FROM platform_configs"), "0");
+    // Nothing was stored (but the config made above); a backslash followed by the text
+    // u0000 is fine.
+    assert_eq!(app.sql("SELECT count(*) FROM platform_configs"), "1");
+    assert_eq!(app.sql("SELECT count(*) FROM review_tasks"), "0");
     let ok = root
         .patch(
             "/api/notifications/config",

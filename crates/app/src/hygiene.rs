@@ -69,6 +69,12 @@ fn control_in_query(query: &str) -> Option<String> {
         .map(|(k, _)| k.chars().filter(|c| !c.is_control()).collect())
 }
 
+/// The 400 for a NUL at `pointer`.
+pub(crate) fn nul_error(pointer: &str) -> ApiError {
+    ApiError::bad_request(ErrorCode::ValidationFailed, "some fields are invalid")
+        .with_details(json!({ "fields": { pointer: ["must not contain the NUL character"] } }))
+}
+
 /// Whether the raw JSON text may hold an escaped NUL (`\u0000`, not `\\u0000`).
 fn may_hold_nul(body: &[u8]) -> bool {
     body.windows(6).enumerate().any(|(i, w)| {
@@ -77,7 +83,7 @@ fn may_hold_nul(body: &[u8]) -> bool {
 }
 
 /// The JSON pointer of the first string or key holding a NUL.
-fn nul_pointer(value: &Value, at: &str) -> Option<String> {
+pub(crate) fn nul_pointer(value: &Value, at: &str) -> Option<String> {
     let escape = |k: &str| {
         k.replace('~', "~0")
             .replace('/', "~1")

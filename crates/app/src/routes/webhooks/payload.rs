@@ -4,13 +4,19 @@ use crate::error::ApiError;
 use reviewd_domain::ErrorCode;
 use serde_json::Value;
 
+/// The body as JSON, whatever its `Content-Type` said (the edge check only reads
+/// bodies declared as JSON), with no NUL in any string.
 pub fn parse(body: &[u8]) -> Result<Value, ApiError> {
-    serde_json::from_slice(body).map_err(|e| {
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
         ApiError::bad_request(
             ErrorCode::InvalidPayload,
             format!("the body is not JSON: {e}"),
         )
-    })
+    })?;
+    match crate::hygiene::nul_pointer(&value, "") {
+        Some(pointer) => Err(crate::hygiene::nul_error(&pointer)),
+        None => Ok(value),
+    }
 }
 
 fn missing(field: &str) -> ApiError {
