@@ -1,4 +1,4 @@
-use super::{bounds, conn, count};
+use super::{bounds, conn, count, found};
 use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::rows::{ApiKeyRow, UserRow};
@@ -120,11 +120,7 @@ impl ApiKeyRepository for PgApiKeyRepository {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        if n == 0 {
-            Err(RepoError::NotFound)
-        } else {
-            Ok(())
-        }
+        found(n)
     }
 
     async fn touch(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), RepoError> {

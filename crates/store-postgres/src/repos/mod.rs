@@ -60,3 +60,12 @@ pub(crate) fn contains_pattern(text: &str) -> String {
         .replace('_', "\\_");
     format!("%{escaped}%")
 }
+
+/// `NotFound` when an update or delete touched no row (an unknown id), else `Ok`.
+pub(crate) fn found(rows: usize) -> Result<(), RepoError> {
+    if rows == 0 {
+        Err(RepoError::NotFound)
+    } else {
+        Ok(())
+    }
+}

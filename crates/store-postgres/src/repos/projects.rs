@@ -1,4 +1,4 @@
-use super::{bounds, conn, contains_pattern, count};
+use super::{bounds, conn, contains_pattern, count, found};
 use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::rows_platform::ProjectRow;
@@ -239,11 +239,7 @@ impl ProjectRepository for PgProjectRepository {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        if n == 0 {
-            Err(RepoError::NotFound)
-        } else {
-            Ok(())
-        }
+        found(n)
     }
 
     async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, RepoError> {

@@ -1,4 +1,4 @@
-use super::conn;
+use super::{conn, found};
 use crate::PgPool;
 use crate::error::{corrupt, map_diesel_error};
 use crate::schema::{ai_call_logs, review_comments, review_files, review_rounds, reviews};
@@ -276,11 +276,7 @@ impl ReviewRepository for PgReviewRepository {
                 .await
                 .map_err(map_diesel_error)?;
         }
-        if n == 0 {
-            Err(RepoError::NotFound)
-        } else {
-            Ok(())
-        }
+        found(n)
     }
 
     async fn fingerprints(&self, review_id: Uuid) -> Result<HashSet<String>, RepoError> {

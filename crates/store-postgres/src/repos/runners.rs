@@ -1,5 +1,5 @@
-use super::conn;
 use super::tasks::TaskRow;
+use super::{conn, found};
 use crate::PgPool;
 use crate::error::{corrupt, map_diesel_error};
 use crate::schema::{review_task_logs, review_tasks, runners};
@@ -454,11 +454,7 @@ impl RunnerRepository for PgRunnerRepository {
         .execute(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-        if n == 0 {
-            Err(RepoError::NotFound)
-        } else {
-            Ok(())
-        }
+        found(n)
     }
 
     async fn append_logs(&self, task_id: Uuid, lines: &[String]) -> Result<u64, RepoError> {
@@ -542,11 +538,7 @@ impl RunnerRepository for PgRunnerRepository {
         .execute(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-        if n == 0 {
-            Err(RepoError::NotFound)
-        } else {
-            Ok(())
-        }
+        found(n)
     }
 
     async fn count_finished(

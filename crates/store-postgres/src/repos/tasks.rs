@@ -1,4 +1,4 @@
-use super::{bounds, conn, count};
+use super::{bounds, conn, count, found};
 use crate::PgPool;
 use crate::error::{corrupt, map_diesel_error};
 use crate::schema::{projects, review_tasks};
@@ -185,11 +185,7 @@ impl TaskRepository for PgTaskRepository {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        if n == 0 {
-            Err(RepoError::NotFound)
-        } else {
-            Ok(())
-        }
+        found(n)
     }
 
     async fn claim_orphans(
@@ -232,11 +228,7 @@ impl TaskRepository for PgTaskRepository {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        if n == 0 {
-            Err(RepoError::NotFound)
-        } else {
-            Ok(())
-        }
+        found(n)
     }
 
     async fn begin_attempt(
@@ -345,11 +337,7 @@ impl TaskRepository for PgTaskRepository {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        if n == 0 {
-            Err(RepoError::NotFound)
-        } else {
-            Ok(())
-        }
+        found(n)
     }
 
     async fn complete(&self, id: Uuid, review_id: Option<Uuid>) -> Result<(), RepoError> {
@@ -365,11 +353,7 @@ impl TaskRepository for PgTaskRepository {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        if n == 0 {
-            Err(RepoError::NotFound)
-        } else {
-            Ok(())
-        }
+        found(n)
     }
 
     async fn requeue(&self, id: Uuid, error: &str) -> Result<(), RepoError> {
@@ -387,11 +371,7 @@ impl TaskRepository for PgTaskRepository {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        if n == 0 {
-            Err(RepoError::NotFound)
-        } else {
-            Ok(())
-        }
+        found(n)
     }
 
     async fn list(
