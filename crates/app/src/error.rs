@@ -8,9 +8,39 @@ use actix_web::{HttpResponse, ResponseError};
 use reviewd_domain::ErrorCode;
 use reviewd_domain::ports::PlatformError;
 use reviewd_domain::services::{FieldError, ServiceError};
+use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt;
+use utoipa::ToSchema;
+
+/// `{"error": {...}}`: every error answer of the API.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorEnvelope {
+    pub error: ErrorBody,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// What went wrong, for programs; `docs/api.md` explains each code.
+    #[schema(schema_with = error_code_schema)]
+    pub code: &'static str,
+    /// What went wrong, for people.
+    pub message: String,
+    /// `fields` (a map of field name or JSON pointer to messages) for invalid input;
+    /// other keys where an error says more (the linked projects of a refused delete).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub details: Option<Value>,
+}
+
+/// The `code` schema: an enumeration of every `ErrorCode`.
+fn error_code_schema() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .enum_values(Some(ErrorCode::ALL.iter().map(|c| c.as_str())))
+        .build()
+}
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -106,10 +136,11 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        let mut body = json!({ "code": self.code.as_str(), "message": self.message });
-        if let Some(details) = &self.details {
-            body["details"] = details.clone();
-        }
+        let body = ErrorBody {
+            code: self.code.as_str(),
+            message: self.message.clone(),
+            details: self.details.clone(),
+        };
         let mut response = HttpResponse::build(self.status);
         if let Some(value) = self
             .retry_after_secs
@@ -117,7 +148,7 @@ impl ResponseError for ApiError {
         {
             response.insert_header((RETRY_AFTER, value));
         }
-        response.json(json!({ "error": body }))
+        response.json(ErrorEnvelope { error: body })
     }
 }
 

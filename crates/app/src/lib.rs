@@ -15,6 +15,7 @@ pub mod jobs;
 pub mod logs;
 pub mod metrics;
 pub mod notify;
+pub mod openapi;
 pub mod platforms;
 pub mod request_id;
 pub mod routes;

@@ -44,6 +44,8 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
 
 /// How long a stop waits for in-flight requests, then for running reviews.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -425,6 +427,8 @@ impl Application {
             .port();
         let cors_config = config.clone();
         let trusted = web::Data::new(TrustedOrigins::from_config(&config));
+        // Built once: every worker serves the same document.
+        let api_document = crate::openapi::document();
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
@@ -438,7 +442,13 @@ impl Application {
                 .wrap(crate::cors::cors(&cors_config))
                 .wrap(from_fn(crate::metrics::track))
                 .wrap(from_fn(request_id::request_id))
+                .service(
+                    SwaggerUi::new("/api/docs/{_:.*}")
+                        .url("/api/openapi.json", api_document.clone()),
+                )
+                .into_utoipa_app()
                 .configure(routes::configure)
+                .into_app()
                 .configure(pages)
                 .default_service(web::to(routes::not_found))
         })

@@ -3,15 +3,23 @@ use reviewd_domain::ErrorCode;
 use reviewd_domain::PageRequest;
 use serde::Deserialize;
 use serde_json::json;
+use utoipa::IntoParams;
 
 /// `page`, `pageSize` (or its alias `perPage`) as given. Values arrive as text and
 /// are checked here so a bad one gets a message naming it: non-numeric, zero or
 /// negative is a 400; a size above the endpoint's maximum is clamped to it.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct PageParams {
+    /// The page, from 1.
+    #[param(value_type = Option<u32>, minimum = 1)]
     pub page: Option<String>,
+    /// Items per page; above the endpoint's maximum it is clamped to it.
+    #[param(value_type = Option<u32>, minimum = 1)]
     pub page_size: Option<String>,
+    /// `pageSize` under its other name.
+    #[param(value_type = Option<u32>, minimum = 1)]
     pub per_page: Option<String>,
 }
 

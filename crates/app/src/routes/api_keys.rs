@@ -1,28 +1,29 @@
 //! `GET/POST /api/api-keys`, `DELETE /api/api-keys/:id`: the caller's own keys.
 
-use crate::envelope;
+use crate::envelope::{self, Data, Paginated, Success};
 use crate::error::ApiError;
 use crate::extract::{AuthUser, PageParams, ValidatedJson};
 use crate::state::AppState;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::ApiKey;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use utoipa::ToSchema;
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 use uuid::Uuid;
 use validator::Validate;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(
-        web::scope("/api-keys")
-            .route("", web::get().to(list_api_keys))
-            .route("", web::post().to(create_api_key))
-            .route("/{id}", web::delete().to(revoke_api_key)),
+        scope("/api-keys")
+            .service(list_api_keys)
+            .service(create_api_key)
+            .service(revoke_api_key),
     );
 }
 
 /// A key as listed: never the key itself, only its first characters.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct ApiKeyDto {
     id: Uuid,
@@ -48,6 +49,9 @@ impl From<ApiKey> for ApiKeyDto {
     }
 }
 
+/// The caller's API keys, newest first.
+#[utoipa::path(params(PageParams), responses((status = 200, body = Paginated<ApiKeyDto>)))]
+#[get("")]
 async fn list_api_keys(
     state: web::Data<AppState>,
     AuthUser(principal): AuthUser,
@@ -60,15 +64,33 @@ async fn list_api_keys(
     Ok(envelope::paginated(page, ApiKeyDto::from))
 }
 
-#[derive(Deserialize, Validate)]
+#[derive(Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CreateApiKeyBody {
     #[validate(length(min = 1, max = 100, message = "must be 1 to 100 characters"))]
+    #[schema(min_length = 1, max_length = 100)]
     name: String,
     expires_at: Option<DateTime<Utc>>,
 }
 
-/// 201 with the key in `data.apiKey.key`; it is not retrievable afterwards.
+/// A created key, with the key itself: shown this once, only its hash is stored.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct CreatedApiKeyDto {
+    #[serde(flatten)]
+    listed: ApiKeyDto,
+    key: String,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct CreatedApiKey {
+    api_key: CreatedApiKeyDto,
+}
+
+/// Creates a key; the answer carries the key in `data.apiKey.key`, never shown again.
+#[utoipa::path(request_body = CreateApiKeyBody, responses((status = 201, body = Data<CreatedApiKey>)))]
+#[post("")]
 async fn create_api_key(
     state: web::Data<AppState>,
     AuthUser(principal): AuthUser,
@@ -78,16 +100,22 @@ async fn create_api_key(
         .api_keys
         .create(&principal, &body.0.name, body.0.expires_at)
         .await?;
-    let mut dto = serde_json::to_value(ApiKeyDto::from(created.key)).map_err(ApiError::internal)?;
-    dto["key"] = json!(created.secret);
-    Ok(envelope::created(json!({ "apiKey": dto })))
+    Ok(envelope::created(CreatedApiKey {
+        api_key: CreatedApiKeyDto {
+            listed: ApiKeyDto::from(created.key),
+            key: created.secret,
+        },
+    }))
 }
 
+/// Revokes one of the caller's keys; it stops working at once.
+#[utoipa::path(responses((status = 200, body = Data<Success>)))]
+#[delete("/{id}")]
 async fn revoke_api_key(
     state: web::Data<AppState>,
     AuthUser(principal): AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     state.api_keys.revoke(&principal, id.into_inner()).await?;
-    Ok(envelope::ok(json!({ "success": true })))
+    Ok(envelope::success())
 }

@@ -11,15 +11,16 @@ use reviewd_domain::model::AuthMethod;
 use reviewd_domain::services::ClientInfo;
 use serde::Deserialize;
 use serde_json::json;
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 use validator::Validate;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(scope(
         web::scope("/auth")
             .route("/login", web::post().to(login))
             .route("/logout", web::post().to(logout))
             .route("/me", web::get().to(me)),
-    );
+    ));
 }
 
 #[derive(Deserialize, Validate)]

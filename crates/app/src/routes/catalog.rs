@@ -10,10 +10,11 @@ use actix_web::{HttpResponse, web};
 use reviewd_domain::ports::{RuleChanges, TemplateChanges};
 use serde::Deserialize;
 use serde_json::json;
+use utoipa_actix_web::service_config::ServiceConfig;
 use uuid::Uuid;
 use validator::Validate;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut ServiceConfig) {
     cfg.route("/reviews/templates", web::post().to(create_template))
         .route("/reviews/templates/{id}", web::patch().to(update_template))
         .route("/reviews/rules", web::post().to(create_rule))

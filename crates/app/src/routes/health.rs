@@ -11,8 +11,9 @@ use reviewd_domain::ErrorCode;
 use reviewd_domain::model::health::{CheckResult, CheckType, HealthHistoryFilter, HealthStatus};
 use reviewd_domain::services::health::overall;
 use serde_json::{Map, json};
+use utoipa_actix_web::service_config::ServiceConfig;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut ServiceConfig) {
     cfg.route("/health", web::get().to(health))
         .route("/health/detailed", web::get().to(health_detailed))
         .route("/health/check", web::get().to(health_check))

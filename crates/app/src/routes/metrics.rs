@@ -3,8 +3,9 @@
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use reviewd_domain::model::monitoring::StateCounts;
+use utoipa_actix_web::service_config::ServiceConfig;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut ServiceConfig) {
     cfg.route("/metrics", web::get().to(metrics));
 }
 

@@ -20,12 +20,13 @@ mod webhooks;
 pub use webhooks::WEBHOOK_BODY_LIMIT;
 
 use crate::error::ApiError;
-use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 
 /// Every route under `/api`.
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(
-        web::scope("/api")
+        scope("/api")
             .configure(health::configure)
             .configure(metrics::configure)
             .configure(monitoring::configure)

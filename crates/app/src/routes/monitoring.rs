@@ -10,8 +10,9 @@ use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use chrono::{TimeDelta, Utc};
 use serde::Deserialize;
+use utoipa_actix_web::service_config::ServiceConfig;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut ServiceConfig) {
     cfg.route("/monitoring/overview", web::get().to(overview))
         .route("/monitoring/system", web::get().to(system))
         .route("/monitoring/database", web::get().to(database))

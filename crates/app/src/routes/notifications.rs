@@ -18,9 +18,10 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
+use utoipa_actix_web::service_config::ServiceConfig;
 use uuid::Uuid;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut ServiceConfig) {
     cfg.route("/notifications", web::get().to(list_history))
         .route("/notifications/config", web::get().to(get_config))
         .route("/notifications/config", web::post().to(replace_config))

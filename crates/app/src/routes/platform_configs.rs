@@ -12,11 +12,12 @@ use reviewd_domain::model::{AuthType, MASK, PlatformConfig, PlatformType, Secret
 use reviewd_domain::services::{PlatformConfigInput, PlatformConfigPatch};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 use uuid::Uuid;
 use validator::Validate;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(scope(
         web::scope("/platform-configs")
             .route("", web::get().to(list_configs))
             .route("", web::post().to(create_config))
@@ -33,7 +34,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/{id}/default", web::post().to(set_default))
             .route("/{id}/access-token", web::get().to(access_token))
             .route("/{id}/hostA/users", web::get().to(search_users)),
-    );
+    ));
 }
 
 /// A config as every response shows it: secrets replaced by `***` (or null when unset).

@@ -14,11 +14,12 @@ use reviewd_domain::model::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 use uuid::Uuid;
 use validator::Validate;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(scope(
         web::scope("/projects")
             .route("", web::get().to(list_projects))
             .route("/paginated", web::get().to(list_projects_paginated))
@@ -40,7 +41,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             )
             .route("/{id}/pipelines", web::get().to(project_pipelines))
             .route("/{id}/webhook/clear", web::post().to(clear_webhook)),
-    );
+    ));
 }
 
 #[derive(Serialize)]

@@ -16,11 +16,12 @@ use reviewd_domain::model::{ReviewTask, TaskStatus, TriggeredBy};
 use reviewd_domain::services::{Enqueued, ManualReviewRequest};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 use uuid::Uuid;
 use validator::Validate;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(scope(
         web::scope("/reviews")
             .route("", web::get().to(list_reviews))
             .route(
@@ -53,7 +54,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/{review_id}/feedbacks", web::get().to(review_feedbacks))
             .route("/{review_id}/ai-logs", web::get().to(review_ai_logs))
             .route("/{review_id}/logs", web::get().to(review_logs)),
-    );
+    ));
 }
 
 /// Where clients poll a task.
@@ -286,7 +287,7 @@ async fn list_reviews(
         .history
         .list(&filter, q.page.to_request(20, 100)?)
         .await?;
-    let meta = envelope::pagination_meta(&page);
+    let meta = envelope::Pagination::of(&page);
     Ok(HttpResponse::Ok().json(
         json!({ "data": { "items": page.items, "stats": stats }, "meta": { "pagination": meta } }),
     ))

@@ -14,19 +14,20 @@ use reviewd_domain::model::AuthMethod;
 use reviewd_domain::model::runner::{RunnerPhase, RunnerRegistration, RunnerResult, RunnerStatus};
 use serde::Deserialize;
 use serde_json::json;
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 use uuid::Uuid;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut ServiceConfig) {
     cfg.route("/runners", web::get().to(list))
         .route("/runners/register", web::post().to(register))
         .route("/runners/tasks/pending", web::get().to(pending))
         .route("/runners/tasks/{task_id}/status", web::post().to(phase))
         .route("/runners/tasks/{task_id}/logs", web::post().to(logs))
-        .service(
-            web::resource("/runners/tasks/{task_id}/result")
+        .service(scope(
+            web::scope("/runners/tasks/{task_id}/result")
                 .app_data(json_config_limited(RESULT_LIMIT_BYTES))
-                .route(web::post().to(result)),
-        )
+                .route("", web::post().to(result)),
+        ))
         .route("/runners/{runner_id}", web::get().to(get))
         .route("/runners/{runner_id}", web::delete().to(deregister))
         .route("/runners/{runner_id}/heartbeat", web::post().to(heartbeat));

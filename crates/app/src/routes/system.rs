@@ -8,8 +8,9 @@ use crate::extract::RequireAdmin;
 use crate::state::AppState;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value, json};
+use utoipa_actix_web::service_config::ServiceConfig;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut ServiceConfig) {
     cfg.route("/system/reset", web::post().to(reset));
 }
 

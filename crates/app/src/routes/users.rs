@@ -10,17 +10,18 @@ use reviewd_domain::model::Role;
 use reviewd_domain::services::{NewUserInput, UserUpdateInput};
 use serde::Deserialize;
 use serde_json::json;
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 use uuid::Uuid;
 use validator::Validate;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(scope(
         web::scope("/users")
             .route("", web::get().to(list_users))
             .route("", web::post().to(create_user))
             .route("/{id}", web::get().to(get_user))
             .route("/{id}", web::patch().to(update_user)),
-    );
+    ));
 }
 
 async fn list_users(

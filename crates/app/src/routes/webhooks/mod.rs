@@ -14,13 +14,14 @@ use futures_util::StreamExt;
 use reviewd_domain::ErrorCode;
 use reviewd_domain::services::{AssignmentPlan, IntakeOutcome};
 use serde_json::json;
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(scope(
         web::scope("/webhook")
             .route("/hostA", web::post().to(host_a::receive))
             .route("/hostB", web::post().to(host_b::receive)),
-    );
+    ));
 }
 
 /// Platforms send large MR payloads (GitLab includes commits and changes).
