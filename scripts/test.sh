@@ -3,7 +3,9 @@
 #
 # Ensures a local PostgreSQL and Redis (installed and started when missing) unless
 # REVIEWD_TEST_DATABASE_URL / REVIEWD_TEST_REDIS_URL point elsewhere, exports both, then runs
-# `cargo test --workspace --locked`. Each test creates and drops its own database.
+# `cargo test --workspace --locked`. Each test creates and drops its own database. Then
+# scripts/schemathesis.sh fuzzes the real server against its OpenAPI document (skipped when
+# extra cargo test args select a subset, or with REVIEWD_SCHEMATHESIS=0).
 # CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target. REVIEWD_DRY_RUN=1 skips the cargo run.
 set -euo pipefail
 
@@ -14,4 +16,7 @@ source scripts/services.sh
 reviewd_services test
 reviewd_cargo_env
 
-reviewd_cmd exec cargo test --workspace --locked "$@"
+reviewd_cmd cargo test --workspace --locked "$@"
+if [ "$#" = 0 ] && [ "${REVIEWD_SCHEMATHESIS:-1}" != 0 ]; then
+    bash scripts/schemathesis.sh
+fi

@@ -13,6 +13,7 @@ mod health;
 mod input_hygiene;
 mod monitoring;
 mod notifications;
+mod openapi;
 mod pages;
 mod platform_configs;
 mod projects;

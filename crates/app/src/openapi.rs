@@ -9,6 +9,7 @@
 use crate::error::ErrorEnvelope;
 use crate::routes;
 use actix_web::App;
+use serde_json::Value;
 use utoipa::OpenApi;
 use utoipa::ToSchema;
 use utoipa::openapi::path::{Operation, PathItem};
@@ -35,7 +36,7 @@ struct ApiDoc;
 
 /// The whole document, as served at `GET /api/openapi.json`.
 #[must_use]
-pub fn document() -> utoipa::openapi::OpenApi {
+pub fn document() -> Value {
     let (_, collected) = App::new()
         .into_utoipa_app()
         .configure(routes::configure)
@@ -44,12 +45,49 @@ pub fn document() -> utoipa::openapi::OpenApi {
     doc.info.version = env!("CARGO_PKG_VERSION").to_owned();
     doc.merge(collected);
     add_security_schemes(&mut doc);
-    for item in doc.paths.paths.values_mut() {
-        for (method, operation) in operations(item) {
-            add_error_responses(method, operation);
-        }
-    }
+    add_error_responses(&mut doc);
+    let mut doc = serde_json::to_value(doc).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "openapi.serialize_failed");
+        Value::Null
+    });
+    describe_successes_and_tag(&mut doc);
+    no_control_characters(&mut doc);
     doc
+}
+
+/// The documented operations by path template: the fallback answers 405 with `Allow`
+/// for a known path called with a method it does not have, instead of a 404.
+#[derive(Debug, Default)]
+pub struct RouteTable(Vec<(Vec<String>, Vec<&'static str>)>);
+
+impl RouteTable {
+    #[must_use]
+    pub fn from_document(doc: &Value) -> Self {
+        let mut routes = Vec::new();
+        if let Some(paths) = doc.get("paths").and_then(Value::as_object) {
+            for (path, item) in paths {
+                let methods: Vec<&'static str> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+                    .into_iter()
+                    .filter(|m| item.get(m.to_lowercase()).is_some())
+                    .collect();
+                routes.push((path.split('/').map(str::to_owned).collect(), methods));
+            }
+        }
+        Self(routes)
+    }
+
+    /// The methods of the first template that matches `path`, if any.
+    #[must_use]
+    pub fn allowed(&self, path: &str) -> Option<&[&'static str]> {
+        let segments: Vec<&str> = path.split('/').collect();
+        self.0.iter().find_map(|(template, methods)| {
+            let matches = template.len() == segments.len()
+                && template.iter().zip(&segments).all(|(t, s)| {
+                    t == s || (t.starts_with('{') && t.ends_with('}') && !s.is_empty())
+                });
+            matches.then_some(methods.as_slice())
+        })
+    }
 }
 
 /// The three ways to present a credential (see `extract::auth`).
@@ -94,58 +132,92 @@ fn operations(item: &mut PathItem) -> Vec<(&'static str, &mut Operation)> {
 }
 
 /// The statuses any operation may answer with the error envelope, by what it takes:
-/// every operation can meet bad input, rate limits, a failing dependency or a bug; an
-/// authenticated one a missing credential or permission; a path with an id an unknown
-/// one; a body a wrong size or type; a write a conflict.
-fn add_error_responses(method: &str, operation: &mut Operation) {
-    let public = operation
-        .security
-        .as_ref()
-        .is_some_and(|reqs| reqs.iter().all(is_empty_requirement));
-    let mut statuses: Vec<(&str, &str)> = vec![
-        (
-            "400",
-            "The request is invalid: `details.fields` names each bad field.",
-        ),
-        ("404", "Not found (an unknown id, or nothing at this path)."),
-        (
-            "429",
-            "Too many requests; `Retry-After` says when to try again.",
-        ),
-        (
-            "500",
-            "A bug; the server log has the cause under the request id.",
-        ),
-        (
-            "502",
-            "The hosting platform refused or answered in an unexpected way.",
-        ),
-        (
-            "503",
-            "A dependency (database, queue, platform) is unavailable; retry later.",
-        ),
-    ];
-    if !public {
-        statuses.push(("401", "No valid session cookie or API key."));
-        statuses.push((
-            "403",
-            "The caller lacks the permission this operation needs.",
-        ));
-    }
-    if operation.request_body.is_some() || method != "get" {
-        statuses.push((
-            "409",
-            "Conflicts with the current state (a duplicate, a change in flight).",
-        ));
-        statuses.push(("413", "The body is larger than this endpoint accepts."));
-        statuses.push(("415", "The body is not JSON."));
-    }
-    for (status, description) in statuses {
-        operation
+/// every operation can meet bad input, an unknown id, rate limits, a failing
+/// dependency or a bug; an authenticated one a missing credential or permission; a
+/// write a conflict, a body too large or not JSON. Each is one shared response.
+const ERRORS: &[(&str, &str, &str)] = &[
+    (
+        "400",
+        "BadRequest",
+        "The request is invalid: `details.fields` names each bad field.",
+    ),
+    ("401", "Unauthorized", "No valid session cookie or API key."),
+    (
+        "403",
+        "Forbidden",
+        "The caller lacks the permission this operation needs.",
+    ),
+    (
+        "404",
+        "NotFound",
+        "Not found: an unknown id, or a disabled feature.",
+    ),
+    (
+        "409",
+        "Conflict",
+        "Conflicts with the current state (a duplicate, a change in flight).",
+    ),
+    (
+        "413",
+        "PayloadTooLarge",
+        "The body is larger than this endpoint accepts.",
+    ),
+    ("415", "UnsupportedMediaType", "The body is not JSON."),
+    (
+        "429",
+        "TooManyRequests",
+        "Too many requests; `Retry-After` says when to try again.",
+    ),
+    (
+        "500",
+        "InternalError",
+        "A bug; the server log has the cause under the request id.",
+    ),
+    (
+        "502",
+        "BadGateway",
+        "The hosting platform refused or answered in an unexpected way.",
+    ),
+    (
+        "503",
+        "ServiceUnavailable",
+        "A dependency (database, queue, platform) is unavailable; retry later.",
+    ),
+];
+
+fn add_error_responses(doc: &mut utoipa::openapi::OpenApi) {
+    let components = doc.components.get_or_insert_with(Default::default);
+    for (_, name, description) in ERRORS {
+        components
             .responses
-            .responses
-            .entry(status.to_owned())
-            .or_insert_with(|| RefOr::T(error_response(description)));
+            .insert((*name).to_owned(), RefOr::T(error_response(description)));
+    }
+    for item in doc.paths.paths.values_mut() {
+        for (method, operation) in operations(item) {
+            let public = operation
+                .security
+                .as_ref()
+                .is_some_and(|reqs| reqs.iter().all(is_empty_requirement));
+            let writes = operation.request_body.is_some() || method != "get";
+            for (status, name, _) in ERRORS {
+                let applies = match *status {
+                    "401" | "403" => !public,
+                    "409" | "413" | "415" => writes,
+                    _ => true,
+                };
+                if applies {
+                    operation
+                        .responses
+                        .responses
+                        .entry((*status).to_owned())
+                        .or_insert_with(|| {
+                            RefOr::Ref(utoipa::openapi::Ref::new(format!(
+                                "#/components/responses/{name}"
+                            )))
+                        });
+                }
+            }
+        }
     }
 }
 
@@ -167,6 +239,106 @@ fn error_response(description: &str) -> Response {
         .build()
 }
 
+/// A success without a written description gets its status's name (OpenAPI requires
+/// one), and each operation is tagged with its resource (`/api/<resource>/...`), which
+/// is how the reference page groups them.
+fn describe_successes_and_tag(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        let tag = path.split('/').nth(2).unwrap_or("api").to_owned();
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for op in item.values_mut() {
+            let Some(op) = op.as_object_mut() else {
+                continue;
+            };
+            op.entry("tags")
+                .or_insert_with(|| Value::from(vec![tag.clone()]));
+            let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            for (status, response) in responses.iter_mut() {
+                let Some(response) = response.as_object_mut() else {
+                    continue;
+                };
+                if response.contains_key("$ref") {
+                    continue;
+                }
+                let missing = response
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty);
+                if missing {
+                    let reason = status
+                        .parse::<u16>()
+                        .ok()
+                        .and_then(|s| actix_web::http::StatusCode::from_u16(s).ok())
+                        .and_then(|s| s.canonical_reason())
+                        .unwrap_or("Success");
+                    response.insert("description".into(), reason.into());
+                }
+            }
+        }
+    }
+}
+
+/// What `hygiene` refuses, the document forbids, so a client (or a fuzzer) reading it
+/// knows: no control character in a path or query parameter, no NUL in a JSON string.
+/// Strings that already have a format, an enumeration or a pattern say more already.
+fn no_control_characters(doc: &mut Value) {
+    const PARAMETER: &str = "^[^\\u0000-\\u001F\\u007F]*$";
+    const JSON_STRING: &str = "^[^\\u0000]*$";
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        for item in paths.values_mut().filter_map(Value::as_object_mut) {
+            for op in item.values_mut() {
+                if let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) {
+                    for param in params {
+                        if let Some(schema) = param.get_mut("schema") {
+                            constrain_strings(schema, PARAMETER);
+                        }
+                    }
+                }
+                if let Some(body) = op.get_mut("requestBody") {
+                    constrain_strings(body, JSON_STRING);
+                }
+            }
+        }
+    }
+    if let Some(schemas) = doc.pointer_mut("/components/schemas") {
+        constrain_strings(schemas, JSON_STRING);
+    }
+}
+
+fn constrain_strings(schema: &mut Value, pattern: &str) {
+    match schema {
+        Value::Object(map) => {
+            let is_string = match map.get("type") {
+                Some(Value::String(t)) => t == "string",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+                _ => false,
+            };
+            let said = ["format", "enum", "pattern", "const"]
+                .iter()
+                .any(|k| map.contains_key(*k));
+            if is_string && !said {
+                map.insert("pattern".into(), pattern.into());
+            }
+            for value in map.values_mut() {
+                constrain_strings(value, pattern);
+            }
+        }
+        Value::Array(items) => {
+            for value in items {
+                constrain_strings(value, pattern);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// A string schema limited to `values`: for a field holding one of a domain enum's
 /// values, e.g. `#[schema(schema_with = task_status)]` with
 /// `fn task_status() -> Object { string_enum(TaskStatus::ALL.iter().map(|s| s.as_str())) }`.
@@ -181,9 +353,9 @@ pub fn string_enum(values: impl IntoIterator<Item = &'static str>) -> utoipa::op
 /// A date filter (`extract::dates`): a plain date (`2026-01-31`) or an RFC 3339
 /// date-time. Use as `#[param(schema_with = date_or_datetime)]`.
 #[must_use]
-pub fn date_or_datetime() -> utoipa::openapi::schema::OneOf {
+pub fn date_or_datetime() -> utoipa::openapi::schema::Schema {
     use utoipa::openapi::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
-    utoipa::openapi::schema::OneOfBuilder::new()
+    let one_of = utoipa::openapi::schema::OneOfBuilder::new()
         .item(
             ObjectBuilder::new()
                 .schema_type(Type::String)
@@ -197,16 +369,8 @@ pub fn date_or_datetime() -> utoipa::openapi::schema::OneOf {
         .description(Some(
             "A plain date (`2026-01-31`) or an RFC 3339 date-time.",
         ))
-        .build()
-}
-
-/// The document as JSON, computed once at start.
-#[must_use]
-pub fn document_json() -> String {
-    document().to_json().unwrap_or_else(|e| {
-        tracing::error!(error = %e, "openapi.serialize_failed");
-        "{}".to_owned()
-    })
+        .build();
+    utoipa::openapi::schema::Schema::OneOf(one_of)
 }
 
 #[cfg(test)]
@@ -216,7 +380,7 @@ mod tests {
     #[test]
     fn dump() {
         let doc = document();
-        let json = doc.to_pretty_json().unwrap();
-        std::fs::write("/tmp/openapi.json", json).unwrap();
+        let path = std::env::var("OPENAPI_DUMP").unwrap_or_else(|_| "/tmp/openapi.json".into());
+        std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     }
 }

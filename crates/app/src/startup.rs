@@ -429,10 +429,12 @@ impl Application {
         let trusted = web::Data::new(TrustedOrigins::from_config(&config));
         // Built once: every worker serves the same document.
         let api_document = crate::openapi::document();
+        let route_table = web::Data::new(crate::openapi::RouteTable::from_document(&api_document));
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
                 .app_data(trusted.clone())
+                .app_data(route_table.clone())
                 .app_data(json_config())
                 .app_data(query_config())
                 .app_data(path_config())
@@ -444,7 +446,7 @@ impl Application {
                 .wrap(from_fn(request_id::request_id))
                 .service(
                     SwaggerUi::new("/api/docs/{_:.*}")
-                        .url("/api/openapi.json", api_document.clone()),
+                        .external_url_unchecked("/api/openapi.json", api_document.clone()),
                 )
                 .into_utoipa_app()
                 .configure(routes::configure)

@@ -33,6 +33,8 @@ pub enum ErrorCode {
     RateLimited,
     // What it is about.
     NotFound,
+    /// The path exists, but not with this method; `Allow` lists the ones it has.
+    MethodNotAllowed,
     Conflict,
     // The domain's refusals.
     ProjectDisabled,
@@ -77,6 +79,7 @@ impl ErrorCode {
         Self::CsrfOriginMismatch,
         Self::RateLimited,
         Self::NotFound,
+        Self::MethodNotAllowed,
         Self::Conflict,
         Self::ProjectDisabled,
         Self::ProjectsLinked,
@@ -118,6 +121,7 @@ impl ErrorCode {
             Self::CsrfOriginMismatch => "CSRF_ORIGIN_MISMATCH",
             Self::RateLimited => "RATE_LIMITED",
             Self::NotFound => "NOT_FOUND",
+            Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::Conflict => "CONFLICT",
             Self::ProjectDisabled => "PROJECT_DISABLED",
             Self::ProjectsLinked => "PROJECTS_LINKED",

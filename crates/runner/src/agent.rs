@@ -5,8 +5,8 @@
 use crate::config::RunnerConfig;
 use crate::job::{self, JobContext};
 use crate::server::{Identity, ServerClient, ServerError};
-use reviewd_domain::model::runner::RunnerStatus;
 use reviewd_http::{HttpClient, RetryPolicy};
+use reviewd_runner_protocol::RunnerStatus;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -7,7 +7,7 @@
 //! clone's `.git/config` or a log line.
 
 use base64::Engine as _;
-use reviewd_domain::model::runner::CloneCredentials;
+use reviewd_runner_protocol::CloneCredentials;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use tokio::process::Command;

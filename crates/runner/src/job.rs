@@ -9,17 +9,18 @@ use crate::server::{ServerClient, ServerError};
 use futures_util::StreamExt;
 use reviewd_ai_openai::OpenAiProvider;
 use reviewd_domain::model::SecretString;
-use reviewd_domain::model::runner::{
-    ClaimedTask, RunnerComment, RunnerFileResult, RunnerMetrics, RunnerOutcome, RunnerPhase,
-    RunnerResult,
-};
-use reviewd_domain::ports::AiProvider;
+use reviewd_domain::model::diff::ChangeType;
+use reviewd_domain::ports::{ActiveRule, AiProvider};
 use reviewd_domain::review::file_review::{
     AskSettings, CallRecorder, FileContext, FileReview, ModelCall,
 };
-use reviewd_domain::review::rating::{rating, score};
+use reviewd_domain::review::rating::{Severity, rating, score};
 use reviewd_domain::review::rules;
 use reviewd_http::{HttpClient, RetryPolicy};
+use reviewd_runner_protocol::{
+    self as protocol, AssignedFile, ClaimedTask, RunnerComment, RunnerFileResult, RunnerMetrics,
+    RunnerOutcome, RunnerPhase, RunnerResult,
+};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -51,6 +52,8 @@ struct Timings {
 struct Work<'a> {
     ctx: &'a JobContext,
     task: &'a ClaimedTask,
+    /// The task's rules, as the engine's code applies them.
+    rules: Vec<ActiveRule>,
     log: &'a TaskLog,
     timings: &'a Mutex<Timings>,
     tokens: AtomicU64,
@@ -103,6 +106,7 @@ pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
     let work = Work {
         ctx,
         task: &task,
+        rules: task.rules.iter().map(active_rule).collect(),
         log: &log,
         timings: &timings,
         tokens: AtomicU64::new(0),
@@ -150,7 +154,7 @@ pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
     let grade = (status == RunnerOutcome::Success).then(|| {
         let severities = files
             .iter()
-            .flat_map(|f| f.comments.iter().map(|c| c.severity));
+            .flat_map(|f| f.comments.iter().map(|c| severity(c.severity)));
         rating(score(severities)).to_string()
     });
     let t = timings.lock().map(|t| *t).unwrap_or_default();
@@ -304,7 +308,7 @@ impl Work<'_> {
         workspace: &Workspace,
         ai: &dyn AiProvider,
         settings: &AskSettings,
-        file: &reviewd_domain::model::runner::AssignedFile,
+        file: &AssignedFile,
     ) -> (RunnerFileResult, Option<String>) {
         let task = self.task;
         let failed = |error: String| RunnerFileResult {
@@ -347,14 +351,14 @@ impl Work<'_> {
             review.added_lines(),
             review.prompts()
         ));
-        let file_rules = rules::for_file(&task.rules, &file.file_path);
+        let file_rules = rules::for_file(&self.rules, &file.file_path);
         let context = FileContext {
             mr_title: &task.mr_title,
             mr_description: task.mr_description.as_deref(),
             system: &task.system_prompt,
             rules: &file_rules,
             path: &file.file_path,
-            change_type: file.change_type,
+            change_type: change_type(file.change_type),
         };
         let verdict = review.run(ai, settings, context, self).await;
         let unavailable = verdict.ai_unavailable();
@@ -368,7 +372,7 @@ impl Work<'_> {
                     .into_iter()
                     .map(|c| RunnerComment {
                         line: i64::from(c.line),
-                        severity: c.severity,
+                        severity: severity_dto(c.severity),
                         message: c.message,
                     })
                     .collect(),
@@ -412,5 +416,43 @@ impl CallRecorder for Work<'_> {
                 error.unwrap_or_default()
             )),
         }
+    }
+}
+
+// The protocol's types and the engine's, which know nothing of each other.
+
+fn active_rule(r: &protocol::RunnerRule) -> ActiveRule {
+    ActiveRule {
+        id: r.id,
+        rule_name: r.rule_name.clone(),
+        instructions: r.instructions.clone(),
+        file_type_patterns: r.file_type_patterns.clone(),
+        file_path_patterns: r.file_path_patterns.clone(),
+        priority: r.priority,
+    }
+}
+
+fn change_type(c: protocol::ChangeType) -> ChangeType {
+    match c {
+        protocol::ChangeType::New => ChangeType::New,
+        protocol::ChangeType::Modified => ChangeType::Modified,
+        protocol::ChangeType::Deleted => ChangeType::Deleted,
+        protocol::ChangeType::Renamed => ChangeType::Renamed,
+    }
+}
+
+fn severity(s: protocol::Severity) -> Severity {
+    match s {
+        protocol::Severity::Info => Severity::Info,
+        protocol::Severity::Warning => Severity::Warning,
+        protocol::Severity::Error => Severity::Error,
+    }
+}
+
+fn severity_dto(s: Severity) -> protocol::Severity {
+    match s {
+        Severity::Info => protocol::Severity::Info,
+        Severity::Warning => protocol::Severity::Warning,
+        Severity::Error => protocol::Severity::Error,
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use uuid::Uuid;
 
 /// Most lines one call may carry (the server's limit).
-pub const BATCH: usize = 200;
+pub const BATCH: usize = reviewd_runner_protocol::MAX_LOG_LINES;
 
 #[derive(Debug)]
 pub struct TaskLog {

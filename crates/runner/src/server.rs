@@ -1,9 +1,12 @@
-//! The reviewd server's runner API, as this agent calls it.
+//! The reviewd server's runner API, as this agent calls it; the bodies are
+//! `reviewd-runner-protocol`'s, the types the server reads and answers with.
 
-use reviewd_domain::model::runner::{ClaimedTask, RunnerPhase, RunnerResult, RunnerStatus};
 use reviewd_http::{HttpClient, HttpError};
+use reviewd_runner_protocol::{
+    ClaimedTask, Heartbeat, LogBatch, PendingTasksQuery, PhaseUpdate, RunnerPhase, RunnerResult,
+    RunnerStatus, headers,
+};
 use serde::Deserialize;
-use serde_json::json;
 use uuid::Uuid;
 
 /// What registration tells the server about this runner.
@@ -66,14 +69,14 @@ impl ServerClient {
             .send_repeatable(|c| {
                 c.post(self.url("/register"))
                     .bearer_auth(&self.token)
-                    .header("x-runner-id", &me.id)
-                    .header("x-runner-name", &me.name)
-                    .header("x-runner-version", &me.version)
+                    .header(headers::RUNNER_ID, &me.id)
+                    .header(headers::RUNNER_NAME, &me.name)
+                    .header(headers::RUNNER_VERSION, &me.version)
                     .header(
-                        "x-runner-max-concurrency",
+                        headers::RUNNER_MAX_CONCURRENCY,
                         me.max_concurrent_jobs.to_string(),
                     )
-                    .header("x-runner-tags", &tags)
+                    .header(headers::RUNNER_TAGS, &tags)
             })
             .await?;
         Ok(())
@@ -87,7 +90,7 @@ impl ServerClient {
         status: RunnerStatus,
         current_jobs: u32,
     ) -> Result<(), ServerError> {
-        let body = json!({ "status": status.as_str(), "currentJobs": current_jobs });
+        let body = Heartbeat::new(status, i32::try_from(current_jobs).unwrap_or(i32::MAX));
         self.http
             .send_repeatable(|c| {
                 c.post(self.url(&format!("/{id}/heartbeat")))
@@ -111,7 +114,7 @@ impl ServerClient {
             .send(|c| {
                 c.get(self.url("/tasks/pending"))
                     .bearer_auth(&self.token)
-                    .query(&[("runnerId", id), ("limit", &limit.to_string())])
+                    .query(&PendingTasksQuery::new(id, limit))
             })
             .await
             .map_err(unknown_runner)?;
@@ -121,7 +124,7 @@ impl ServerClient {
     /// # Errors
     /// `NotHeld` when the server took the task back.
     pub async fn phase(&self, task: Uuid, phase: RunnerPhase) -> Result<(), ServerError> {
-        let body = json!({ "status": phase.as_str() });
+        let body = PhaseUpdate::new(phase);
         self.http
             .send_repeatable(|c| {
                 c.post(self.url(&format!("/tasks/{task}/status")))
@@ -133,12 +136,14 @@ impl ServerClient {
         Ok(())
     }
 
-    /// Appends 1 to 200 lines.
+    /// Appends 1 to [`reviewd_runner_protocol::MAX_LOG_LINES`] lines.
     ///
     /// # Errors
     /// `NotHeld` when the server took the task back.
     pub async fn logs(&self, task: Uuid, lines: &[String]) -> Result<(), ServerError> {
-        let body = json!({ "logs": lines });
+        let body = LogBatch {
+            logs: lines.to_vec(),
+        };
         self.http
             .send(|c| {
                 c.post(self.url(&format!("/tasks/{task}/logs")))

@@ -1,42 +1,200 @@
 //! Admin endpoints for review templates and rules (listed by `/api/reviews/templates/all`
 //! and `/api/reviews/rules/all`).
+//!
+//! Mounted beside `/api/reviews` rather than in a `/reviews` scope of their own: a
+//! scope would take every `/api/reviews/...` request, and the routes of `reviews` would
+//! never be reached.
 
+use super::reviews_dto::{OneReviewRule, OneReviewTemplate};
 use super::serde_helpers::double_option;
-use crate::envelope;
+use crate::envelope::{self, Data};
 use crate::error::ApiError;
 use crate::extract::{RequireAdmin, ValidatedJson};
 use crate::state::AppState;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpResponse, patch, post, web};
 use reviewd_domain::ports::{RuleChanges, TemplateChanges};
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::Value;
+use utoipa::openapi::schema::{
+    AllOfBuilder, AnyOfBuilder, Array, ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type,
+};
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::{PartialSchema, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 use uuid::Uuid;
 use validator::Validate;
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.route("/reviews/templates", web::post().to(create_template))
-        .route("/reviews/templates/{id}", web::patch().to(update_template))
-        .route("/reviews/rules", web::post().to(create_rule))
-        .route("/reviews/rules/{id}", web::patch().to(update_rule));
+    cfg.service(create_review_template)
+        .service(update_review_template)
+        .service(create_review_rule)
+        .service(update_review_rule);
 }
 
-#[derive(Deserialize, Validate)]
+/// A glob the rules accept (`globset` after trimming): escapes (`\x`, not of a trailing
+/// blank), classes (`[abc]`, `[!a-z]`: ranges only `0-9`, `a-z`, `A-Z`), and
+/// alternates (`{a,b}`) nested up to two deep. Some valid globs fall outside (other
+/// ranges, deeper nesting), none that is refused falls inside; no NUL.
+fn glob_pattern() -> String {
+    let range = r"(?:0-9|a-z|A-Z)";
+    let atom = format!(
+        r"[^\\\[{{}}\u0000]|\\[^\s\u0000\u0085]|\[(?:[!^](?:{range}|[^\u0000])|{range}|[^!^\u0000])(?:{range}|[^\]\-\u0000])*-?\]"
+    );
+    let inner = format!(r"\{{(?:{atom})*\}}");
+    let outer = format!(r"\{{(?:{atom}|{inner})*\}}");
+    format!(r"^(?:{atom}|{outer})*$")
+}
+
+/// `fileTypePatterns`/`filePathPatterns`: at most 50 globs, or `null` (unchanged).
+fn glob_list_schema() -> Array {
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(glob_pattern())),
+        )
+        .max_items(Some(50))
+        .description(Some(
+            "Globs (`rs`, `*.ts`, `src/**`); a glob without `/` also matches at any depth. \
+             An invalid glob is a 400 naming the field.",
+        ))
+        .build()
+}
+
+/// A template as created: a name and a prompt text, both not blank.
+#[derive(Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct TemplateBody {
+struct CreateReviewTemplateBody {
     #[validate(length(max = 200))]
+    #[schema(
+        value_type = String,
+        required = true,
+        max_length = 200,
+        pattern = r"^[^\u0000]*[^\s\u0000\u0085][^\u0000]*$"
+    )]
     name: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, nullable)]
     description: Option<Option<String>>,
+    /// The prompt text that frames a review.
     #[validate(length(max = 20000, message = "at most 20000 characters"))]
+    #[schema(
+        value_type = String,
+        required = true,
+        max_length = 20000,
+        pattern = r"^[^\u0000]*[^\s\u0000\u0085][^\u0000]*$"
+    )]
     content: Option<String>,
+    /// Makes it the global default (the previous default stops being one); a project's
+    /// template cannot be.
     is_default: Option<bool>,
+    /// The project it belongs to; `null` or absent for a global template.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>, nullable)]
     project_id: Option<Option<Uuid>>,
 }
 
-impl From<TemplateBody> for TemplateChanges {
-    fn from(b: TemplateBody) -> Self {
+/// A template's changes: what is absent stays; a name or text given is not blank.
+#[derive(Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct UpdateReviewTemplateBody {
+    #[validate(length(max = 200))]
+    #[schema(
+        value_type = Option<String>,
+        max_length = 200,
+        pattern = r"^[^\u0000]*[^\s\u0000\u0085][^\u0000]*$"
+    )]
+    name: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, nullable)]
+    description: Option<Option<String>>,
+    /// The prompt text that frames a review.
+    #[validate(length(max = 20000, message = "at most 20000 characters"))]
+    #[schema(
+        value_type = Option<String>,
+        max_length = 20000,
+        pattern = r"^[^\u0000]*[^\s\u0000\u0085][^\u0000]*$"
+    )]
+    content: Option<String>,
+    /// Makes it the global default (the previous default stops being one); a project's
+    /// template cannot be.
+    is_default: Option<bool>,
+    /// The project it belongs to; `null` for a global template.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>, nullable)]
+    project_id: Option<Option<Uuid>>,
+}
+
+/// `isDefault: true` only without a project: the default template is global (a 400
+/// otherwise, whatever is stored).
+fn default_is_global() -> AnyOfBuilder {
+    AnyOfBuilder::new()
+        .item(
+            ObjectBuilder::new().property(
+                "isDefault",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::Boolean, Type::Null]))
+                    .enum_values(Some([Value::Bool(false), Value::Null])),
+            ),
+        )
+        .item(
+            ObjectBuilder::new()
+                .property("projectId", ObjectBuilder::new().schema_type(Type::Null)),
+        )
+        .description(Some(
+            "`isDefault: true` only without a `projectId`: the default template is global.",
+        ))
+}
+
+/// A template body's schema: the fields of `T`, and [`default_is_global`].
+fn template_body_schema<T: ToSchema>() -> RefOr<Schema> {
+    AllOfBuilder::new()
+        .item(Ref::from_schema_name(T::name()))
+        .item(default_is_global())
+        .into()
+}
+
+/// The schema of `create_review_template`'s body (it reads [`CreateReviewTemplateBody`]).
+struct CreateReviewTemplateRequest;
+
+impl PartialSchema for CreateReviewTemplateRequest {
+    fn schema() -> RefOr<Schema> {
+        template_body_schema::<CreateReviewTemplateBody>()
+    }
+}
+
+impl ToSchema for CreateReviewTemplateRequest {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((
+            CreateReviewTemplateBody::name().into(),
+            CreateReviewTemplateBody::schema(),
+        ));
+        <CreateReviewTemplateBody as ToSchema>::schemas(schemas);
+    }
+}
+
+/// The schema of `update_review_template`'s body (it reads [`UpdateReviewTemplateBody`]).
+struct UpdateReviewTemplateRequest;
+
+impl PartialSchema for UpdateReviewTemplateRequest {
+    fn schema() -> RefOr<Schema> {
+        template_body_schema::<UpdateReviewTemplateBody>()
+    }
+}
+
+impl ToSchema for UpdateReviewTemplateRequest {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((
+            UpdateReviewTemplateBody::name().into(),
+            UpdateReviewTemplateBody::schema(),
+        ));
+        <UpdateReviewTemplateBody as ToSchema>::schemas(schemas);
+    }
+}
+
+impl From<CreateReviewTemplateBody> for TemplateChanges {
+    fn from(b: CreateReviewTemplateBody) -> Self {
         TemplateChanges {
             name: b.name,
             description: b.description,
@@ -47,48 +205,139 @@ impl From<TemplateBody> for TemplateChanges {
     }
 }
 
-async fn create_template(
-    state: web::Data<AppState>,
-    _admin: RequireAdmin,
-    body: ValidatedJson<TemplateBody>,
-) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(
-        json!({ "template": state.catalog.create_template(body.0.into()).await? }),
-    ))
+impl From<UpdateReviewTemplateBody> for TemplateChanges {
+    fn from(b: UpdateReviewTemplateBody) -> Self {
+        TemplateChanges {
+            name: b.name,
+            description: b.description,
+            content: b.content,
+            is_default: b.is_default,
+            project_id: b.project_id,
+        }
+    }
 }
 
-async fn update_template(
+/// Creates a review template.
+///
+/// Answers 200 (not 201) with the template.
+#[utoipa::path(
+    request_body = CreateReviewTemplateRequest,
+    responses((status = 200, body = Data<OneReviewTemplate>))
+)]
+#[post("/reviews/templates")]
+async fn create_review_template(
+    state: web::Data<AppState>,
+    _admin: RequireAdmin,
+    body: ValidatedJson<CreateReviewTemplateBody>,
+) -> Result<HttpResponse, ApiError> {
+    let template = state.catalog.create_template(body.0.into()).await?;
+    Ok(envelope::ok(OneReviewTemplate {
+        template: template.into(),
+    }))
+}
+
+/// Changes a review template.
+#[utoipa::path(
+    request_body = UpdateReviewTemplateRequest,
+    responses((status = 200, body = Data<OneReviewTemplate>))
+)]
+#[patch("/reviews/templates/{id}")]
+async fn update_review_template(
     state: web::Data<AppState>,
     _admin: RequireAdmin,
     id: web::Path<Uuid>,
-    body: ValidatedJson<TemplateBody>,
+    body: ValidatedJson<UpdateReviewTemplateBody>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(
-        json!({ "template": state.catalog.update_template(*id, body.0.into()).await? }),
-    ))
+    let template = state.catalog.update_template(*id, body.0.into()).await?;
+    Ok(envelope::ok(OneReviewTemplate {
+        template: template.into(),
+    }))
 }
 
-#[derive(Deserialize, Validate)]
+/// A rule as created: a name and instructions, both not blank.
+#[derive(Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RuleBody {
+struct CreateReviewRuleBody {
     #[validate(length(max = 200))]
+    #[schema(
+        value_type = String,
+        required = true,
+        max_length = 200,
+        pattern = r"^[^\u0000]*[^\s\u0000\u0085][^\u0000]*$"
+    )]
     rule_name: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, nullable)]
     description: Option<Option<String>>,
+    /// What the model is told for the files the rule targets.
     #[validate(length(max = 10000, message = "at most 10000 characters"))]
+    #[schema(
+        value_type = String,
+        required = true,
+        max_length = 10000,
+        pattern = r"^[^\u0000]*[^\s\u0000\u0085][^\u0000]*$"
+    )]
     instructions: Option<String>,
     enabled: Option<bool>,
+    /// The file types it targets (every file when empty).
     #[validate(length(max = 50))]
+    #[schema(schema_with = glob_list_schema)]
     file_type_patterns: Option<Vec<String>>,
+    /// The paths it targets (every file when empty).
     #[validate(length(max = 50))]
+    #[schema(schema_with = glob_list_schema)]
     file_path_patterns: Option<Vec<String>>,
+    /// Higher rules come first in the prompt.
+    #[schema(minimum = -2_147_483_648_i64, maximum = 2_147_483_647_i64)]
     priority: Option<i32>,
+    /// The project it belongs to; `null` or absent for a global rule.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>, nullable)]
     project_id: Option<Option<Uuid>>,
 }
 
-impl From<RuleBody> for RuleChanges {
-    fn from(b: RuleBody) -> Self {
+/// A rule's changes: what is absent stays; a name or instructions given are not blank.
+#[derive(Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct UpdateReviewRuleBody {
+    #[validate(length(max = 200))]
+    #[schema(
+        value_type = Option<String>,
+        max_length = 200,
+        pattern = r"^[^\u0000]*[^\s\u0000\u0085][^\u0000]*$"
+    )]
+    rule_name: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, nullable)]
+    description: Option<Option<String>>,
+    /// What the model is told for the files the rule targets.
+    #[validate(length(max = 10000, message = "at most 10000 characters"))]
+    #[schema(
+        value_type = Option<String>,
+        max_length = 10000,
+        pattern = r"^[^\u0000]*[^\s\u0000\u0085][^\u0000]*$"
+    )]
+    instructions: Option<String>,
+    enabled: Option<bool>,
+    /// The file types it targets (every file when empty).
+    #[validate(length(max = 50))]
+    #[schema(schema_with = glob_list_schema)]
+    file_type_patterns: Option<Vec<String>>,
+    /// The paths it targets (every file when empty).
+    #[validate(length(max = 50))]
+    #[schema(schema_with = glob_list_schema)]
+    file_path_patterns: Option<Vec<String>>,
+    /// Higher rules come first in the prompt.
+    #[schema(minimum = -2_147_483_648_i64, maximum = 2_147_483_647_i64)]
+    priority: Option<i32>,
+    /// The project it belongs to; `null` for a global rule.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>, nullable)]
+    project_id: Option<Option<Uuid>>,
+}
+
+impl From<CreateReviewRuleBody> for RuleChanges {
+    fn from(b: CreateReviewRuleBody) -> Self {
         RuleChanges {
             rule_name: b.rule_name,
             description: b.description,
@@ -102,23 +351,50 @@ impl From<RuleBody> for RuleChanges {
     }
 }
 
-async fn create_rule(
-    state: web::Data<AppState>,
-    _admin: RequireAdmin,
-    body: ValidatedJson<RuleBody>,
-) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(
-        json!({ "rule": state.catalog.create_rule(body.0.into()).await? }),
-    ))
+impl From<UpdateReviewRuleBody> for RuleChanges {
+    fn from(b: UpdateReviewRuleBody) -> Self {
+        RuleChanges {
+            rule_name: b.rule_name,
+            description: b.description,
+            instructions: b.instructions,
+            enabled: b.enabled,
+            file_type_patterns: b.file_type_patterns,
+            file_path_patterns: b.file_path_patterns,
+            priority: b.priority,
+            project_id: b.project_id,
+        }
+    }
 }
 
-async fn update_rule(
+/// Creates a review rule.
+///
+/// Answers 200 (not 201) with the rule.
+#[utoipa::path(
+    request_body = CreateReviewRuleBody,
+    responses((status = 200, body = Data<OneReviewRule>))
+)]
+#[post("/reviews/rules")]
+async fn create_review_rule(
+    state: web::Data<AppState>,
+    _admin: RequireAdmin,
+    body: ValidatedJson<CreateReviewRuleBody>,
+) -> Result<HttpResponse, ApiError> {
+    let rule = state.catalog.create_rule(body.0.into()).await?;
+    Ok(envelope::ok(OneReviewRule { rule: rule.into() }))
+}
+
+/// Changes a review rule.
+#[utoipa::path(
+    request_body = UpdateReviewRuleBody,
+    responses((status = 200, body = Data<OneReviewRule>))
+)]
+#[patch("/reviews/rules/{id}")]
+async fn update_review_rule(
     state: web::Data<AppState>,
     _admin: RequireAdmin,
     id: web::Path<Uuid>,
-    body: ValidatedJson<RuleBody>,
+    body: ValidatedJson<UpdateReviewRuleBody>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(
-        json!({ "rule": state.catalog.update_rule(*id, body.0.into()).await? }),
-    ))
+    let rule = state.catalog.update_rule(*id, body.0.into()).await?;
+    Ok(envelope::ok(OneReviewRule { rule: rule.into() }))
 }

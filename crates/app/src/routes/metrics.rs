@@ -1,15 +1,29 @@
 //! `GET /api/metrics` (public): the Prometheus text exposition format.
 
 use crate::state::AppState;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpResponse, get, web};
 use reviewd_domain::model::monitoring::StateCounts;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.route("/metrics", web::get().to(metrics));
+    cfg.service(get_metrics);
 }
 
-async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+/// Prometheus metrics, in the text exposition format.
+///
+/// HTTP requests by route template, method and status, their durations, the queue
+/// depth, and reviews, runners and notifications by state.
+#[utoipa::path(
+    responses((
+        status = 200,
+        body = String,
+        content_type = "text/plain",
+        description = "The Prometheus text exposition format (version 0.0.4).",
+    )),
+    security(()),
+)]
+#[get("/metrics")]
+async fn get_metrics(state: web::Data<AppState>) -> HttpResponse {
     // Gauges read now rather than kept up to date on every change.
     if let Ok(depth) = state.tasks.queue_depth().await {
         #[allow(clippy::cast_precision_loss)]

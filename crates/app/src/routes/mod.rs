@@ -8,9 +8,12 @@ mod health;
 mod metrics;
 mod monitoring;
 mod notifications;
+mod notifications_dto;
 mod platform_configs;
 mod projects;
+mod projects_dto;
 mod reviews;
+mod reviews_dto;
 mod runners;
 mod serde_helpers;
 mod system;
@@ -44,7 +47,29 @@ pub fn configure(cfg: &mut ServiceConfig) {
     );
 }
 
-/// Unknown paths answer with the API's error body rather than an empty 404.
+/// Unknown paths answer with the API's error body rather than an empty 404; a known
+/// path called with another method is a 405 listing the methods it has.
 pub async fn not_found(req: HttpRequest) -> HttpResponse {
+    let allowed = req
+        .app_data::<actix_web::web::Data<crate::openapi::RouteTable>>()
+        .and_then(|table| table.allowed(req.path()).map(|m| m.join(", ")));
+    if let Some(allow) = allowed {
+        let mut response = ApiError::new(
+            actix_web::http::StatusCode::METHOD_NOT_ALLOWED,
+            reviewd_domain::ErrorCode::MethodNotAllowed,
+            format!(
+                "{} is not allowed on {}; use {allow}",
+                req.method(),
+                req.path()
+            ),
+        )
+        .error_response();
+        if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&allow) {
+            response
+                .headers_mut()
+                .insert(actix_web::http::header::ALLOW, value);
+        }
+        return response;
+    }
     ApiError::not_found(format!("no route for {} {}", req.method(), req.path())).error_response()
 }

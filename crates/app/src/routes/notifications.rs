@@ -1,170 +1,219 @@
 //! Notifications: settings (secrets masked), test deliveries, VAPID keys, the
 //! delivery history with its statistics, and browser push subscriptions.
 
+use super::notifications_dto::{
+    ChannelTestView, NotificationConfigView, NotificationRecordDto, NotificationRecordView,
+    NotificationStatsView, NotificationsDeleted, PushSubscriptionDto, PushSubscriptionView,
+    PushTouched, PushUnsubscribed, VapidKeysView, channel_schema, delivery_status_schema,
+    frequency_schema, notification_type_schema,
+};
 use super::serde_helpers::double_option;
-use crate::envelope;
+use crate::envelope::{self, Data, Paginated};
 use crate::error::ApiError;
 use crate::extract::perm::{ConfigUpdate, NotificationDelete};
 use crate::extract::{AuthUser, PageParams, RequirePermission, choice, date_from, date_until};
 use crate::state::AppState;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, delete, get, patch, post, web};
 use reviewd_domain::ErrorCode;
 use reviewd_domain::model::notification::{
-    Channel, DeliveryCount, DeliveryStatus, Frequency, HistoryFilter, NewPushSubscription,
-    NotificationConfig, NotificationConfigPatch, NotificationType, PushSubscription,
+    Channel, DeliveryStatus, Frequency, HistoryFilter, NewPushSubscription, NotificationConfig,
+    NotificationConfigPatch, NotificationType,
 };
 use reviewd_domain::model::{MASK, SecretString};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde_json::{Value, json};
-use std::collections::BTreeMap;
-use utoipa_actix_web::service_config::ServiceConfig;
+use utoipa::openapi::Object;
+use utoipa::openapi::schema::{SchemaType, Type};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 use uuid::Uuid;
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.route("/notifications", web::get().to(list_history))
-        .route("/notifications/config", web::get().to(get_config))
-        .route("/notifications/config", web::post().to(replace_config))
-        .route("/notifications/config", web::patch().to(update_config))
-        .route(
-            "/notifications/config/test-channel",
-            web::post().to(test_channel),
-        )
-        .route(
-            "/notifications/config/generate-vapid-keys",
-            web::post().to(generate_vapid_keys),
-        )
-        .route("/notifications/history/{id}", web::get().to(get_record))
-        .route("/notifications/stats", web::get().to(stats))
-        .route("/notifications/pending", web::get().to(pending))
-        .route("/notifications/failed", web::get().to(failed))
-        .route("/notifications/clean", web::post().to(clean))
-        .route("/notifications/push/subscribe", web::post().to(subscribe))
-        .route(
-            "/notifications/push/subscriptions",
-            web::get().to(subscriptions),
-        )
-        .route(
-            "/notifications/push/users/{user_id}",
-            web::get().to(user_subscriptions),
-        )
-        .route("/notifications/push/touch", web::post().to(touch))
-        .route(
-            "/notifications/push/unsubscribe",
-            web::delete().to(unsubscribe),
-        )
-        .route("/notifications/push/clean", web::post().to(clean_push));
+    cfg.service(
+        scope("/notifications")
+            .service(list_notification_history)
+            .service(get_notification_config)
+            .service(replace_notification_config)
+            .service(update_notification_config)
+            .service(test_notification_channel)
+            .service(generate_vapid_keys)
+            .service(get_notification_record)
+            .service(get_notification_stats)
+            .service(list_pending_notifications)
+            .service(list_failed_notifications)
+            .service(clean_notification_history)
+            .service(subscribe_push)
+            .service(list_push_subscriptions)
+            .service(list_user_push_subscriptions)
+            .service(touch_push_subscription)
+            .service(unsubscribe_push)
+            .service(clean_push_subscriptions),
+    );
 }
 
-fn masked(secret: Option<&SecretString>) -> Value {
-    secret.map_or(Value::Null, |_| Value::String(MASK.to_owned()))
+/// `notificationFrequency` in a body: one of the frequencies, or null (unchanged).
+fn frequency_or_null_schema() -> Object {
+    let mut schema = frequency_schema();
+    schema.schema_type = SchemaType::from_iter([Type::String, Type::Null]);
+    schema.enum_values = Some(
+        Frequency::ALL
+            .iter()
+            .map(|f| serde_json::Value::from(f.as_str()))
+            .chain([serde_json::Value::Null])
+            .collect(),
+    );
+    schema.description =
+        Some("When notifications go out: at once, or in a daily or weekly digest.".into());
+    schema
 }
 
-/// The settings as the API shows them: every secret `***` (or null when unset).
-fn config_view(c: &NotificationConfig) -> Value {
-    json!({
-        "emailEnabled": c.email_enabled,
-        "smtpHost": c.smtp_host,
-        "smtpPort": c.smtp_port,
-        "smtpSecure": c.smtp_secure,
-        "smtpUsername": c.smtp_username,
-        "smtpPassword": masked(c.smtp_password.as_ref()),
-        "emailFrom": c.email_from,
-        "emailRecipients": c.email_recipients,
-        "webhookEnabled": c.webhook_enabled,
-        "webhookUrls": c.webhook_urls,
-        "webhookSecret": masked(c.webhook_secret.as_ref()),
-        "chatAEnabled": c.chat_a_enabled,
-        "chatABotToken": masked(c.chat_a_bot_token.as_ref()),
-        "chatAChannels": c.chat_a_channels,
-        "chatBEnabled": c.chat_b_enabled,
-        "chatBWebhookUrl": masked(c.chat_b_webhook_url.as_ref()),
-        "chatCEnabled": c.chat_c_enabled,
-        "chatCWebhookUrl": masked(c.chat_c_webhook_url.as_ref()),
-        "chatDEnabled": c.chat_d_enabled,
-        "chatDWebhookUrl": masked(c.chat_d_webhook_url.as_ref()),
-        "chatDSecret": masked(c.chat_d_secret.as_ref()),
-        "pushEnabled": c.push_enabled,
-        "vapidPublicKey": c.vapid_public_key,
-        "vapidPrivateKey": masked(c.vapid_private_key.as_ref()),
-        "vapidSubject": c.vapid_subject,
-        "notifyOnReviewCompleted": c.notify_on_review_completed,
-        "notifyOnReviewFailed": c.notify_on_review_failed,
-        "notifyOnRatingLow": c.notify_on_rating_low,
-        "ratingThreshold": c.rating_threshold,
-        "notificationFrequency": c.notification_frequency.as_str(),
-        "updatedAt": c.updated_at,
-    })
+/// A string schema with a description: for an enumerated query parameter.
+fn described(mut schema: Object, description: &str) -> Object {
+    schema.description = Some(description.to_owned());
+    schema
 }
 
-/// A POST or PATCH body. A secret sent back as `***` (as a GET shows it) means
-/// "unchanged"; `null` clears a nullable field.
-#[derive(Deserialize)]
+/// A date filter (`crate::openapi::date_or_datetime`) as a parameter's schema.
+fn channel_param() -> Object {
+    described(channel_schema(), "Only deliveries on this channel.")
+}
+
+fn status_param() -> Object {
+    described(delivery_status_schema(), "Only deliveries in this state.")
+}
+
+fn notification_type_param() -> Object {
+    described(notification_type_schema(), "Only deliveries of this event.")
+}
+
+/// A POST (replace: what is left out takes its default) or PATCH (change what is
+/// given) body. A secret sent back as `***` (as a GET shows it) means "unchanged";
+/// `null` clears a nullable field, and blank text clears it too. Blank entries of a
+/// list are dropped.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct ConfigBody {
+struct NotificationConfigBody {
     email_enabled: Option<bool>,
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, nullable)]
     smtp_host: Option<Option<String>>,
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<u16>, nullable, minimum = 1, maximum = 65535)]
     smtp_port: Option<Option<u16>>,
+    /// TLS from the first byte when true; STARTTLS when offered when false.
     smtp_secure: Option<bool>,
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, nullable)]
     smtp_username: Option<Option<String>>,
+    /// `***` keeps the stored password.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, nullable)]
     smtp_password: Option<Option<String>>,
+    /// An address, optionally with a name: `reviewd <reviewd@example.com>`.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(
+        value_type = Option<String>,
+        nullable,
+        pattern = r#"^[\t\n\v\f\r ]*(?:[!-;=-?A-~]{1,64}@[!-;=-~]{0,94}\.[!-;=-~]{0,94}|[^\u0000]*<[\t\n\v\f\r ]*[!-;=-?A-~]{1,64}@[!-;=-~]{0,94}\.[!-;=-~]{0,94}[\t\n\v\f\r ]*>*)?[\t\n\v\f\r ]*$"#
+    )]
     email_from: Option<Option<String>>,
+    /// Email addresses.
+    #[schema(
+        pattern = r#"^[\t\n\v\f\r ]*(?:[!-?A-~]{1,64}@[!-~]{0,94}\.[!-~]{0,94})?[\t\n\v\f\r ]*$"#
+    )]
     email_recipients: Option<Vec<String>>,
     webhook_enabled: Option<bool>,
+    /// http(s) URLs receiving each event as JSON.
+    #[schema(pattern = r#"^[\t\n\v\f\r ]*(?:https?://[!-~]*)?[\t\n\v\f\r ]*$"#)]
     webhook_urls: Option<Vec<String>>,
+    /// Signs outbound webhook bodies (HMAC-SHA256); `***` keeps the stored one.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, nullable)]
     webhook_secret: Option<Option<String>>,
     #[serde(rename = "chatAEnabled")]
     chat_a_enabled: Option<bool>,
+    /// `***` keeps the stored token.
     #[serde(default, deserialize_with = "double_option", rename = "chatABotToken")]
+    #[schema(value_type = Option<String>, nullable)]
     chat_a_bot_token: Option<Option<String>>,
+    /// `chatA` channel ids.
     #[serde(rename = "chatAChannels")]
     chat_a_channels: Option<Vec<String>>,
     #[serde(rename = "chatBEnabled")]
     chat_b_enabled: Option<bool>,
+    /// An http(s) URL (it embeds a token); `***` keeps the stored one.
     #[serde(
         default,
         deserialize_with = "double_option",
         rename = "chatBWebhookUrl"
     )]
+    #[schema(
+        value_type = Option<String>,
+        nullable,
+        pattern = r#"^(?:\*\*\*|[\t\n\v\f\r ]*|https?://[!-~]*)$"#
+    )]
     chat_b_webhook_url: Option<Option<String>>,
     #[serde(rename = "chatCEnabled")]
     chat_c_enabled: Option<bool>,
+    /// An http(s) URL (it embeds a token); `***` keeps the stored one.
     #[serde(
         default,
         deserialize_with = "double_option",
         rename = "chatCWebhookUrl"
     )]
+    #[schema(
+        value_type = Option<String>,
+        nullable,
+        pattern = r#"^(?:\*\*\*|[\t\n\v\f\r ]*|https?://[!-~]*)$"#
+    )]
     chat_c_webhook_url: Option<Option<String>>,
     #[serde(rename = "chatDEnabled")]
     chat_d_enabled: Option<bool>,
+    /// An http(s) URL (it embeds a token); `***` keeps the stored one.
     #[serde(
         default,
         deserialize_with = "double_option",
         rename = "chatDWebhookUrl"
     )]
+    #[schema(
+        value_type = Option<String>,
+        nullable,
+        pattern = r#"^(?:\*\*\*|[\t\n\v\f\r ]*|https?://[!-~]*)$"#
+    )]
     chat_d_webhook_url: Option<Option<String>>,
+    /// Signs `chatD` messages; `***` keeps the stored one.
     #[serde(default, deserialize_with = "double_option", rename = "chatDSecret")]
+    #[schema(value_type = Option<String>, nullable)]
     chat_d_secret: Option<Option<String>>,
     push_enabled: Option<bool>,
+    /// `mailto:` or `https://` contact sent to push services.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(
+        value_type = Option<String>,
+        nullable,
+        pattern = r#"^[\t\n\v\f\r ]*(?:(?:mailto:|https://)[!-~]*)?[\t\n\v\f\r ]*$"#
+    )]
     vapid_subject: Option<Option<String>>,
     notify_on_review_completed: Option<bool>,
     notify_on_review_failed: Option<bool>,
     notify_on_rating_low: Option<bool>,
+    /// A review scoring below this is a `rating_low` event.
+    #[schema(minimum = 0, maximum = 100)]
     rating_threshold: Option<i32>,
+    #[schema(schema_with = frequency_or_null_schema)]
     notification_frequency: Option<String>,
     // Shown by GET and accepted back unchanged: keys come only from generation.
+    /// Ignored (shown by GET; set by generating keys).
     #[serde(default, rename = "vapidPublicKey")]
+    #[schema(value_type = Option<Value>)]
     _vapid_public_key: Option<IgnoredAny>,
+    /// Ignored (shown by GET; set by generating keys).
     #[serde(default, rename = "vapidPrivateKey")]
+    #[schema(value_type = Option<Value>)]
     _vapid_private_key: Option<IgnoredAny>,
+    /// Ignored (shown by GET).
     #[serde(default, rename = "updatedAt")]
+    #[schema(value_type = Option<Value>)]
     _updated_at: Option<IgnoredAny>,
 }
 
@@ -196,7 +245,7 @@ fn list(value: Option<Vec<String>>) -> Option<Vec<String>> {
     })
 }
 
-impl ConfigBody {
+impl NotificationConfigBody {
     /// `stored` is the current config when replacing (POST): a secret sent as
     /// `***` then carries over; a patch leaves it alone anyway.
     fn into_patch(
@@ -256,34 +305,53 @@ impl ConfigBody {
     }
 }
 
-async fn get_config(state: web::Data<AppState>, _user: AuthUser) -> Result<HttpResponse, ApiError> {
+/// The notification settings, every secret masked.
+#[utoipa::path(responses((status = 200, body = Data<NotificationConfigView>)))]
+#[get("/config")]
+async fn get_notification_config(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
     let config = state.notifications.config().await?;
-    Ok(envelope::ok(json!({ "config": config_view(&config) })))
+    Ok(envelope::ok(NotificationConfigView::from(config)))
 }
 
-async fn replace_config(
+/// Replaces the notification settings: what the body leaves out takes its default
+/// (the VAPID keys stay).
+#[utoipa::path(
+    request_body = NotificationConfigBody,
+    responses((status = 200, body = Data<NotificationConfigView>))
+)]
+#[post("/config")]
+async fn replace_notification_config(
     state: web::Data<AppState>,
     _user: RequirePermission<ConfigUpdate>,
-    body: web::Json<ConfigBody>,
+    body: web::Json<NotificationConfigBody>,
 ) -> Result<HttpResponse, ApiError> {
     let stored = state.notifications.config().await?;
     let config = state
         .notifications
         .replace(body.into_inner().into_patch(Some(&stored))?)
         .await?;
-    Ok(envelope::ok(json!({ "config": config_view(&config) })))
+    Ok(envelope::ok(NotificationConfigView::from(config)))
 }
 
-async fn update_config(
+/// Changes the notification settings the body names.
+#[utoipa::path(
+    request_body = NotificationConfigBody,
+    responses((status = 200, body = Data<NotificationConfigView>))
+)]
+#[patch("/config")]
+async fn update_notification_config(
     state: web::Data<AppState>,
     _user: RequirePermission<ConfigUpdate>,
-    body: web::Json<ConfigBody>,
+    body: web::Json<NotificationConfigBody>,
 ) -> Result<HttpResponse, ApiError> {
     let config = state
         .notifications
         .update(body.into_inner().into_patch(None)?)
         .await?;
-    Ok(envelope::ok(json!({ "config": config_view(&config) })))
+    Ok(envelope::ok(NotificationConfigView::from(config)))
 }
 
 fn channel(value: &str) -> Result<Channel, ApiError> {
@@ -295,45 +363,62 @@ fn channel(value: &str) -> Result<Channel, ApiError> {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct TestBody {
+struct TestChannelBody {
+    #[schema(schema_with = channel_schema)]
     channel: String,
 }
 
-async fn test_channel(
+/// Sends a test message on one channel to each of its recipients (not recorded
+/// in the history); the result says what failed.
+#[utoipa::path(
+    request_body = TestChannelBody,
+    responses((status = 200, body = Data<ChannelTestView>))
+)]
+#[post("/config/test-channel")]
+async fn test_notification_channel(
     state: web::Data<AppState>,
     _user: AuthUser,
-    body: web::Json<TestBody>,
+    body: web::Json<TestChannelBody>,
 ) -> Result<HttpResponse, ApiError> {
     let result = state
         .notifications
         .test_channel(channel(&body.channel)?)
         .await?;
-    Ok(envelope::ok(json!({ "result": result })))
+    Ok(envelope::ok(ChannelTestView::from(result)))
 }
 
+/// Generates and stores a new VAPID key pair; the private key is shown this once.
+#[utoipa::path(responses((status = 200, body = Data<VapidKeysView>)))]
+#[post("/config/generate-vapid-keys")]
 async fn generate_vapid_keys(
     state: web::Data<AppState>,
     _user: RequirePermission<ConfigUpdate>,
 ) -> Result<HttpResponse, ApiError> {
     let keys = state.notifications.generate_vapid_keys().await?;
-    Ok(envelope::ok(json!({ "keys": {
-        "publicKey": keys.public_key,
-        "privateKey": keys.private_key.expose(),
-    }})))
+    Ok(envelope::ok(VapidKeysView::from(keys)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 struct HistoryQuery {
+    #[param(schema_with = channel_param)]
     channel: Option<String>,
+    #[param(schema_with = status_param)]
     status: Option<String>,
+    #[param(schema_with = notification_type_param)]
     notification_type: Option<String>,
+    /// Only deliveries about this review.
+    #[param(value_type = Option<Uuid>)]
     review_id: Option<String>,
+    #[param(schema_with = crate::openapi::date_or_datetime)]
     start_date: Option<String>,
+    #[param(schema_with = crate::openapi::date_or_datetime)]
     end_date: Option<String>,
     #[serde(flatten)]
+    #[param(ignore)]
     page: PageParams,
 }
 
@@ -378,14 +463,20 @@ impl HistoryQuery {
     }
 }
 
-async fn list_history(
+/// The delivery history, newest first, filtered.
+#[utoipa::path(
+    params(HistoryQuery, PageParams),
+    responses((status = 200, body = Paginated<NotificationRecordDto>))
+)]
+#[get("")]
+async fn list_notification_history(
     state: web::Data<AppState>,
     _user: AuthUser,
     q: web::Query<HistoryQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = q.page.to_request(20, 100)?;
     let history = state.notifications.history(&q.filter()?, page).await?;
-    Ok(envelope::paginated(history, |r| r))
+    Ok(envelope::paginated(history, NotificationRecordDto::from))
 }
 
 async fn by_status(
@@ -401,10 +492,16 @@ async fn by_status(
         .notifications
         .history(&filter, page.to_request(50, 100)?)
         .await?;
-    Ok(envelope::paginated(history, |r| r))
+    Ok(envelope::paginated(history, NotificationRecordDto::from))
 }
 
-async fn pending(
+/// Deliveries not sent yet (still being attempted), newest first.
+#[utoipa::path(
+    params(PageParams),
+    responses((status = 200, body = Paginated<NotificationRecordDto>))
+)]
+#[get("/pending")]
+async fn list_pending_notifications(
     state: web::Data<AppState>,
     _user: AuthUser,
     q: web::Query<PageParams>,
@@ -412,7 +509,13 @@ async fn pending(
     by_status(&state, DeliveryStatus::Pending, &q).await
 }
 
-async fn failed(
+/// Deliveries that failed after their last attempt, newest first.
+#[utoipa::path(
+    params(PageParams),
+    responses((status = 200, body = Paginated<NotificationRecordDto>))
+)]
+#[get("/failed")]
+async fn list_failed_notifications(
     state: web::Data<AppState>,
     _user: AuthUser,
     q: web::Query<PageParams>,
@@ -420,51 +523,36 @@ async fn failed(
     by_status(&state, DeliveryStatus::Failed, &q).await
 }
 
-async fn get_record(
+/// One delivery of the history.
+#[utoipa::path(responses((status = 200, body = Data<NotificationRecordView>)))]
+#[get("/history/{id}")]
+async fn get_notification_record(
     state: web::Data<AppState>,
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let record = state.notifications.record(*id).await?;
-    Ok(envelope::ok(json!({ "notification": record })))
+    Ok(envelope::ok(NotificationRecordView::from(record)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 struct StatsQuery {
+    #[param(schema_with = crate::openapi::date_or_datetime)]
     start_date: Option<String>,
+    #[param(schema_with = crate::openapi::date_or_datetime)]
     end_date: Option<String>,
 }
 
-/// Counts by channel and status, with totals per channel and per status.
-fn stats_view(counts: &[DeliveryCount]) -> Value {
-    let mut by_channel: BTreeMap<&str, BTreeMap<&str, i64>> = BTreeMap::new();
-    let mut by_status: BTreeMap<&str, i64> = DeliveryStatus::ALL
-        .iter()
-        .map(|s| (s.as_str(), 0))
-        .collect();
-    for c in counts {
-        *by_channel
-            .entry(c.channel.as_str())
-            .or_insert_with(|| {
-                DeliveryStatus::ALL
-                    .iter()
-                    .map(|s| (s.as_str(), 0))
-                    .collect()
-            })
-            .entry(c.status.as_str())
-            .or_default() += c.count;
-        *by_status.entry(c.status.as_str()).or_default() += c.count;
-    }
-    json!({
-        "total": counts.iter().map(|c| c.count).sum::<i64>(),
-        "byChannel": by_channel,
-        "byStatus": by_status,
-        "items": counts,
-    })
-}
-
-async fn stats(
+/// Deliveries counted by channel and status, with totals per channel and per
+/// status, over the period given (all time by default).
+#[utoipa::path(
+    params(StatsQuery),
+    responses((status = 200, body = Data<NotificationStatsView>))
+)]
+#[get("/stats")]
+async fn get_notification_stats(
     state: web::Data<AppState>,
     _user: AuthUser,
     q: web::Query<StatsQuery>,
@@ -472,61 +560,74 @@ async fn stats(
     let start = date_from("startDate", q.start_date.as_deref())?;
     let end = date_until("endDate", q.end_date.as_deref())?;
     let counts = state.notifications.stats(start, end).await?;
-    Ok(envelope::ok(json!({ "stats": stats_view(&counts) })))
+    Ok(envelope::ok(NotificationStatsView::new(counts)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct CleanBody {
+struct CleanNotificationsBody {
+    /// History older than this many days is deleted (0: all of it).
+    #[schema(minimum = 0, maximum = 36500)]
     days: i64,
 }
 
-async fn clean(
+/// Deletes the delivery history older than the given number of days.
+#[utoipa::path(
+    request_body = CleanNotificationsBody,
+    responses((status = 200, body = Data<NotificationsDeleted>))
+)]
+#[post("/clean")]
+async fn clean_notification_history(
     state: web::Data<AppState>,
     _user: RequirePermission<NotificationDelete>,
-    body: web::Json<CleanBody>,
+    body: web::Json<CleanNotificationsBody>,
 ) -> Result<HttpResponse, ApiError> {
     let deleted = state.notifications.clean(body.days).await?;
-    Ok(envelope::ok(json!({ "deleted": deleted })))
+    Ok(envelope::ok(NotificationsDeleted::new(deleted)))
 }
 
-/// A subscription as listed: the browser's encryption keys are not shown.
-fn subscription_view(s: &PushSubscription) -> Value {
-    json!({
-        "id": s.id,
-        "userId": s.user_id,
-        "endpoint": s.endpoint,
-        "userAgent": s.user_agent,
-        "createdAt": s.created_at,
-        "lastUsedAt": s.last_used_at,
-        "expiresAt": s.expires_at,
-    })
-}
-
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct SubscriptionKeys {
+struct PushSubscriptionKeys {
+    /// The browser's P-256 public key, base64url.
+    #[schema(pattern = r#"^[\t\n\v\f\r ]*[A-Za-z0-9_=-]{80,}[\t\n\v\f\r ]*$"#)]
     p256dh: String,
+    /// The browser's 16-byte auth secret, base64url.
+    #[schema(pattern = r#"^[\t\n\v\f\r ]*[A-Za-z0-9_=-]{16,}[\t\n\v\f\r ]*$"#)]
     auth: String,
 }
 
 /// `PushSubscription.toJSON()` as a browser gives it.
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct SubscribeBody {
+struct PushSubscribeBody {
+    /// The push service's https URL (a public host: never a private or local
+    /// address).
+    #[schema(
+        max_length = 2048,
+        pattern = r#"^https://(?:[!"$-.0->@-~]*@)?(?:\[[!"$-.0->A-\\^-~]|[!"$-.0-9;->A-Z\\-~])[!"$-.0->A-~]*(?:[/?#][!-~]*)?$"#
+    )]
     endpoint: String,
-    keys: SubscriptionKeys,
+    keys: PushSubscriptionKeys,
     /// When the push service ends the subscription, in milliseconds since the
     /// epoch (usually null).
     #[serde(default)]
+    #[schema(minimum = -210_866_803_200_000_f64, maximum = 8_210_266_876_799_999_f64)]
     expiration_time: Option<f64>,
 }
 
-async fn subscribe(
+/// Registers the caller's browser for push notifications; the same endpoint again
+/// updates the stored subscription.
+#[utoipa::path(
+    request_body = PushSubscribeBody,
+    responses((status = 200, body = Data<PushSubscriptionView>))
+)]
+#[post("/push/subscribe")]
+async fn subscribe_push(
     state: web::Data<AppState>,
     user: AuthUser,
     req: HttpRequest,
-    body: web::Json<SubscribeBody>,
+    body: web::Json<PushSubscribeBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let subscription = state
@@ -556,63 +657,87 @@ async fn subscribe(
         })
         .await?;
     // 200 as the contract has it (a repeated subscription updates the stored one).
-    Ok(envelope::ok(json!({
-        "subscription": subscription_view(&subscription)
-    })))
+    Ok(envelope::ok(PushSubscriptionView::from(subscription)))
 }
 
-async fn subscriptions(
+/// Every browser push subscription.
+#[utoipa::path(responses((status = 200, body = Data<Vec<PushSubscriptionDto>>)))]
+#[get("/push/subscriptions")]
+async fn list_push_subscriptions(
     state: web::Data<AppState>,
     _user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
     let subs = state.notifications.subscriptions(None).await?;
     Ok(envelope::ok(
-        subs.iter().map(subscription_view).collect::<Vec<_>>(),
+        subs.into_iter()
+            .map(PushSubscriptionDto::from)
+            .collect::<Vec<_>>(),
     ))
 }
 
-async fn user_subscriptions(
+/// One user's browser push subscriptions.
+#[utoipa::path(responses((status = 200, body = Data<Vec<PushSubscriptionDto>>)))]
+#[get("/push/users/{user_id}")]
+async fn list_user_push_subscriptions(
     state: web::Data<AppState>,
     _user: AuthUser,
     user_id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let subs = state.notifications.subscriptions(Some(*user_id)).await?;
     Ok(envelope::ok(
-        subs.iter().map(subscription_view).collect::<Vec<_>>(),
+        subs.into_iter()
+            .map(PushSubscriptionDto::from)
+            .collect::<Vec<_>>(),
     ))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct EndpointBody {
+struct PushEndpointBody {
+    /// The subscription's push service URL, as subscribed.
     endpoint: String,
 }
 
-async fn touch(
+/// Marks a push subscription as used now.
+#[utoipa::path(
+    request_body = PushEndpointBody,
+    responses((status = 200, body = Data<PushTouched>))
+)]
+#[post("/push/touch")]
+async fn touch_push_subscription(
     state: web::Data<AppState>,
     _user: AuthUser,
-    body: web::Json<EndpointBody>,
+    body: web::Json<PushEndpointBody>,
 ) -> Result<HttpResponse, ApiError> {
     state.notifications.touch(body.endpoint.trim()).await?;
-    Ok(envelope::ok(json!({ "touched": true })))
+    Ok(envelope::ok(PushTouched::YES))
 }
 
-async fn unsubscribe(
+/// Removes a push subscription.
+#[utoipa::path(
+    request_body = PushEndpointBody,
+    responses((status = 200, body = Data<PushUnsubscribed>))
+)]
+#[delete("/push/unsubscribe")]
+async fn unsubscribe_push(
     state: web::Data<AppState>,
     _user: AuthUser,
-    body: web::Json<EndpointBody>,
+    body: web::Json<PushEndpointBody>,
 ) -> Result<HttpResponse, ApiError> {
     state
         .notifications
         .unsubscribe(body.endpoint.trim())
         .await?;
-    Ok(envelope::ok(json!({ "unsubscribed": true })))
+    Ok(envelope::ok(PushUnsubscribed::YES))
 }
 
-async fn clean_push(
+/// Deletes the push subscriptions whose push service has ended them.
+#[utoipa::path(responses((status = 200, body = Data<NotificationsDeleted>)))]
+#[post("/push/clean")]
+async fn clean_push_subscriptions(
     state: web::Data<AppState>,
     _user: RequirePermission<NotificationDelete>,
 ) -> Result<HttpResponse, ApiError> {
     let deleted = state.notifications.clean_subscriptions().await?;
-    Ok(envelope::ok(json!({ "deleted": deleted })))
+    Ok(envelope::ok(NotificationsDeleted::new(deleted)))
 }

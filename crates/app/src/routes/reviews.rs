@@ -1,127 +1,151 @@
 //! `/api/reviews`: the review history and everything recorded about a review, the
 //! manual trigger and the queue's task records.
 
-use crate::envelope;
+use super::reviews_dto::{
+    AI_CALL_STATUSES, ManualMergeRequestDto, ManualMergeRequests, ManualReviewProjectDto,
+    OneReview, OneReviewTask, REVIEW_STATUSES, RetriedReviewFile, ReviewAiLogDto, ReviewCommentDto,
+    ReviewExecutionLog, ReviewFeedbackDto, ReviewFeedbacks, ReviewFileDto, ReviewFileProgressDto,
+    ReviewFileProgressReport, ReviewFiles, ReviewItemsPage, ReviewListItemDto, ReviewPage,
+    ReviewPageData, ReviewRoundDto, ReviewRounds, ReviewRuleDto, ReviewRules, ReviewTaskDto,
+    ReviewTaskLogLineDto, ReviewTemplateDto, ReviewTemplates, SEVERITIES, TriggeredReview,
+    TriggeredTask, ai_call_status_schema, mr_state_schema, review_status_schema, severity_schema,
+    task_location, task_status_filter_schema,
+};
+use crate::envelope::{self, Data, Items, PageMeta, Paginated};
 use crate::error::ApiError;
 use crate::extract::{
     AuthUser, PageParams, RequirePermission, ValidatedJson, date_from, date_until, one_of, perm,
 };
 use crate::state::AppState;
-use actix_web::{HttpResponse, web};
-use chrono::{DateTime, Utc};
+use actix_web::{HttpResponse, get, post, web};
 use reviewd_domain::ErrorCode;
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::review_views::ReviewFilter;
-use reviewd_domain::model::{ReviewTask, TaskStatus, TriggeredBy};
+use reviewd_domain::model::{MrState, TaskStatus, TriggeredBy};
 use reviewd_domain::services::{Enqueued, ManualReviewRequest};
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::{scope, service_config::ServiceConfig};
 use uuid::Uuid;
 use validator::Validate;
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(scope(
-        web::scope("/reviews")
-            .route("", web::get().to(list_reviews))
-            .route(
-                "/trigger-manual-review",
-                web::post().to(trigger_manual_review),
-            )
-            .route("/tasks", web::get().to(list_tasks))
-            .route("/manual/projects", web::get().to(manual_projects))
-            .route("/manual/history", web::get().to(manual_history))
-            .route(
-                "/manual/merge-requests",
-                web::get().to(manual_merge_requests),
-            )
-            .route("/manual/tasks/recent", web::get().to(recent_manual_tasks))
-            .route("/manual/tasks/{task_id}", web::get().to(get_manual_task))
-            .route("/templates/all", web::get().to(list_templates))
-            .route("/rules/all", web::get().to(list_rules))
-            .route("/{review_id}", web::get().to(get_review))
-            .route("/{review_id}/comments", web::get().to(review_comments))
-            .route("/{review_id}/files", web::get().to(review_files))
-            .route(
-                "/{review_id}/files/progress",
-                web::get().to(review_file_progress),
-            )
-            .route(
-                "/{review_id}/files/{file_id}/retry",
-                web::post().to(retry_file),
-            )
-            .route("/{review_id}/rounds", web::get().to(review_rounds))
-            .route("/{review_id}/feedbacks", web::get().to(review_feedbacks))
-            .route("/{review_id}/ai-logs", web::get().to(review_ai_logs))
-            .route("/{review_id}/logs", web::get().to(review_logs)),
-    ));
+    cfg.service(
+        scope("/reviews")
+            .service(list_reviews)
+            .service(trigger_manual_review)
+            .service(list_review_tasks)
+            .service(list_manual_review_projects)
+            .service(list_manual_review_history)
+            .service(list_manual_merge_requests)
+            .service(list_recent_manual_tasks)
+            .service(get_review_task)
+            .service(list_review_templates)
+            .service(list_review_rules)
+            .service(get_review)
+            .service(list_review_comments)
+            .service(list_review_files)
+            .service(get_review_file_progress)
+            .service(retry_review_file)
+            .service(list_review_rounds)
+            .service(list_review_feedbacks)
+            .service(list_review_ai_logs)
+            .service(get_review_logs),
+    );
 }
 
-/// Where clients poll a task.
-fn location(id: Uuid) -> String {
-    format!("/api/reviews/manual/tasks/{id}")
-}
-
-#[derive(Serialize)]
+/// A date filter: `crate::openapi::date_or_datetime`, as a parameter's schema (its
+/// `OneOf` is not one by itself).
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
-struct TaskDto {
-    id: Uuid,
-    status: TaskStatus,
-    review_id: Option<Uuid>,
-    project_id: Uuid,
-    mr_iid: i64,
-    head_sha: Option<String>,
-    triggered_by: TriggeredBy,
-    send_to_platform: bool,
-    attempts: i32,
-    max_attempts: i32,
-    error_message: Option<String>,
-    location: String,
-    created_at: DateTime<Utc>,
-    updated_at: DateTime<Utc>,
-    started_at: Option<DateTime<Utc>>,
-    completed_at: Option<DateTime<Utc>>,
+#[into_params(parameter_in = Query)]
+struct ReviewListQuery {
+    /// Only this project's reviews.
+    #[param(value_type = Option<Uuid>)]
+    project_id: Option<Uuid>,
+    /// Only reviews in this state.
+    #[param(schema_with = review_status_schema)]
+    status: Option<String>,
+    /// Only reviews created at or after this time (a plain date: from its start, UTC).
+    #[param(schema_with = crate::openapi::date_or_datetime)]
+    start_date: Option<String>,
+    /// Only reviews created at or before this time (a plain date: to its end, UTC).
+    #[param(schema_with = crate::openapi::date_or_datetime)]
+    end_date: Option<String>,
+    #[serde(flatten)]
+    #[param(ignore)]
+    page: PageParams,
 }
 
-impl From<ReviewTask> for TaskDto {
-    fn from(t: ReviewTask) -> Self {
-        TaskDto {
-            location: location(t.id),
-            id: t.id,
-            status: t.status,
-            review_id: t.review_id,
-            project_id: t.project_id,
-            mr_iid: t.mr_iid,
-            head_sha: t.head_sha,
-            triggered_by: t.triggered_by,
-            send_to_platform: t.send_to_platform,
-            attempts: t.attempts,
-            max_attempts: t.max_attempts,
-            error_message: t.error_message,
-            created_at: t.created_at,
-            updated_at: t.updated_at,
-            started_at: t.started_at,
-            completed_at: t.completed_at,
-        }
-    }
+/// The review history, newest first, with aggregates of the whole filtered set.
+#[utoipa::path(
+    params(ReviewListQuery, PageParams),
+    responses((status = 200, body = ReviewPage))
+)]
+#[get("")]
+async fn list_reviews(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    q: web::Query<ReviewListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let filter = ReviewFilter {
+        project_id: q.project_id,
+        project_search: None,
+        status: one_of("status", q.status.as_deref(), &REVIEW_STATUSES)?,
+        start_date: date_from("startDate", q.start_date.as_deref())?,
+        end_date: date_until("endDate", q.end_date.as_deref())?,
+        triggered_by: None,
+    };
+    let (page, stats) = state
+        .history
+        .list(&filter, q.page.to_request(20, 100)?)
+        .await?;
+    let pagination = envelope::Pagination::of(&page);
+    Ok(HttpResponse::Ok().json(ReviewPage {
+        data: ReviewPageData {
+            items: page
+                .items
+                .into_iter()
+                .map(ReviewListItemDto::from)
+                .collect(),
+            stats: stats.into(),
+        },
+        meta: PageMeta { pagination },
+    }))
 }
 
-#[derive(Deserialize, Validate)]
+#[derive(Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct TriggerBody {
+struct TriggerManualReviewBody {
     project_id: Uuid,
+    /// The merge (or pull) request's number in its project.
     #[validate(range(min = 1, message = "must be a positive number"))]
+    #[schema(minimum = 1, maximum = 9_223_372_036_854_775_807_i64)]
     mr_iid: i64,
+    /// Whether to post the review on the platform; the project's setting when absent.
     send_to_platform: Option<bool>,
+    /// The template framing the prompt; the project's (or the default) when absent.
     template_id: Option<Uuid>,
 }
 
-/// 202 with the task: `status` is `queued` (a new task, or the active one for this
-/// MR head) or `failed` (recorded, but the queue could not take it).
+/// Queues a review of a merge request now.
+///
+/// Answers 202 with the task, whose poll address is also in `Location`: `status` is
+/// `queued` (a new task, or the active one for this MR head) or `failed` (recorded,
+/// but the queue could not take it).
+#[utoipa::path(
+    request_body = TriggerManualReviewBody,
+    responses((
+        status = 202,
+        body = Data<TriggeredReview>,
+        headers(("Location" = String, description = "Where to poll the task."))
+    ))
+)]
+#[post("/trigger-manual-review")]
 async fn trigger_manual_review(
     state: web::Data<AppState>,
     RequirePermission(caller, _): RequirePermission<perm::ReviewCreate>,
-    body: ValidatedJson<TriggerBody>,
+    body: ValidatedJson<TriggerManualReviewBody>,
 ) -> Result<HttpResponse, ApiError> {
     let b = body.0;
     let request = ManualReviewRequest {
@@ -137,23 +161,30 @@ async fn trigger_manual_review(
     };
     let task = enqueued.task();
     Ok(HttpResponse::Accepted()
-        .insert_header(("Location", location(task.id)))
-        .json(json!({ "data": {
-        "queued": queued,
-        "task": {
-            "id": task.id,
-            "status": status,
-            "sentToPlatform": task.send_to_platform,
-            "location": location(task.id),
-            "errorMessage": task.error_message,
-        },
-    } })))
+        .insert_header(("Location", task_location(task.id)))
+        .json(Data {
+            data: TriggeredReview {
+                queued,
+                task: TriggeredTask {
+                    id: task.id,
+                    status,
+                    sent_to_platform: task.send_to_platform,
+                    location: task_location(task.id),
+                    error_message: task.error_message.clone(),
+                },
+            },
+        }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct TasksQuery {
+    /// Only tasks in this state (`pending` and `in_progress` are other names of
+    /// `queued` and `processing`).
+    #[param(schema_with = task_status_filter_schema)]
     status: Option<String>,
     #[serde(flatten)]
+    #[param(ignore)]
     page: PageParams,
 }
 
@@ -166,7 +197,13 @@ fn status_filter(value: Option<&str>) -> Result<Option<TaskStatus>, ApiError> {
         .transpose()
 }
 
-async fn list_tasks(
+/// The review tasks of the queue, newest first.
+#[utoipa::path(
+    params(TasksQuery, PageParams),
+    responses((status = 200, body = Paginated<ReviewTaskDto>))
+)]
+#[get("/tasks")]
+async fn list_review_tasks(
     state: web::Data<AppState>,
     _user: AuthUser,
     query: web::Query<TasksQuery>,
@@ -176,15 +213,24 @@ async fn list_tasks(
         .tasks
         .list(status, None, query.page.to_request(20, 100)?)
         .await?;
-    Ok(envelope::paginated(page, TaskDto::from))
+    Ok(envelope::paginated(page, ReviewTaskDto::from))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct RecentQuery {
+    /// How many tasks (5 when absent); above 50 it is clamped to 50.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 4_294_967_295_u64)]
     limit: Option<String>,
 }
 
-async fn recent_manual_tasks(
+/// The newest manually triggered tasks.
+#[utoipa::path(
+    params(RecentQuery),
+    responses((status = 200, body = Data<Items<ReviewTaskDto>>))
+)]
+#[get("/manual/tasks/recent")]
+async fn list_recent_manual_tasks(
     state: web::Data<AppState>,
     _user: AuthUser,
     query: web::Query<RecentQuery>,
@@ -206,17 +252,22 @@ async fn recent_manual_tasks(
             PageRequest::new(1, limit, 50),
         )
         .await?;
-    let items: Vec<TaskDto> = page.items.into_iter().map(TaskDto::from).collect();
-    Ok(envelope::ok(json!({ "items": items })))
+    let items: Vec<ReviewTaskDto> = page.items.into_iter().map(ReviewTaskDto::from).collect();
+    Ok(envelope::ok(Items { items }))
 }
 
-async fn get_manual_task(
+/// A review task, manual or not: where clients poll a triggered review.
+#[utoipa::path(responses((status = 200, body = Data<OneReviewTask>)))]
+#[get("/manual/tasks/{task_id}")]
+async fn get_review_task(
     state: web::Data<AppState>,
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let task = state.tasks.get(*id).await?;
-    Ok(envelope::ok(json!({ "task": TaskDto::from(task) })))
+    Ok(envelope::ok(OneReviewTask {
+        task: ReviewTaskDto::from(task),
+    }))
 }
 
 /// A bounded count parameter: non-numeric or below `min` is a 400, above `max` clamped.
@@ -255,74 +306,49 @@ fn offset(value: Option<&str>) -> Result<u64, ApiError> {
         })
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ReviewListQuery {
-    project_id: Option<Uuid>,
-    status: Option<String>,
-    start_date: Option<String>,
-    end_date: Option<String>,
-    #[serde(flatten)]
-    page: PageParams,
-}
-
-async fn list_reviews(
-    state: web::Data<AppState>,
-    _user: AuthUser,
-    q: web::Query<ReviewListQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let filter = ReviewFilter {
-        project_id: q.project_id,
-        project_search: None,
-        status: one_of(
-            "status",
-            q.status.as_deref(),
-            &["pending", "completed", "failed"],
-        )?,
-        start_date: date_from("startDate", q.start_date.as_deref())?,
-        end_date: date_until("endDate", q.end_date.as_deref())?,
-        triggered_by: None,
-    };
-    let (page, stats) = state
-        .history
-        .list(&filter, q.page.to_request(20, 100)?)
-        .await?;
-    let meta = envelope::Pagination::of(&page);
-    Ok(HttpResponse::Ok().json(
-        json!({ "data": { "items": page.items, "stats": stats }, "meta": { "pagination": meta } }),
-    ))
-}
-
+/// A review.
+#[utoipa::path(responses((status = 200, body = Data<OneReview>)))]
+#[get("/{review_id}")]
 async fn get_review(
     state: web::Data<AppState>,
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(
-        json!({ "review": state.history.detail(*id).await? }),
-    ))
+    Ok(envelope::ok(OneReview {
+        review: state.history.detail(*id).await?.into(),
+    }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 struct CommentsQuery {
+    /// Only the comments on this file (its path in the merge request).
     file_path: Option<String>,
+    /// Only comments of this severity.
+    #[param(schema_with = severity_schema)]
     severity: Option<String>,
+    /// How many comments (20 when absent); above 100 it is clamped to 100.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 18_446_744_073_709_551_615_u64)]
     limit: Option<String>,
+    /// How many comments to skip (0 when absent).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 18_446_744_073_709_551_615_u64)]
     offset: Option<String>,
 }
 
-async fn review_comments(
+/// The review's comments, by file and line.
+#[utoipa::path(
+    params(CommentsQuery),
+    responses((status = 200, body = ReviewItemsPage<ReviewCommentDto>))
+)]
+#[get("/{review_id}/comments")]
+async fn list_review_comments(
     state: web::Data<AppState>,
     _user: AuthUser,
     id: web::Path<Uuid>,
     q: web::Query<CommentsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let severity = one_of(
-        "severity",
-        q.severity.as_deref(),
-        &["info", "warning", "error"],
-    )?;
+    let severity = one_of("severity", q.severity.as_deref(), &SEVERITIES)?;
     let (limit, offset) = (
         bounded("limit", q.limit.as_deref(), 20, 1, 100)?,
         offset(q.offset.as_deref())?,
@@ -337,78 +363,126 @@ async fn review_comments(
             offset,
         )
         .await?;
-    Ok(HttpResponse::Ok().json(json!({ "data": { "items": items }, "meta": { "pagination": { "limit": limit, "offset": offset, "total": total } } })))
+    let items = items.into_iter().map(ReviewCommentDto::from).collect();
+    Ok(HttpResponse::Ok().json(ReviewItemsPage::new(items, limit, offset, total)))
 }
 
-async fn review_files(
-    state: web::Data<AppState>,
-    _user: AuthUser,
-    id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(
-        json!({ "files": state.history.files(*id).await? }),
-    ))
-}
-
-/// Per-file processing status with the prompt summary, as the files are reviewed.
-async fn review_file_progress(
+/// The files of the review.
+#[utoipa::path(responses((status = 200, body = Data<ReviewFiles>)))]
+#[get("/{review_id}/files")]
+async fn list_review_files(
     state: web::Data<AppState>,
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let files = state.history.files(*id).await?;
-    let progress: Vec<_> = files
-        .iter()
-        .map(|f| json!({
-            "fileId": f.id, "filePath": f.file_path, "status": f.status, "promptSummary": f.prompt_summary,
-            "commentCount": f.comment_count, "attempts": f.attempts, "errorMessage": f.error_message,
-            "startedAt": f.started_at, "completedAt": f.completed_at,
-        }))
-        .collect();
+    Ok(envelope::ok(ReviewFiles {
+        files: files.into_iter().map(ReviewFileDto::from).collect(),
+    }))
+}
+
+/// Per-file processing status with the prompt summary, as the files are reviewed.
+#[utoipa::path(responses((status = 200, body = Data<ReviewFileProgressReport>)))]
+#[get("/{review_id}/files/progress")]
+async fn get_review_file_progress(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let files = state.history.files(*id).await?;
+    let progress: Vec<ReviewFileProgressDto> =
+        files.iter().map(ReviewFileProgressDto::from).collect();
     let done = files
         .iter()
         .filter(|f| matches!(f.status.as_str(), "completed" | "failed" | "skipped"))
         .count();
-    Ok(envelope::ok(
-        json!({ "files": progress, "completed": done, "total": files.len() }),
-    ))
+    Ok(envelope::ok(ReviewFileProgressReport {
+        files: progress,
+        completed: done,
+        total: files.len(),
+    }))
 }
 
-async fn review_rounds(
+/// Re-runs the review of one file now and answers with the file's new state.
+#[utoipa::path(responses((status = 200, body = Data<RetriedReviewFile>)))]
+#[post("/{review_id}/files/{file_id}/retry")]
+async fn retry_review_file(
+    state: web::Data<AppState>,
+    _user: RequirePermission<perm::ReviewCreate>,
+    path: web::Path<(Uuid, Uuid)>,
+) -> Result<HttpResponse, ApiError> {
+    let (review_id, file_id) = path.into_inner();
+    let added = state.engine.retry_file(review_id, file_id).await?;
+    let file = state
+        .history
+        .files(review_id)
+        .await?
+        .into_iter()
+        .find(|f| f.id == file_id);
+    Ok(envelope::ok(RetriedReviewFile {
+        success: true,
+        new_comments: added,
+        file: file.map(ReviewFileDto::from),
+    }))
+}
+
+/// The rounds of the review, one per reviewed head, oldest first.
+#[utoipa::path(responses((status = 200, body = Data<ReviewRounds>)))]
+#[get("/{review_id}/rounds")]
+async fn list_review_rounds(
     state: web::Data<AppState>,
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(
-        json!({ "rounds": state.history.rounds(*id).await? }),
-    ))
+    let rounds = state.history.rounds(*id).await?;
+    Ok(envelope::ok(ReviewRounds {
+        rounds: rounds.into_iter().map(ReviewRoundDto::from).collect(),
+    }))
 }
 
-async fn review_feedbacks(
+/// The feedback given on the review's comments.
+#[utoipa::path(responses((status = 200, body = Data<ReviewFeedbacks>)))]
+#[get("/{review_id}/feedbacks")]
+async fn list_review_feedbacks(
     state: web::Data<AppState>,
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(
-        json!({ "feedbacks": state.history.feedbacks(*id).await? }),
-    ))
+    let feedbacks = state.history.feedbacks(*id).await?;
+    Ok(envelope::ok(ReviewFeedbacks {
+        feedbacks: feedbacks.into_iter().map(ReviewFeedbackDto::from).collect(),
+    }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct AiLogsQuery {
+    /// How many calls (50 when absent); above 200 it is clamped to 200.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 18_446_744_073_709_551_615_u64)]
     limit: Option<String>,
+    /// How many calls to skip (0 when absent).
+    #[param(value_type = Option<u64>, minimum = 0, maximum = 18_446_744_073_709_551_615_u64)]
     offset: Option<String>,
+    /// Only the calls to this AI provider.
     provider: Option<String>,
+    /// Only the calls with this outcome.
+    #[param(schema_with = ai_call_status_schema)]
     status: Option<String>,
 }
 
-async fn review_ai_logs(
+/// The AI calls made for the review, newest first.
+#[utoipa::path(
+    params(AiLogsQuery),
+    responses((status = 200, body = ReviewItemsPage<ReviewAiLogDto>))
+)]
+#[get("/{review_id}/ai-logs")]
+async fn list_review_ai_logs(
     state: web::Data<AppState>,
     _user: AuthUser,
     id: web::Path<Uuid>,
     q: web::Query<AiLogsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let status = one_of("status", q.status.as_deref(), &["success", "failed"])?;
+    let status = one_of("status", q.status.as_deref(), &AI_CALL_STATUSES)?;
     let (limit, offset) = (
         bounded("limit", q.limit.as_deref(), 50, 1, 200)?,
         offset(q.offset.as_deref())?,
@@ -417,48 +491,63 @@ async fn review_ai_logs(
         .history
         .ai_logs(*id, q.provider.as_deref(), status.as_deref(), limit, offset)
         .await?;
-    Ok(HttpResponse::Ok().json(json!({ "data": { "items": items }, "meta": { "pagination": { "limit": limit, "offset": offset, "total": total } } })))
+    let items = items.into_iter().map(ReviewAiLogDto::from).collect();
+    Ok(HttpResponse::Ok().json(ReviewItemsPage::new(items, limit, offset, total)))
 }
 
 /// The execution log of the review: its task records and their log lines.
-async fn review_logs(
+#[utoipa::path(responses((status = 200, body = Data<ReviewExecutionLog>)))]
+#[get("/{review_id}/logs")]
+async fn get_review_logs(
     state: web::Data<AppState>,
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let review = state.history.detail(*id).await?;
     let lines = state.history.task_logs(*id).await?;
-    Ok(envelope::ok(json!({
-        "reviewId": review.item.id,
-        "status": review.item.status,
-        "errorMessage": review.error_message,
-        "startedAt": review.started_at,
-        "completedAt": review.item.completed_at,
-        "lines": lines,
-    })))
+    Ok(envelope::ok(ReviewExecutionLog {
+        review_id: review.item.id,
+        status: review.item.status,
+        error_message: review.error_message,
+        started_at: review.started_at,
+        completed_at: review.item.completed_at,
+        lines: lines.into_iter().map(ReviewTaskLogLineDto::from).collect(),
+    }))
 }
 
-async fn manual_projects(
+/// The enabled projects, for choosing where to trigger a manual review.
+#[utoipa::path(responses((status = 200, body = Data<Items<ManualReviewProjectDto>>)))]
+#[get("/manual/projects")]
+async fn list_manual_review_projects(
     state: web::Data<AppState>,
     _user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    let projects: Vec<_> = state
+    let items: Vec<ManualReviewProjectDto> = state
         .projects
         .list_all()
         .await?
         .into_iter()
         .filter(|p| p.enabled)
-        .map(|p| json!({ "id": p.id, "name": p.name, "fullPath": p.full_path, "platformType": p.platform_type, "webUrl": p.web_url }))
+        .map(ManualReviewProjectDto::from)
         .collect();
-    Ok(envelope::ok(json!({ "items": projects })))
+    Ok(envelope::ok(Items { items }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct HistoryQuery {
+    /// How many reviews (5 when absent); above 20 it is clamped to 20.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 18_446_744_073_709_551_615_u64)]
     limit: Option<String>,
 }
 
-async fn manual_history(
+/// The newest manually triggered reviews.
+#[utoipa::path(
+    params(HistoryQuery),
+    responses((status = 200, body = Data<Items<ReviewListItemDto>>))
+)]
+#[get("/manual/history")]
+async fn list_manual_review_history(
     state: web::Data<AppState>,
     _user: AuthUser,
     q: web::Query<HistoryQuery>,
@@ -472,20 +561,38 @@ async fn manual_history(
         .history
         .list(&filter, PageRequest::new(1, limit, 20))
         .await?;
-    Ok(envelope::ok(json!({ "items": page.items })))
+    let items: Vec<ReviewListItemDto> = page
+        .items
+        .into_iter()
+        .map(ReviewListItemDto::from)
+        .collect();
+    Ok(envelope::ok(Items { items }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 struct ManualMrQuery {
+    /// The project whose merge requests to list.
+    #[param(value_type = Uuid, required = true)]
     project_id: Option<Uuid>,
-    state: Option<reviewd_domain::model::MrState>,
+    /// Which merge requests (`opened` when absent).
+    #[param(schema_with = mr_state_schema)]
+    state: Option<MrState>,
+    /// Only those the platform's search finds for this text.
     search: Option<String>,
     #[serde(flatten)]
+    #[param(ignore)]
     page: PageParams,
 }
 
-async fn manual_merge_requests(
+/// A project's merge requests, read from its platform, for a manual review.
+#[utoipa::path(
+    params(ManualMrQuery, PageParams),
+    responses((status = 200, body = Data<ManualMergeRequests>))
+)]
+#[get("/manual/merge-requests")]
+async fn list_manual_merge_requests(
     state: web::Data<AppState>,
     _user: AuthUser,
     q: web::Query<ManualMrQuery>,
@@ -498,46 +605,43 @@ async fn manual_merge_requests(
         .projects
         .merge_requests(
             project_id,
-            q.state.unwrap_or(reviewd_domain::model::MrState::Opened),
+            q.state.unwrap_or(MrState::Opened),
             q.search.as_deref(),
             page,
         )
         .await?;
-    Ok(envelope::ok(
-        json!({ "items": mrs.items, "hasNext": mrs.has_next }),
-    ))
+    Ok(envelope::ok(ManualMergeRequests {
+        items: mrs
+            .items
+            .into_iter()
+            .map(ManualMergeRequestDto::from)
+            .collect(),
+        has_next: mrs.has_next,
+    }))
 }
 
-async fn list_templates(
+/// The review templates (without their text).
+#[utoipa::path(responses((status = 200, body = Data<ReviewTemplates>)))]
+#[get("/templates/all")]
+async fn list_review_templates(
     state: web::Data<AppState>,
     _user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(
-        json!({ "templates": state.history.templates().await? }),
-    ))
+    let templates = state.history.templates().await?;
+    Ok(envelope::ok(ReviewTemplates {
+        templates: templates.into_iter().map(ReviewTemplateDto::from).collect(),
+    }))
 }
 
-async fn list_rules(state: web::Data<AppState>, _user: AuthUser) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(
-        json!({ "rules": state.history.rules().await? }),
-    ))
-}
-
-/// Re-runs the review of one file now and answers with the file's new state.
-async fn retry_file(
+/// The review rules, highest priority first.
+#[utoipa::path(responses((status = 200, body = Data<ReviewRules>)))]
+#[get("/rules/all")]
+async fn list_review_rules(
     state: web::Data<AppState>,
-    _user: RequirePermission<perm::ReviewCreate>,
-    path: web::Path<(Uuid, Uuid)>,
+    _user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    let (review_id, file_id) = path.into_inner();
-    let added = state.engine.retry_file(review_id, file_id).await?;
-    let file = state
-        .history
-        .files(review_id)
-        .await?
-        .into_iter()
-        .find(|f| f.id == file_id);
-    Ok(envelope::ok(
-        json!({ "success": true, "newComments": added, "file": file }),
-    ))
+    let rules = state.history.rules().await?;
+    Ok(envelope::ok(ReviewRules {
+        rules: rules.into_iter().map(ReviewRuleDto::from).collect(),
+    }))
 }

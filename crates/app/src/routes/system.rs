@@ -2,21 +2,47 @@
 //! is set; needs an admin and the key in `X-Reset-Key` (403 otherwise). The root user
 //! is created again afterwards so the instance stays reachable.
 
-use crate::envelope;
+use crate::envelope::{self, Data};
 use crate::error::ApiError;
 use crate::extract::RequireAdmin;
 use crate::state::AppState;
-use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
-use serde_json::{Map, Value, json};
-use utoipa_actix_web::service_config::ServiceConfig;
+use actix_web::{FromRequest, HttpRequest, HttpResponse, post, web};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use utoipa::ToSchema;
+use utoipa_actix_web::{scope, service_config::ServiceConfig};
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.route("/system/reset", web::post().to(reset));
+    cfg.service(scope("/system").service(reset_system));
 }
 
+/// What a reset emptied.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct SystemReset {
+    /// Tables or keys emptied, by store (`database`, `queue`).
+    cleared: BTreeMap<String, u64>,
+    /// Always `true`.
+    reset: bool,
+    /// Whether the root user (`ROOT_EMAIL`/`ROOT_PASSWORD`) was created again.
+    root_user_recreated: bool,
+}
+
+/// Deletes all data (only the caller's account and credential survive) and creates
+/// the root user again. A 404 unless the server has `RESET_DB_KEY`; an admin only.
+///
 /// The 404 comes before authentication, so a disabled reset is indistinguishable
 /// from a route that does not exist.
-async fn reset(
+#[utoipa::path(
+    params((
+        "X-Reset-Key" = String,
+        Header,
+        description = "The server's `RESET_DB_KEY`; missing or wrong is a 403."
+    )),
+    responses((status = 200, body = Data<SystemReset>))
+)]
+#[post("/reset")]
+async fn reset_system(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, actix_web::Error> {
@@ -55,13 +81,12 @@ async fn reset(
         }
         _ => false,
     };
-    let cleared: Map<String, Value> = cleared
-        .into_iter()
-        .map(|(store, n)| (store.to_owned(), json!(n)))
-        .collect();
-    Ok(envelope::ok(json!({
-        "reset": true,
-        "cleared": cleared,
-        "rootUserRecreated": root_recreated,
-    })))
+    Ok(envelope::ok(SystemReset {
+        cleared: cleared
+            .into_iter()
+            .map(|(store, n)| (store.to_owned(), n))
+            .collect(),
+        reset: true,
+        root_user_recreated: root_recreated,
+    }))
 }

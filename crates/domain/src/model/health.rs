@@ -13,6 +13,12 @@ pub enum HealthStatus {
 }
 
 impl HealthStatus {
+    pub const ALL: [HealthStatus; 3] = [
+        HealthStatus::Healthy,
+        HealthStatus::Degraded,
+        HealthStatus::Unhealthy,
+    ];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -46,6 +52,13 @@ pub enum CheckType {
 }
 
 impl CheckType {
+    pub const ALL: [CheckType; 4] = [
+        CheckType::Database,
+        CheckType::HostA,
+        CheckType::AiProvider,
+        CheckType::DiskSpace,
+    ];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

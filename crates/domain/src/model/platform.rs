@@ -17,6 +17,8 @@ pub enum PlatformType {
 }
 
 impl PlatformType {
+    pub const ALL: [PlatformType; 2] = [PlatformType::HostA, PlatformType::HostB];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -55,6 +57,8 @@ pub enum AuthType {
 }
 
 impl AuthType {
+    pub const ALL: [AuthType; 2] = [AuthType::Token, AuthType::OAuth];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -188,6 +192,15 @@ pub enum MrState {
     Merged,
     Closed,
     All,
+}
+
+impl MrState {
+    pub const ALL: [MrState; 4] = [
+        MrState::Opened,
+        MrState::Merged,
+        MrState::Closed,
+        MrState::All,
+    ];
 }
 
 /// A merge request (hostA) or pull request (hostB).

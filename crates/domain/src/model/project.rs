@@ -19,6 +19,13 @@ pub enum WebhookStatus {
 }
 
 impl WebhookStatus {
+    pub const ALL: [WebhookStatus; 4] = [
+        WebhookStatus::Active,
+        WebhookStatus::Inactive,
+        WebhookStatus::Error,
+        WebhookStatus::Unknown,
+    ];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

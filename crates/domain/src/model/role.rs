@@ -72,6 +72,8 @@ pub enum Role {
 }
 
 impl Role {
+    pub const ALL: [Role; 4] = [Role::Admin, Role::Maintainer, Role::Developer, Role::Viewer];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

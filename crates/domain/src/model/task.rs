@@ -13,6 +13,8 @@ pub enum TriggeredBy {
 }
 
 impl TriggeredBy {
+    pub const ALL: [Self; 2] = [TriggeredBy::Auto, TriggeredBy::Manual];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -36,6 +38,15 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    pub const ALL: [Self; 6] = [
+        TaskStatus::Queued,
+        TaskStatus::Processing,
+        TaskStatus::Completed,
+        TaskStatus::Failed,
+        TaskStatus::Superseded,
+        TaskStatus::Cancelled,
+    ];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

@@ -2,10 +2,11 @@
 //! (or GitLab's own `X-Gitlab-Token`) against the configs' webhook secrets.
 
 use super::payload::{self, id, integer, optional_id, optional_string, string};
-use super::{header, read_body, respond, spawn_assignment};
-use crate::error::ApiError;
+use super::{WebhookReceived, header, read_body, respond, spawn_assignment};
+use crate::envelope::Data;
+use crate::error::{ApiError, ErrorEnvelope};
 use crate::state::AppState;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, post, web};
 use reviewd_crypto::constant_time_eq;
 use reviewd_domain::model::{
     CommentEvent, MergeRequestEvent, MrAction, PlatformType, WebhookEvent,
@@ -24,7 +25,48 @@ const ASSIGNMENT_FIELDS: [&str; 7] = [
     "updated_by_id",
 ];
 
-pub async fn receive(
+/// Receives a GitLab webhook: merge request events queue a review of the new head,
+/// comments on a merge request may be review commands, other events are ignored.
+/// Answers at once; the review runs later from the queue.
+#[utoipa::path(
+    security(()),
+    params(
+        (
+            "X-Gitlab-Token" = String,
+            Header,
+            description = "The webhook secret of an enabled hostA platform config \
+                (`X-HostA-Token` is accepted instead)."
+        ),
+        (
+            "X-Gitlab-Event" = Option<String>,
+            Header,
+            description = "GitLab's event name; informative only, the kind is read from \
+                the body's `object_kind`."
+        ),
+        (
+            "X-Gitlab-Event-UUID" = Option<String>,
+            Header,
+            description = "The delivery id (or `X-HostA-Delivery`): a delivery seen \
+                before is not handled twice."
+        ),
+    ),
+    request_body(
+        content = Object,
+        content_type = "application/json",
+        description = "GitLab's webhook payload as sent (`merge_request` and `note` \
+            events are read; `object_kind` is required)."
+    ),
+    responses(
+        (status = 200, body = Data<WebhookReceived>),
+        (
+            status = 401,
+            description = "The token is missing or matches no enabled hostA platform config.",
+            body = ErrorEnvelope
+        ),
+    )
+)]
+#[post("/hostA")]
+pub async fn receive_host_a_webhook(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: web::Payload,

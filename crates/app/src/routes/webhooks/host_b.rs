@@ -2,10 +2,11 @@
 //! signature of the raw body (`X-Hub-Signature-256`) under a config's webhook secret.
 
 use super::payload::{self, id, integer, optional_id, optional_string, string};
-use super::{header, read_body, respond};
-use crate::error::ApiError;
+use super::{WebhookReceived, header, read_body, respond};
+use crate::envelope::Data;
+use crate::error::{ApiError, ErrorEnvelope};
 use crate::state::AppState;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, post, web};
 use reviewd_crypto::{constant_time_eq, hmac_sha256_hex};
 use reviewd_domain::ErrorCode;
 use reviewd_domain::model::{
@@ -14,7 +15,51 @@ use reviewd_domain::model::{
 use reviewd_domain::services::DeliveryRef;
 use serde_json::Value;
 
-pub async fn receive(
+/// Receives a GitHub webhook: pull request events queue a review of the new head,
+/// new comments of collaborators on a pull request may be review commands, other
+/// events (`ping` included) are acknowledged and ignored. Answers at once; the review
+/// runs later from the queue.
+#[utoipa::path(
+    security(()),
+    params(
+        (
+            "X-GitHub-Event" = String,
+            Header,
+            description = "The event name (`pull_request`, `issue_comment`, \
+                `pull_request_review_comment`, `ping`...); `X-HostB-Event` is accepted \
+                instead. Missing is a 400."
+        ),
+        (
+            "X-Hub-Signature-256" = String,
+            Header,
+            pattern = "^sha256=[0-9a-fA-F]{64}$",
+            description = "`sha256=` and the HMAC-SHA256 (hex) of the raw body under the \
+                webhook secret of an enabled hostB platform config."
+        ),
+        (
+            "X-GitHub-Delivery" = Option<String>,
+            Header,
+            description = "The delivery id (or `X-HostB-Delivery`): a delivery seen \
+                before is not handled twice."
+        ),
+    ),
+    request_body(
+        content = Object,
+        content_type = "application/json",
+        description = "GitHub's webhook payload as sent; the signature is checked over \
+            these exact bytes."
+    ),
+    responses(
+        (status = 200, body = Data<WebhookReceived>),
+        (
+            status = 401,
+            description = "The signature is missing or matches no enabled hostB platform config.",
+            body = ErrorEnvelope
+        ),
+    )
+)]
+#[post("/hostB")]
+pub async fn receive_host_b_webhook(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: web::Payload,

@@ -6,22 +6,26 @@ mod host_a;
 mod host_b;
 mod payload;
 
+use crate::envelope;
 use crate::error::ApiError;
+use crate::openapi::string_enum;
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::StreamExt;
 use reviewd_domain::ErrorCode;
 use reviewd_domain::services::{AssignmentPlan, IntakeOutcome};
-use serde_json::json;
+use serde::Serialize;
+use utoipa::ToSchema;
 use utoipa_actix_web::{scope, service_config::ServiceConfig};
+use uuid::Uuid;
 
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(scope(
-        web::scope("/webhook")
-            .route("/hostA", web::post().to(host_a::receive))
-            .route("/hostB", web::post().to(host_b::receive)),
-    ));
+    cfg.service(
+        scope("/webhook")
+            .service(host_a::receive_host_a_webhook)
+            .service(host_b::receive_host_b_webhook),
+    );
 }
 
 /// Platforms send large MR payloads (GitLab includes commits and changes).
@@ -55,6 +59,25 @@ fn header<'a>(req: &'a HttpRequest, names: &[&str]) -> Option<&'a str> {
         .filter(|v| !v.is_empty())
 }
 
+/// `queued`, `duplicate` (a task of this head is already queued) or `ignored`.
+fn webhook_outcome_schema() -> utoipa::openapi::Object {
+    string_enum(["queued", "duplicate", "ignored"])
+}
+
+/// A delivery handled: a review queued, one already queued for this head, or the
+/// event deliberately ignored (`message` says why).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookReceived {
+    message: String,
+    /// Always `true`.
+    received: bool,
+    #[schema(schema_with = webhook_outcome_schema)]
+    status: &'static str,
+    /// The review task queued (or already queued); `null` when ignored.
+    task_id: Option<Uuid>,
+}
+
 /// The contract's answer: 200 `{received: true, message}` for everything handled
 /// (queued or deliberately ignored), 500 when the task could not be queued.
 fn respond(outcome: IntakeOutcome) -> Result<HttpResponse, ApiError> {
@@ -76,7 +99,12 @@ fn respond(outcome: IntakeOutcome) -> Result<HttpResponse, ApiError> {
         }
     };
     tracing::info!(webhook.outcome = status, webhook.message = %message, "webhook.received");
-    Ok(HttpResponse::Ok().json(json!({ "data": { "received": true, "message": message, "status": status, "taskId": task_id } })))
+    Ok(envelope::ok(WebhookReceived {
+        message,
+        received: true,
+        status,
+        task_id,
+    }))
 }
 
 /// Applies a hostA assignment in the background: a slow platform must not delay the
