@@ -48,8 +48,9 @@ DATABASE_URL="${REVIEWD_TEST_DATABASE_URL%/*}/$db" \
     HOSTNAME=127.0.0.1 PORT="$port" APP_URL="$base" NODE_ENV=test \
     HTTP_WORKERS=2 OUTBOUND_TIMEOUT_SECS=2 OUTBOUND_RETRY_BASE_MS=10 \
     REVIEW_WORKERS_ENABLED=false PERIODIC_JOBS_ENABLED=false \
+    RESET_DB_KEY="schemathesis-reset-key-$RANDOM$RANDOM$RANDOM" \
     LOG_DIR="$out/logs" BACKUP_DIR="$out/backups" RUST_LOG=warn \
-    "$CARGO_TARGET_DIR/debug/reviewd" >"$out/server.log" 2>&1 &
+    "$CARGO_TARGET_DIR/debug/reviewd" serve >"$out/server.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
 
@@ -71,8 +72,8 @@ key="$(curl -fsS -b "$jar" -H 'content-type: application/json' -H "origin: $base
     python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["apiKey"]["key"])')"
 
 status=0
-"$venv/bin/schemathesis" run "$base/api/openapi.json" \
-    --checks all \
+"$venv/bin/schemathesis" --config-file tests/schemathesis/schemathesis.toml \
+    run "$base/api/openapi.json" \
     --header "Authorization: Bearer $key" \
     --seed "${REVIEWD_ST_SEED:-20261123}" \
     --max-examples "${REVIEWD_ST_EXAMPLES:-40}" \

@@ -87,22 +87,30 @@ async fn a_nul_character_is_a_400_naming_the_field_wherever_it_is_sent() {
     .await;
     assert_eq!(fields(&body), ["/emailRecipients/1"]);
 
-    // A webhook whose project path (or head SHA) carries a NUL.
-    let mut hook = crate::review_pipeline::fixture();
-    hook["project"]["path_with_namespace"] = json!("group/svc\u{0}");
-    let r = anonymous
-        .post(app.url("/api/webhook/hostA"))
-        .header("X-Gitlab-Token", "anything")
-        .json(&hook)
-        .send()
-        .await
-        .unwrap();
-    let body = expect_error(r, StatusCode::BAD_REQUEST, "VALIDATION_FAILED").await;
-    assert_eq!(fields(&body), ["/project/path_with_namespace"]);
-    // The same body declared as something else than JSON, with a valid token (so it
-    // reaches the receiver), and the NUL in the head SHA.
+    // A webhook whose project path (or head SHA) carries a NUL: a caller without the
+    // token learns nothing about its body (401); with it, the field is named.
     let gitlab = reviewd_testkit::FakeGitlab::start("glpat-hygiene").await;
     crate::helpers::create_host_a_config(&app, &gitlab).await;
+    let mut hook = crate::review_pipeline::fixture();
+    hook["project"]["path_with_namespace"] = json!("group/svc\u{0}");
+    for (token, status) in [
+        ("anything", StatusCode::UNAUTHORIZED),
+        ("hook-secret-a", StatusCode::BAD_REQUEST),
+    ] {
+        let r = anonymous
+            .post(app.url("/api/webhook/hostA"))
+            .header("X-Gitlab-Token", token)
+            .json(&hook)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), status, "token {token}");
+        if status == StatusCode::BAD_REQUEST {
+            let body = expect_error(r, status, "VALIDATION_FAILED").await;
+            assert_eq!(fields(&body), ["/project/path_with_namespace"]);
+        }
+    }
+    // The same body declared as something else than JSON, and the NUL in the head SHA.
     let mut hook = crate::review_pipeline::fixture();
     hook["object_attributes"]["last_commit"]["id"] = json!("da15\u{0}");
     let r = anonymous
@@ -275,4 +283,219 @@ async fn a_push_subscription_is_answered_200() {
         )
         .await;
     assert_eq!(r.status(), StatusCode::OK);
+}
+
+// What Schemathesis found against the API document, each pinned here.
+
+#[tokio::test]
+async fn an_empty_or_padded_date_filter_is_malformed() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    for query in [
+        "startDate=",
+        "startDate=%202026-01-01",
+        "endDate=2026-01-01%20",
+    ] {
+        expect_error(
+            root.get(&format!("/api/reviews?{query}")).await,
+            StatusCode::BAD_REQUEST,
+            "INVALID_QUERY",
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn a_page_size_past_32_bits_or_a_bad_alias_is_refused() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    for query in ["perPage=2147483648", "pageSize=5&perPage=false"] {
+        expect_error(
+            root.get(&format!("/api/users?{query}")).await,
+            StatusCode::BAD_REQUEST,
+            "INVALID_QUERY",
+        )
+        .await;
+    }
+    json(
+        root.get("/api/users?pageSize=2147483647").await,
+        StatusCode::OK,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_whole_number_written_as_a_float_is_that_number() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    let cleaned = json(
+        root.post("/api/notifications/clean", json!({ "days": 30.0 }))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert!(cleaned["data"].is_object(), "{cleaned}");
+    expect_error(
+        root.post("/api/notifications/clean", json!({ "days": 30.5 }))
+            .await,
+        StatusCode::BAD_REQUEST,
+        "INVALID_BODY",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn urls_the_server_will_call_are_parsed_as_its_client_parses_them() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    // Accepted before as "starts with https://", and stored.
+    let body = expect_error(
+        root.post(
+            "/api/platform-configs",
+            json!({ "name": "broken", "platformType": "hostA", "baseUrl": "https://[0", "accessToken": "t" }),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_FAILED",
+    )
+    .await;
+    assert_eq!(fields(&body), ["baseUrl"]);
+    let body = expect_error(
+        root.patch(
+            "/api/notifications/config",
+            json!({ "webhookUrls": ["https://[0"], "emailFrom": "a@b.c\t*" }),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_FAILED",
+    )
+    .await;
+    assert_eq!(fields(&body), ["emailFrom", "webhookUrls[0]"]);
+    // 127.0.0.1 spelled in hex is still this host: no push subscription to it.
+    let body = expect_error(
+        root.post(
+            "/api/notifications/push/subscribe",
+            json!({ "endpoint": "https://0x7f000001/push", "keys": {
+                "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+                "auth": "tBHItJI5svbpez7KI4CCXg" } }),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_FAILED",
+    )
+    .await;
+    assert!(body.to_string().contains("private"), "{body}");
+}
+
+#[tokio::test]
+async fn a_push_expiry_past_year_9999_is_refused_not_stored() {
+    let app = TestApp::spawn_with(&[("NOTIFY_PUSH_ALLOW_PRIVATE", "true".to_owned())]).await;
+    let root = app.root().await;
+    expect_error(
+        root.post(
+            "/api/notifications/push/subscribe",
+            json!({ "endpoint": "https://push.example.com/send/abc", "expirationTime": 3_162_240_000_000_000_i64, "keys": {
+                "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+                "auth": "tBHItJI5svbpez7KI4CCXg" } }),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_FAILED",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn every_presented_credential_must_be_valid() {
+    let app = TestApp::spawn().await;
+    let key = api_key(&app).await;
+    let with_key = app.with_api_key(&key);
+    json(with_key.get("/api/auth/me").await, StatusCode::OK).await;
+    // A good key beside a stale cookie or a made-up second key is refused.
+    for (name, value) in [
+        ("cookie", "reviewd_session=made-up"),
+        ("x-api-key", "rvd_made_up"),
+    ] {
+        let r = with_key
+            .request(reqwest::Method::GET, "/api/auth/me")
+            .header(name, value)
+            .send()
+            .await
+            .unwrap();
+        expect_error(r, StatusCode::UNAUTHORIZED, "UNAUTHORIZED").await;
+    }
+}
+
+#[tokio::test]
+async fn a_known_path_with_another_method_is_a_405_with_allow() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    for (path, allow) in [
+        ("/api/projects/sync/platform", "POST"),
+        ("/api/reviews/trigger-manual-review", "POST"),
+        ("/api/api-keys", "GET, POST"),
+    ] {
+        let r = root
+            .request(reqwest::Method::PUT, path)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.headers()["allow"].to_str().unwrap(), allow, "{path}");
+        expect_error(r, StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED").await;
+    }
+    // GET of a POST-only path that also fits `GET /api/projects/{id}/platform`.
+    let r = root.get("/api/projects/sync/platform").await;
+    expect_error(r, StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED").await;
+}
+
+#[tokio::test]
+async fn an_unsigned_host_b_delivery_is_a_401_before_anything_is_looked_up() {
+    let app = TestApp::spawn().await;
+    let r = app
+        .client()
+        .request(reqwest::Method::POST, "/api/webhook/hostB")
+        .header("x-github-event", "ping")
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "UNAUTHORIZED").await;
+}
+
+#[tokio::test]
+async fn a_template_update_against_the_global_default_rule_is_a_409_not_a_500() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    let created = json(
+        root.post(
+            "/api/reviews/templates",
+            json!({ "name": "house style", "content": "Review for our house style.", "isDefault": true }),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let default = created["data"]["template"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.sql(
+        "INSERT INTO platform_configs (name, platform_type, base_url) VALUES ('G', 'hostA', 'https://gitlab.example.com')",
+    );
+    let project = app.sql(
+        "INSERT INTO projects (platform_config_id, platform_type, platform_project_id, name, full_path, web_url) \
+         SELECT id, 'hostA', 1, 'p', 'g/p', 'https://gitlab.example.com/g/p' FROM platform_configs RETURNING id",
+    );
+    let body = expect_error(
+        root.patch(
+            &format!("/api/reviews/templates/{default}"),
+            json!({ "projectId": project.trim() }),
+        )
+        .await,
+        StatusCode::CONFLICT,
+        "CONFLICT",
+    )
+    .await;
+    assert!(body.to_string().contains("global"), "{body}");
 }

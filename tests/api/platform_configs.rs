@@ -526,7 +526,7 @@ async fn oauth_flow_checks_state_and_redirect_and_stores_tokens_masked() {
             cb("http://reviewd.test/other", &state),
         )
         .await,
-        StatusCode::BAD_REQUEST,
+        StatusCode::CONFLICT,
         "OAUTH_STATE_MISMATCH",
     )
     .await;
@@ -536,7 +536,7 @@ async fn oauth_flow_checks_state_and_redirect_and_stores_tokens_masked() {
             cb(redirect, "forged"),
         )
         .await,
-        StatusCode::BAD_REQUEST,
+        StatusCode::CONFLICT,
         "OAUTH_STATE_MISMATCH",
     )
     .await;
@@ -559,7 +559,7 @@ async fn oauth_flow_checks_state_and_redirect_and_stores_tokens_masked() {
             cb(redirect, &state),
         )
         .await,
-        StatusCode::BAD_REQUEST,
+        StatusCode::CONFLICT,
         "OAUTH_STATE_MISMATCH",
     )
     .await;

@@ -645,7 +645,7 @@ async fn webhooks_are_created_verified_removed_and_cleared() {
     expect_error(
         root.post("/api/projects/webhooks/remove", json!({ "projectId": two }))
             .await,
-        StatusCode::BAD_REQUEST,
+        StatusCode::CONFLICT,
         "NO_WEBHOOK",
     )
     .await;

@@ -140,7 +140,7 @@ async fn a_manual_review_is_accepted_with_a_poll_location() {
             json!({ "projectId": project, "mrIid": 7 }),
         )
         .await,
-        StatusCode::BAD_REQUEST,
+        StatusCode::CONFLICT,
         "PROJECT_DISABLED",
     )
     .await;

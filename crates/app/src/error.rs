@@ -156,7 +156,9 @@ impl From<ServiceError> for ApiError {
     fn from(err: ServiceError) -> Self {
         match err {
             ServiceError::Invalid(fields) => ApiError::invalid_fields(&fields),
-            ServiceError::BadRequest { code, message } => ApiError::bad_request(code, message),
+            ServiceError::BadRequest { code, message } => {
+                ApiError::new(refusal_status(code), code, message)
+            }
             ServiceError::Platform(e) => platform_error(e),
             ServiceError::Unauthenticated => ApiError::unauthorized("authentication required"),
             ServiceError::InvalidCredentials => ApiError::new(
@@ -184,6 +186,22 @@ impl From<ServiceError> for ApiError {
             ServiceError::Unavailable(why) => ApiError::unavailable(why),
             ServiceError::Internal(why) => ApiError::internal(why),
         }
+    }
+}
+
+/// A refusal because of what is stored (the project is disabled, no OAuth flow is
+/// pending, no webhook to remove) is a 409: the same request can succeed once that
+/// changes. Any other refusal is about the request itself: 400.
+fn refusal_status(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::ProjectDisabled
+        | ErrorCode::PlatformConfigDisabled
+        | ErrorCode::PlatformNotAuthorized
+        | ErrorCode::OauthStateMismatch
+        | ErrorCode::NotAnOauthConfig
+        | ErrorCode::NoRefreshToken
+        | ErrorCode::NoWebhook => StatusCode::CONFLICT,
+        _ => StatusCode::BAD_REQUEST,
     }
 }
 
@@ -244,6 +262,9 @@ fn platform_error(err: PlatformError) -> ApiError {
 fn conflict_message(constraint: &str) -> String {
     match constraint {
         "users_email_key" => "a user with this email already exists".to_owned(),
+        "review_templates_default_is_global" => {
+            "the default template is global: it cannot belong to a project".to_owned()
+        }
         other => format!("conflicts with an existing record ({other})"),
     }
 }

@@ -107,6 +107,47 @@ pub(crate) fn nul_pointer(value: &Value, at: &str) -> Option<String> {
     }
 }
 
+/// Whether the body may hold a number written with a fraction or an exponent.
+fn may_hold_fraction(body: &[u8]) -> bool {
+    body.iter().any(|b| matches!(b, b'.' | b'e' | b'E'))
+}
+
+/// JSON has one kind of number: `23.0` and `2.3e1` are the integer 23 to any JSON
+/// client (and to JSON Schema), but not to serde, which refuses them for an integer
+/// field. Such numbers become plain integers before the handlers see the body; any
+/// other fraction is left for the field's own type to accept or refuse.
+fn whole_floats_to_integers(value: &mut Value) -> bool {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let Some(f) = n.as_f64() else { return false };
+            // Within this bound every whole f64 converts to i64 exactly.
+            let whole = f.fract() == 0.0 && f.abs() < 9.2e18;
+            if whole {
+                #[allow(clippy::cast_possible_truncation)]
+                let i = f as i64;
+                *value = Value::from(i);
+            }
+            whole
+        }
+        // Every element is visited (no short circuit): all of them are rewritten.
+        Value::Array(items) => {
+            let mut changed = false;
+            for item in items {
+                changed |= whole_floats_to_integers(item);
+            }
+            changed
+        }
+        Value::Object(map) => {
+            let mut changed = false;
+            for item in map.values_mut() {
+                changed |= whole_floats_to_integers(item);
+            }
+            changed
+        }
+        _ => false,
+    }
+}
+
 fn is_json(req: &ServiceRequest) -> bool {
     req.headers()
         .get(CONTENT_TYPE)
@@ -134,7 +175,10 @@ async fn problem(req: &mut ServiceRequest) -> Result<Option<ApiError>, Error> {
     }
     // DELETE too: push/unsubscribe carries its endpoint in a body.
     let has_body = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    if !(has_body && is_json(req)) {
+    // Webhook bodies are left to their receivers: the signature covers the exact bytes,
+    // and a caller that cannot authenticate learns nothing about its body (the
+    // receivers check NUL after the token or signature).
+    if !(has_body && is_json(req)) || req.path().starts_with("/api/webhook/") {
         return Ok(None);
     }
     let limit = body_limit(req.path());
@@ -151,17 +195,18 @@ async fn problem(req: &mut ServiceRequest) -> Result<Option<ApiError>, Error> {
         }
         body.extend_from_slice(&chunk);
     }
-    let body = body.freeze();
-    if may_hold_nul(&body)
-        && let Ok(value) = serde_json::from_slice::<Value>(&body)
-        && let Some(pointer) = nul_pointer(&value, "")
+    let mut body = body.freeze();
+    if (may_hold_nul(&body) || may_hold_fraction(&body))
+        && let Ok(mut value) = serde_json::from_slice::<Value>(&body)
     {
-        return Ok(Some(
-            ApiError::bad_request(ErrorCode::ValidationFailed, "some fields are invalid")
-                .with_details(
-                    json!({ "fields": { pointer: ["must not contain the NUL character"] } }),
-                ),
-        ));
+        if let Some(pointer) = nul_pointer(&value, "") {
+            return Ok(Some(nul_error(&pointer)));
+        }
+        if whole_floats_to_integers(&mut value)
+            && let Ok(rewritten) = serde_json::to_vec(&value)
+        {
+            body = rewritten.into();
+        }
     }
     req.set_payload(Payload::from(body));
     Ok(None)
@@ -183,6 +228,18 @@ pub async fn check_input(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_numbers_written_as_floats_become_integers() {
+        let mut v = json!({ "days": 23.0, "list": [1.5, 2e1, -0.0], "n": 7, "huge": 1e300 });
+        assert!(whole_floats_to_integers(&mut v));
+        assert_eq!(
+            v,
+            json!({ "days": 23, "list": [1.5, 20, 0], "n": 7, "huge": 1e300 })
+        );
+        let mut plain = json!({ "a": 1, "b": "2.0" });
+        assert!(!whole_floats_to_integers(&mut plain));
+    }
 
     #[test]
     fn each_endpoint_keeps_its_own_body_limit() {

@@ -76,17 +76,28 @@ impl RouteTable {
         Self(routes)
     }
 
-    /// The methods of the first template that matches `path`, if any.
+    /// The methods of the template that matches `path` most literally, if any:
+    /// `/api/projects/sync/platform` is that path, not `/api/projects/{id}/platform`.
     #[must_use]
     pub fn allowed(&self, path: &str) -> Option<&[&'static str]> {
         let segments: Vec<&str> = path.split('/').collect();
-        self.0.iter().find_map(|(template, methods)| {
-            let matches = template.len() == segments.len()
-                && template.iter().zip(&segments).all(|(t, s)| {
-                    t == s || (t.starts_with('{') && t.ends_with('}') && !s.is_empty())
-                });
-            matches.then_some(methods.as_slice())
-        })
+        self.0
+            .iter()
+            .filter(|(template, _)| {
+                template.len() == segments.len()
+                    && template.iter().zip(&segments).all(|(t, s)| {
+                        t == s || (t.starts_with('{') && t.ends_with('}') && !s.is_empty())
+                    })
+            })
+            .max_by_key(|(template, _)| template.iter().filter(|t| !t.starts_with('{')).count())
+            .map(|(_, methods)| methods.as_slice())
+    }
+
+    /// `Some(allowed methods)` when `path` is known but not with `method`.
+    #[must_use]
+    pub fn wrong_method(&self, method: &str, path: &str) -> Option<String> {
+        let methods = self.allowed(path)?;
+        (!methods.contains(&method)).then(|| methods.join(", "))
     }
 }
 
@@ -132,9 +143,9 @@ fn operations(item: &mut PathItem) -> Vec<(&'static str, &mut Operation)> {
 }
 
 /// The statuses any operation may answer with the error envelope, by what it takes:
-/// every operation can meet bad input, an unknown id, rate limits, a failing
-/// dependency or a bug; an authenticated one a missing credential or permission; a
-/// write a conflict, a body too large or not JSON. Each is one shared response.
+/// every operation can meet bad input, an unknown id, a conflict with what is stored,
+/// rate limits, a failing dependency or a bug; an authenticated one a missing
+/// credential or permission; a write a body too large or not JSON. Each is one shared response.
 const ERRORS: &[(&str, &str, &str)] = &[
     (
         "400",
@@ -202,7 +213,9 @@ fn add_error_responses(doc: &mut utoipa::openapi::OpenApi) {
             for (status, name, _) in ERRORS {
                 let applies = match *status {
                     "401" | "403" => !public,
-                    "409" | "413" | "415" => writes,
+                    // A stored state can refuse a read too (a platform config not
+                    // yet authorized), so 409 is everywhere.
+                    "413" | "415" => writes,
                     _ => true,
                 };
                 if applies {
@@ -289,7 +302,7 @@ fn describe_successes_and_tag(doc: &mut Value) {
 /// knows: no control character in a path or query parameter, no NUL in a JSON string.
 /// Strings that already have a format, an enumeration or a pattern say more already.
 fn no_control_characters(doc: &mut Value) {
-    const PARAMETER: &str = "^[^\\u0000-\\u001F\\u007F]*$";
+    const PARAMETER: &str = "^[^\\u0000-\\u001F\\u007F-\\u009F]*$";
     const JSON_STRING: &str = "^[^\\u0000]*$";
     if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
         for item in paths.values_mut().filter_map(Value::as_object_mut) {
@@ -347,6 +360,67 @@ pub fn string_enum(values: impl IntoIterator<Item = &'static str>) -> utoipa::op
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(utoipa::openapi::Type::String)
         .enum_values(Some(values))
+        .build()
+}
+
+/// The http(s) URLs the document promises to take (`reviewd_domain::http_url::parse`
+/// takes more): letters-first host names or a dotted IPv4 address, an optional port and
+/// a plain path. Narrower than the server on purpose, so that anything a client or a
+/// fuzzer builds from the pattern is a URL the server accepts.
+const HTTP_URL: &str = r"https?://(?:[A-Za-z][A-Za-z0-9-]{0,30}(?:\.[A-Za-z][A-Za-z0-9-]{0,30}){0,4}|(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9]))(?::[1-9][0-9]{0,3})?(?:/[A-Za-z0-9._~-]{0,30}){0,8}";
+
+/// A push service's URL: https, and a public name (the server refuses private hosts).
+const PUBLIC_HTTPS_URL: &str = r"https://(?:[A-Za-z][A-Za-z0-9-]{0,30}\.){1,4}(?:com|net|org)(?::[1-9][0-9]{0,3})?(?:/[A-Za-z0-9._~-]{0,30}){0,8}";
+
+/// Blanks the notification settings trim away (ASCII white space).
+const BLANKS: &str = r"[\t\n\v\f\r ]*";
+
+fn string_with_pattern(pattern: String) -> utoipa::openapi::ObjectBuilder {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .pattern(Some(pattern))
+}
+
+/// A platform's base URL.
+#[must_use]
+pub fn base_url() -> utoipa::openapi::Object {
+    string_with_pattern(format!("^{HTTP_URL}$"))
+        .max_length(Some(2000))
+        .description(Some("An http(s) URL; stored without trailing slashes."))
+        .build()
+}
+
+/// A list of http(s) URLs, each may be surrounded by blanks or blank (then dropped).
+#[must_use]
+pub fn http_urls() -> utoipa::openapi::Array {
+    utoipa::openapi::ArrayBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            utoipa::openapi::Type::Array,
+            utoipa::openapi::Type::Null,
+        ]))
+        .items(string_with_pattern(format!(
+            "^{BLANKS}(?:{HTTP_URL})?{BLANKS}$"
+        )))
+        .build()
+}
+
+/// A secret http(s) URL: `***` keeps the stored one, blank or `null` removes it.
+#[must_use]
+pub fn secret_http_url() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            utoipa::openapi::Type::String,
+            utoipa::openapi::Type::Null,
+        ]))
+        .pattern(Some(format!(r"^(?:\*\*\*|{BLANKS}|{HTTP_URL})$")))
+        .build()
+}
+
+/// A browser push subscription's endpoint.
+#[must_use]
+pub fn push_endpoint() -> utoipa::openapi::Object {
+    string_with_pattern(format!("^{PUBLIC_HTTPS_URL}$"))
+        .max_length(Some(2048))
         .build()
 }
 

@@ -4,6 +4,7 @@
 //! depend on it, never the other way round.
 
 pub mod error_code;
+pub mod http_url;
 pub mod model;
 pub mod pagination;
 pub mod ports;

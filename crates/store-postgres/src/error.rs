@@ -14,6 +14,13 @@ pub fn map_diesel_error(err: DieselError) -> RepoError {
                     .to_owned(),
             )
         }
+        // A CHECK between columns (the default template is global) that the request
+        // broke against what is stored: a conflict, never a 500.
+        DieselError::DatabaseError(DatabaseErrorKind::CheckViolation, info) => RepoError::Conflict(
+            info.constraint_name()
+                .unwrap_or("check constraint")
+                .to_owned(),
+        ),
         DieselError::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, _) => {
             RepoError::NotFound
         }

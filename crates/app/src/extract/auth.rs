@@ -50,7 +50,9 @@ enum Credential {
     Session(String),
 }
 
-fn credential(req: &HttpRequest) -> Result<Option<Credential>, ApiError> {
+/// Every credential the request presents, header keys first.
+fn credentials(req: &HttpRequest) -> Result<Vec<Credential>, ApiError> {
+    let mut found = Vec::new();
     if let Some(value) = req.headers().get(AUTHORIZATION) {
         let value = value.to_str().unwrap_or_default();
         let token = value
@@ -60,40 +62,58 @@ fn credential(req: &HttpRequest) -> Result<Option<Credential>, ApiError> {
             .ok_or_else(|| {
                 ApiError::unauthorized("the Authorization header must be `Bearer <API key>`")
             })?;
-        return Ok(Some(Credential::ApiKey(token.to_owned())));
+        found.push(Credential::ApiKey(token.to_owned()));
     }
     if let Some(value) = req.headers().get("x-api-key") {
         let token = value.to_str().unwrap_or_default().trim();
         if token.is_empty() {
             return Err(ApiError::unauthorized("the x-api-key header is empty"));
         }
-        return Ok(Some(Credential::ApiKey(token.to_owned())));
+        found.push(Credential::ApiKey(token.to_owned()));
     }
-    Ok(req
-        .cookie(SESSION_COOKIE)
-        .map(|c| Credential::Session(c.value().to_owned())))
+    if let Some(cookie) = req.cookie(SESSION_COOKIE) {
+        found.push(Credential::Session(cookie.value().to_owned()));
+    }
+    Ok(found)
 }
 
+/// Each presented credential must be valid and name the same user: a stale cookie
+/// beside a good key, or a key of another user beside a session, is a 401 rather than
+/// a guess at which one the caller meant.
 async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
     let state = req
         .app_data::<web::Data<AppState>>()
         .ok_or_else(|| ApiError::internal("AppState is not registered"))?
         .clone();
-    let principal = match credential(&req)? {
-        None => {
-            return Err(ApiError::unauthorized(
-                "authentication required: send a session cookie or an API key",
-            ));
-        }
-        Some(Credential::ApiKey(key)) => state.auth.authenticate_api_key(&key).await,
-        Some(Credential::Session(token)) => state.auth.authenticate_session(&token).await,
+    let presented = credentials(&req)?;
+    if presented.is_empty() {
+        return Err(ApiError::unauthorized(
+            "authentication required: send a session cookie or an API key",
+        ));
     }
-    .map_err(|e| match ApiError::from(e) {
-        e if e.status == actix_web::http::StatusCode::UNAUTHORIZED => {
-            ApiError::unauthorized("invalid, expired or revoked credentials")
+    let mut principal: Option<Principal> = None;
+    for credential in presented {
+        let this = match credential {
+            Credential::ApiKey(key) => state.auth.authenticate_api_key(&key).await,
+            Credential::Session(token) => state.auth.authenticate_session(&token).await,
         }
-        other => other,
-    })?;
+        .map_err(|e| match ApiError::from(e) {
+            e if e.status == actix_web::http::StatusCode::UNAUTHORIZED => {
+                ApiError::unauthorized("invalid, expired or revoked credentials")
+            }
+            other => other,
+        })?;
+        match &principal {
+            None => principal = Some(this),
+            Some(first) if first.user.id != this.user.id => {
+                return Err(ApiError::unauthorized(
+                    "the credentials presented belong to different users; send one",
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    let principal = principal.ok_or_else(|| ApiError::unauthorized("authentication required"))?;
     tracing::Span::current().record("user.id", tracing::field::display(principal.user.id));
     Ok(principal)
 }

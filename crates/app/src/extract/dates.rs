@@ -8,20 +8,27 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use reviewd_domain::ErrorCode;
 
 fn parse(name: &str, value: Option<&str>, end: bool) -> Result<Option<DateTime<Utc>>, ApiError> {
-    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+    // Present means given: `startDate=` or a padded value is as malformed as any other
+    // text (the dashboard's forms drop their empty fields before asking).
+    let Some(value) = value else {
         return Ok(None);
     };
-    if let Ok(at) = DateTime::parse_from_rfc3339(value) {
-        return Ok(Some(at.with_timezone(&Utc)));
-    }
-    let day = NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| {
+    let malformed = || {
         ApiError::bad_request(
             ErrorCode::InvalidQuery,
             format!(
                 "{name} must be a date (2026-01-31) or an RFC 3339 timestamp (2026-01-31T12:00:00Z)"
             ),
         )
-    })?;
+    };
+    // chrono's parsers skip white space; the document's formats do not allow it.
+    if value.is_empty() || value.trim() != value {
+        return Err(malformed());
+    }
+    if let Ok(at) = DateTime::parse_from_rfc3339(value) {
+        return Ok(Some(at.with_timezone(&Utc)));
+    }
+    let day = NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| malformed())?;
     let time = if end {
         NaiveTime::from_hms_micro_opt(23, 59, 59, 999_999).unwrap_or(NaiveTime::MIN)
     } else {
@@ -51,6 +58,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn empty_or_padded_values_are_malformed() {
+        for bad in ["", " ", " 2026-01-31", "2026-01-31 "] {
+            assert!(date_from("startDate", Some(bad)).is_err(), "{bad:?}");
+        }
+        assert_eq!(date_until("endDate", None).unwrap(), None);
+    }
+
+    #[test]
     fn plain_dates_and_timestamps_are_both_accepted() {
         let day = date_from("startDate", Some("2026-01-31")).unwrap().unwrap();
         assert_eq!(day.to_rfc3339(), "2026-01-31T00:00:00+00:00");
@@ -61,7 +76,6 @@ mod tests {
             .unwrap();
         assert_eq!(at.to_rfc3339(), "2026-01-31T10:30:00+00:00");
         assert_eq!(date_from("startDate", None).unwrap(), None);
-        assert_eq!(date_from("startDate", Some("")).unwrap(), None);
     }
 
     #[test]

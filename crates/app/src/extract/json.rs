@@ -64,7 +64,10 @@ pub fn query_config() -> web::QueryConfig {
 }
 
 pub fn path_config() -> web::PathConfig {
-    web::PathConfig::default().error_handler(|err: PathError, _req| {
+    web::PathConfig::default().error_handler(|err: PathError, req| {
+        if let Some(response) = crate::routes::method_not_allowed(req) {
+            return actix_web::error::InternalError::from_response(err, response).into();
+        }
         ApiError::bad_request(
             ErrorCode::InvalidPath,
             format!("invalid path parameter: {err}"),

@@ -13,13 +13,13 @@ use utoipa::IntoParams;
 #[into_params(parameter_in = Query)]
 pub struct PageParams {
     /// The page, from 1.
-    #[param(value_type = Option<u32>, minimum = 1)]
+    #[param(value_type = Option<i32>, minimum = 1)]
     pub page: Option<String>,
     /// Items per page; above the endpoint's maximum it is clamped to it.
-    #[param(value_type = Option<u32>, minimum = 1)]
+    #[param(value_type = Option<i32>, minimum = 1)]
     pub page_size: Option<String>,
     /// `pageSize` under its other name.
-    #[param(value_type = Option<u32>, minimum = 1)]
+    #[param(value_type = Option<i32>, minimum = 1)]
     pub per_page: Option<String>,
 }
 
@@ -28,28 +28,30 @@ impl PageParams {
     /// 400 `INVALID_QUERY` naming the parameter.
     pub fn to_request(&self, default_size: u32, max_size: u32) -> Result<PageRequest, ApiError> {
         let page = positive("page", self.page.as_deref())?.unwrap_or(1);
-        let size_param = if self.page_size.is_some() {
-            "pageSize"
-        } else {
-            "perPage"
-        };
-        let size = positive(
-            size_param,
-            self.page_size.as_deref().or(self.per_page.as_deref()),
-        )?
-        .unwrap_or(default_size);
+        // Both names are checked when both are sent; `pageSize` wins.
+        let per_page = positive("perPage", self.per_page.as_deref())?;
+        let size = positive("pageSize", self.page_size.as_deref())?
+            .or(per_page)
+            .unwrap_or(default_size);
         Ok(PageRequest::new(page, size, max_size))
     }
 }
 
 fn positive(name: &str, value: Option<&str>) -> Result<Option<u32>, ApiError> {
     let Some(value) = value else { return Ok(None) };
-    match value.trim().parse::<u64>() {
+    // Up to 2^31-1 (a 32-bit integer, as the document says); a size past the
+    // endpoint's maximum is then clamped to it.
+    match value.parse::<u64>() {
         Ok(0) | Err(_) => Err(ApiError::bad_request(
             ErrorCode::InvalidQuery,
             format!("{name} must be a positive whole number"),
         )
         .with_details(json!({ "fields": { name: ["must be a positive whole number"] } }))),
+        Ok(n) if n > i32::MAX as u64 => Err(ApiError::bad_request(
+            ErrorCode::InvalidQuery,
+            format!("{name} must be at most {}", i32::MAX),
+        )
+        .with_details(json!({ "fields": { name: ["must be at most 2147483647"] } }))),
         Ok(n) => Ok(Some(u32::try_from(n).unwrap_or(u32::MAX))),
     }
 }
@@ -77,7 +79,7 @@ mod tests {
                 .page_size,
             100
         );
-        for bad in ["-1", "0", "abc", "1.5"] {
+        for bad in ["-1", "0", "abc", "1.5", " 2", "2147483648"] {
             assert!(
                 params(Some(bad), None).to_request(20, 100).is_err(),
                 "page={bad}"

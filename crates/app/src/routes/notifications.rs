@@ -114,17 +114,17 @@ struct NotificationConfigBody {
     #[schema(
         value_type = Option<String>,
         nullable,
-        pattern = r#"^[\t\n\v\f\r ]*(?:[!-;=-?A-~]{1,64}@[!-;=-~]{0,94}\.[!-;=-~]{0,94}|[^\u0000]*<[\t\n\v\f\r ]*[!-;=-?A-~]{1,64}@[!-;=-~]{0,94}\.[!-;=-~]{0,94}[\t\n\v\f\r ]*>*)?[\t\n\v\f\r ]*$"#
+        pattern = r#"^[\t\n\v\f\r ]*(?:[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]{1,40}(?:\.[A-Za-z0-9-]{1,40}){1,3}|[^<>\u0000-\u001f\u007f]*<[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]{1,40}(?:\.[A-Za-z0-9-]{1,40}){1,3}>)?[\t\n\v\f\r ]*$"#
     )]
     email_from: Option<Option<String>>,
     /// Email addresses.
     #[schema(
-        pattern = r#"^[\t\n\v\f\r ]*(?:[!-?A-~]{1,64}@[!-~]{0,94}\.[!-~]{0,94})?[\t\n\v\f\r ]*$"#
+        pattern = r#"^[\t\n\v\f\r ]*(?:[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]{1,40}(?:\.[A-Za-z0-9-]{1,40}){1,3})?[\t\n\v\f\r ]*$"#
     )]
     email_recipients: Option<Vec<String>>,
     webhook_enabled: Option<bool>,
     /// http(s) URLs receiving each event as JSON.
-    #[schema(pattern = r#"^[\t\n\v\f\r ]*(?:https?://[!-~]*)?[\t\n\v\f\r ]*$"#)]
+    #[schema(schema_with = crate::openapi::http_urls)]
     webhook_urls: Option<Vec<String>>,
     /// Signs outbound webhook bodies (HMAC-SHA256); `***` keeps the stored one.
     #[serde(default, deserialize_with = "double_option")]
@@ -147,11 +147,7 @@ struct NotificationConfigBody {
         deserialize_with = "double_option",
         rename = "chatBWebhookUrl"
     )]
-    #[schema(
-        value_type = Option<String>,
-        nullable,
-        pattern = r#"^(?:\*\*\*|[\t\n\v\f\r ]*|https?://[!-~]*)$"#
-    )]
+    #[schema(schema_with = crate::openapi::secret_http_url)]
     chat_b_webhook_url: Option<Option<String>>,
     #[serde(rename = "chatCEnabled")]
     chat_c_enabled: Option<bool>,
@@ -161,11 +157,7 @@ struct NotificationConfigBody {
         deserialize_with = "double_option",
         rename = "chatCWebhookUrl"
     )]
-    #[schema(
-        value_type = Option<String>,
-        nullable,
-        pattern = r#"^(?:\*\*\*|[\t\n\v\f\r ]*|https?://[!-~]*)$"#
-    )]
+    #[schema(schema_with = crate::openapi::secret_http_url)]
     chat_c_webhook_url: Option<Option<String>>,
     #[serde(rename = "chatDEnabled")]
     chat_d_enabled: Option<bool>,
@@ -175,11 +167,7 @@ struct NotificationConfigBody {
         deserialize_with = "double_option",
         rename = "chatDWebhookUrl"
     )]
-    #[schema(
-        value_type = Option<String>,
-        nullable,
-        pattern = r#"^(?:\*\*\*|[\t\n\v\f\r ]*|https?://[!-~]*)$"#
-    )]
+    #[schema(schema_with = crate::openapi::secret_http_url)]
     chat_d_webhook_url: Option<Option<String>>,
     /// Signs `chatD` messages; `***` keeps the stored one.
     #[serde(default, deserialize_with = "double_option", rename = "chatDSecret")]
@@ -603,16 +591,13 @@ struct PushSubscriptionKeys {
 struct PushSubscribeBody {
     /// The push service's https URL (a public host: never a private or local
     /// address).
-    #[schema(
-        max_length = 2048,
-        pattern = r#"^https://(?:[!"$-.0->@-~]*@)?(?:\[[!"$-.0->A-\\^-~]|[!"$-.0-9;->A-Z\\-~])[!"$-.0->A-~]*(?:[/?#][!-~]*)?$"#
-    )]
+    #[schema(schema_with = crate::openapi::push_endpoint)]
     endpoint: String,
     keys: PushSubscriptionKeys,
     /// When the push service ends the subscription, in milliseconds since the
     /// epoch (usually null).
     #[serde(default)]
-    #[schema(minimum = -210_866_803_200_000_f64, maximum = 8_210_266_876_799_999_f64)]
+    #[schema(minimum = 0, maximum = 253_402_300_799_999_i64)]
     expiration_time: Option<f64>,
 }
 
@@ -645,11 +630,13 @@ async fn subscribe_push(
             expires_at: body
                 .expiration_time
                 .map(|ms| {
+                    // Up to the end of year 9999: what RFC 3339 can write back.
+                    let in_range = (0.0..=253_402_300_799_999.0).contains(&ms);
                     #[allow(clippy::cast_possible_truncation)]
-                    chrono::DateTime::from_timestamp_millis(ms as i64).ok_or_else(|| {
+                    in_range.then(|| chrono::DateTime::from_timestamp_millis(ms as i64)).flatten().ok_or_else(|| {
                         ApiError::bad_request(
                             ErrorCode::ValidationFailed,
-                            "expirationTime must be milliseconds since 1970 or null",
+                            "expirationTime must be milliseconds since 1970 (before year 10000) or null",
                         )
                     })
                 })

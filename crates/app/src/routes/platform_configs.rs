@@ -47,11 +47,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
 // removes (Unicode White_Space): `[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a
 // \u2028\u2029\u202f\u205f\u3000]`. No pattern lets the NUL character through (the
 // edge refuses it, see `hygiene`).
-// - not blank: `^[^NUL]*[^NUL W][^NUL]*$`, at least one character outside `W`;
-// - a base URL, as `normalize_base_url` takes it: `W*`, then `http://` and one more
-//   character or `https://`, then a rest that, without its trailing slashes, is not
-//   empty and does not end in white space (the trimmed URL is longer than `https://`),
-//   then `W*`.
+// - not blank: `^[^NUL]*[^NUL W][^NUL]*$`, at least one character outside `W`.
+// Base URLs are `crate::openapi::base_url`.
 
 /// `hostA` (GitLab-compatible) or `hostB` (GitHub-compatible).
 fn platform_type_schema() -> utoipa::openapi::Object {
@@ -304,10 +301,7 @@ struct CreatePlatformConfigBody {
     platform_type: PlatformType,
     /// An `http(s)://` URL; stored trimmed, without trailing slashes.
     #[validate(length(min = 1, max = 2000, message = "is required"))]
-    #[schema(
-        max_length = 2000,
-        pattern = r"^[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*(?:http://[^\u0000]|https://)(?:[^\u0000]*[^\u0000/\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]|[^\u0000]*[^\u0000/]/+)[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$"
-    )]
+    #[schema(schema_with = crate::openapi::base_url)]
     base_url: String,
     /// `token` when absent.
     #[schema(schema_with = nullable_auth_type_schema)]
@@ -331,9 +325,68 @@ struct CreatePlatformConfigBody {
     is_default: Option<bool>,
 }
 
+/// Not blank once trimmed (the service trims these fields).
+const NOT_BLANK: &str = r"^[^\u0000]*[^\u0000\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$";
+
+/// The body of `create_platform_config`: the fields of [`CreatePlatformConfigBody`], and
+/// what each `authType` needs (a token config its `accessToken`, an OAuth one its
+/// `appId` and `appSecret`), which the service checks after the fields.
+struct CreatePlatformConfigRequest;
+
+impl utoipa::PartialSchema for CreatePlatformConfigRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, SchemaType};
+        let not_blank = || {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(NOT_BLANK))
+        };
+        let token = ObjectBuilder::new()
+            .property(
+                "authType",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                    .enum_values(Some([
+                        serde_json::Value::from("token"),
+                        serde_json::Value::Null,
+                    ])),
+            )
+            .property("accessToken", not_blank())
+            .required("accessToken");
+        let oauth = ObjectBuilder::new()
+            .property("authType", string_enum(["oauth"]))
+            .property("appId", not_blank())
+            .property("appSecret", not_blank())
+            .required("authType")
+            .required("appId")
+            .required("appSecret");
+        AllOfBuilder::new()
+            .item(utoipa::openapi::Ref::from_schema_name(
+                <CreatePlatformConfigBody as ToSchema>::name(),
+            ))
+            .item(AnyOfBuilder::new().item(token).item(oauth))
+            .into()
+    }
+}
+
+impl ToSchema for CreatePlatformConfigRequest {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        schemas.push((
+            <CreatePlatformConfigBody as ToSchema>::name().into(),
+            <CreatePlatformConfigBody as utoipa::PartialSchema>::schema(),
+        ));
+        <CreatePlatformConfigBody as ToSchema>::schemas(schemas);
+    }
+}
+
 /// Creates a config (`config:create`), after checking its token with the platform.
 #[utoipa::path(
-    request_body = CreatePlatformConfigBody,
+    request_body = CreatePlatformConfigRequest,
     responses((status = 200, body = Data<PlatformConfigEnvelope>)),
 )]
 #[post("")]
@@ -377,10 +430,7 @@ struct UpdatePlatformConfigBody {
     #[schema(schema_with = nullable_platform_type_schema)]
     platform_type: Option<PlatformType>,
     #[validate(length(min = 1, max = 2000, message = "must not be empty"))]
-    #[schema(
-        max_length = 2000,
-        pattern = r"^[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*(?:http://[^\u0000]|https://)(?:[^\u0000]*[^\u0000/\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]|[^\u0000]*[^\u0000/]/+)[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$"
-    )]
+    #[schema(schema_with = crate::openapi::base_url)]
     base_url: Option<String>,
     #[schema(schema_with = nullable_auth_type_schema)]
     auth_type: Option<AuthType>,
@@ -490,10 +540,7 @@ struct TestPlatformConnectionBody {
     platform_type: PlatformType,
     /// An `http(s)://` URL.
     #[validate(length(min = 1, max = 2000, message = "is required"))]
-    #[schema(
-        max_length = 2000,
-        pattern = r"^[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*(?:http://[^\u0000]|https://)(?:[^\u0000]*[^\u0000/\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]|[^\u0000]*[^\u0000/]/+)[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$"
-    )]
+    #[schema(schema_with = crate::openapi::base_url)]
     base_url: String,
     /// Required: the token to try.
     #[validate(length(max = 4096))]

@@ -109,7 +109,7 @@ async fn list_runners(
         ("x-runner-version" = Option<String>, Header,
             description = "The agent's version; `unknown` when absent.",
             pattern = r"^[\t -~]*$"),
-        ("x-runner-max-concurrency" = Option<i32>, Header,
+        ("x-runner-max-concurrency" = Option<i32>, Header, nullable = false,
             description = "How many tasks the runner runs at once; 5 when absent.",
             minimum = 1, maximum = 1000),
         ("x-runner-tags" = Option<String>, Header,

@@ -3,6 +3,7 @@
 //! daily and weekly digests, test deliveries, history and push subscriptions.
 
 use super::{FieldError, ServiceError};
+use crate::http_url;
 use crate::model::notification::{
     Channel, DeliveryCount, DeliveryStatus, DigestSummary, Frequency, HistoryFilter,
     NewPushSubscription, Notification, NotificationConfig, NotificationConfigPatch,
@@ -616,55 +617,17 @@ fn no_recipients(channel: Channel) -> String {
 /// at internal services. (A public name that resolves to a private address is not
 /// caught here.)
 fn check_push_endpoint(endpoint: &str, allow_private: bool) -> Result<(), &'static str> {
-    let rest = if let Some(rest) = endpoint.strip_prefix("https://") {
-        rest
-    } else if let Some(rest) = endpoint.strip_prefix("http://").filter(|_| allow_private) {
-        rest
+    let schemes: &[&str] = if allow_private {
+        &["https", "http"]
     } else {
-        return Err("must be the push service's https URL");
+        &["https"]
     };
-    if endpoint.len() > 2048 || endpoint.chars().any(char::is_whitespace) {
+    if endpoint.len() > 2048 {
         return Err("must be the push service's https URL");
     }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if let Some(v6) = host.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        host.rsplit_once(':').map_or(host, |(h, _)| h)
-    };
-    if host.is_empty() {
-        return Err("must be the push service's https URL");
-    }
-    if allow_private {
-        return Ok(());
-    }
-    let lower = host.to_ascii_lowercase();
-    let private = lower == "localhost"
-        || lower.ends_with(".localhost")
-        || lower.ends_with(".local")
-        || lower.ends_with(".internal")
-        || match lower.parse::<std::net::IpAddr>() {
-            Ok(std::net::IpAddr::V4(ip)) => {
-                ip.is_private()
-                    || ip.is_loopback()
-                    || ip.is_link_local()
-                    || ip.is_unspecified()
-                    || ip.is_broadcast()
-                    || ip.octets()[0] == 0
-                    || (ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1]))
-            }
-            Ok(std::net::IpAddr::V6(ip)) => {
-                let first = ip.segments()[0];
-                ip.is_loopback()
-                    || ip.is_unspecified()
-                    || (first & 0xfe00) == 0xfc00
-                    || (first & 0xffc0) == 0xfe80
-                    || ip.to_ipv4_mapped().is_some()
-            }
-            Err(_) => false,
-        };
-    if private {
+    let url =
+        http_url::parse(endpoint, schemes).map_err(|_| "must be the push service's https URL")?;
+    if !allow_private && http_url::is_private(&url) {
         return Err("must be a push service on the internet, not a local or private address");
     }
     Ok(())
@@ -826,6 +789,41 @@ pub fn render_digest(frequency: Frequency, d: &DigestSummary) -> Notification {
     }
 }
 
+/// The blanks around a text field that settings ignore (ASCII white space).
+fn is_blank(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ')
+}
+
+/// `local@domain.tld`: what a mail server takes without quoting: at most 64 characters
+/// of the atom set before the `@`, then two or more labels of letters, digits and `-`.
+fn is_email(a: &str) -> bool {
+    const ATOM: &str = "!#$%&'*+/=?^_`{|}~-.";
+    let Some((local, domain)) = a.split_once('@') else {
+        return false;
+    };
+    let labels: Vec<&str> = domain.split('.').collect();
+    a.len() <= 254
+        && (1..=64).contains(&local.len())
+        && local
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ATOM.contains(c))
+        && labels.len() >= 2
+        && labels.iter().all(|l| {
+            (1..=63).contains(&l.len()) && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+}
+
+/// An address, or `Display Name <address>` (the name without `<`, `>` or control
+/// characters).
+fn is_sender(from: &str) -> bool {
+    match from.strip_suffix('>').and_then(|f| f.rsplit_once('<')) {
+        Some((name, address)) => {
+            !name.chars().any(|c| c == '<' || c == '>' || c.is_control()) && is_email(address)
+        }
+        None => is_email(from),
+    }
+}
+
 fn validate(c: &NotificationConfig) -> Result<(), ServiceError> {
     let mut errors = Vec::new();
     if !(0..=100).contains(&c.rating_threshold) {
@@ -834,14 +832,8 @@ fn validate(c: &NotificationConfig) -> Result<(), ServiceError> {
     if c.smtp_port == Some(0) {
         errors.push(FieldError::new("smtpPort", "must be from 1 to 65535"));
     }
-    let email_ok = |a: &str| {
-        let a = a.trim();
-        a.len() <= 254
-            && a.split_once('@')
-                .is_some_and(|(l, d)| !l.is_empty() && d.contains('.') && !a.contains(' '))
-    };
     for (i, a) in c.email_recipients.iter().enumerate() {
-        if !email_ok(a) {
+        if !is_email(a.trim_matches(is_blank)) {
             errors.push(FieldError::new(
                 format!("emailRecipients[{i}]"),
                 "is not an email address",
@@ -849,14 +841,11 @@ fn validate(c: &NotificationConfig) -> Result<(), ServiceError> {
         }
     }
     if let Some(from) = &c.email_from
-        && !email_ok(
-            from.rsplit_once('<')
-                .map_or(from, |(_, a)| a.trim_end_matches('>')),
-        )
+        && !is_sender(from.trim_matches(is_blank))
     {
         errors.push(FieldError::new("emailFrom", "is not an email address"));
     }
-    let url_ok = |u: &str| u.starts_with("https://") || u.starts_with("http://");
+    let url_ok = |u: &str| http_url::parse(u, &["https", "http"]).is_ok();
     for (i, u) in c.webhook_urls.iter().enumerate() {
         if !url_ok(u) {
             errors.push(FieldError::new(
@@ -893,6 +882,27 @@ fn validate(c: &NotificationConfig) -> Result<(), ServiceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn addresses_are_checked_as_a_mail_server_takes_them() {
+        for ok in ["ops@example.com", "a.b+c@mail.example.co.uk"] {
+            assert!(is_email(ok), "{ok}");
+        }
+        for bad in [
+            "nobody",
+            "a@b",
+            "a b@example.com",
+            "a@exa_mple.com",
+            "a@example.com\t*",
+            "@example.com",
+        ] {
+            assert!(!is_email(bad), "{bad}");
+        }
+        assert!(is_sender("reviewd <reviewd@example.com>"));
+        assert!(is_sender("reviewd@example.com"));
+        assert!(!is_sender("a <b> <reviewd@example.com>"));
+        assert!(!is_sender("L0s@mCBBtqJ[_(3SR|&.\\\t\t*"));
+    }
 
     fn event(status: &str, score: Option<u32>) -> ReviewEvent {
         ReviewEvent {

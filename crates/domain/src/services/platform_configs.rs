@@ -84,14 +84,16 @@ fn secret_change(value: Option<String>) -> Option<Option<SecretString>> {
 }
 
 fn normalize_base_url(url: &str) -> Result<String, ServiceError> {
-    let trimmed = url.trim().trim_end_matches('/');
-    let ok = (trimmed.starts_with("http://") || trimmed.starts_with("https://"))
-        && trimmed.len() > "https://".len();
-    if ok {
-        Ok(trimmed.to_owned())
-    } else {
-        Err(ServiceError::invalid("baseUrl", "must be an http(s) URL"))
+    let trimmed = url.trim_end_matches('/');
+    let parsed = crate::http_url::parse(trimmed, &["https", "http"])
+        .map_err(|why| ServiceError::invalid("baseUrl", why))?;
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err(ServiceError::invalid(
+            "baseUrl",
+            "must not carry a query or a fragment",
+        ));
     }
+    Ok(trimmed.to_owned())
 }
 
 fn origin_of(url: &str) -> Option<String> {

@@ -51,8 +51,8 @@ impl ListQuery {
                 None
             })
         };
-        let start_date = bound(date_from("From", self.start_date.as_deref()));
-        let end_date = bound(date_until("To", self.end_date.as_deref()));
+        let start_date = bound(date_from("From", given(self.start_date.as_deref())));
+        let end_date = bound(date_until("To", given(self.end_date.as_deref())));
         let filter = ReviewFilter {
             project_id: self.project_id.as_deref().and_then(|v| v.parse().ok()),
             project_search: self.project.clone().filter(|p| !p.trim().is_empty()),
@@ -206,4 +206,9 @@ async fn retry_file(
     render::after(retried, &back, |added| {
         format!("File reviewed again: {added} new comment(s).")
     })
+}
+
+/// A form field the browser sent: an empty date field means no filter.
+fn given(value: Option<&str>) -> Option<&str> {
+    value.map(str::trim).filter(|v| !v.is_empty())
 }

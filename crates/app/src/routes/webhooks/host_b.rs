@@ -25,6 +25,7 @@ use serde_json::Value;
         (
             "X-GitHub-Event" = String,
             Header,
+            pattern = "^[!-~]+$",
             description = "The event name (`pull_request`, `issue_comment`, \
                 `pull_request_review_comment`, `ping`...); `X-HostB-Event` is accepted \
                 instead. Missing is a 400."
@@ -72,6 +73,11 @@ pub async fn receive_host_b_webhook(
             )
         })?
         .to_owned();
+    // An unsigned delivery is refused before anything is looked up for it.
+    let signature = header(&req, &["x-hub-signature-256"])
+        .and_then(|s| s.strip_prefix("sha256="))
+        .ok_or_else(|| ApiError::unauthorized("missing X-Hub-Signature-256"))?
+        .to_ascii_lowercase();
     let configs = state
         .platform_configs
         .list(Some(PlatformType::HostB), true)
@@ -79,10 +85,6 @@ pub async fn receive_host_b_webhook(
     if configs.is_empty() {
         return Err(ApiError::not_found("no hostB platform config is set up"));
     }
-    let signature = header(&req, &["x-hub-signature-256"])
-        .and_then(|s| s.strip_prefix("sha256="))
-        .ok_or_else(|| ApiError::unauthorized("missing X-Hub-Signature-256"))?
-        .to_ascii_lowercase();
     let body = read_body(body).await?;
     let matching: Vec<_> = configs
         .iter()
