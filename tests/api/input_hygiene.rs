@@ -499,3 +499,29 @@ async fn a_template_update_against_the_global_default_rule_is_a_409_not_a_500() 
     .await;
     assert!(body.to_string().contains("global"), "{body}");
 }
+
+#[tokio::test]
+async fn force_is_true_or_false_and_nothing_else() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    let id = app.sql(
+        "INSERT INTO platform_configs (name, platform_type, base_url) VALUES ('G', 'hostA', 'https://gitlab.example.com') RETURNING id",
+    );
+    let body = expect_error(
+        root.delete(&format!(
+            "/api/platform-configs/{}?force=-2e-229",
+            id.trim()
+        ))
+        .await,
+        StatusCode::BAD_REQUEST,
+        "INVALID_QUERY",
+    )
+    .await;
+    assert_eq!(fields(&body), ["force"]);
+    json(
+        root.delete(&format!("/api/platform-configs/{}?force=false", id.trim()))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+}

@@ -633,7 +633,7 @@ async fn host_a_user_search_pages_through_the_instance_and_refuses_host_b() {
     expect_error(
         root.get(&format!("/api/platform-configs/{gh}/hostA/users"))
             .await,
-        StatusCode::BAD_REQUEST,
+        StatusCode::CONFLICT,
         "UNSUPPORTED_PLATFORM",
     )
     .await;

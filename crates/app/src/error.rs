@@ -200,7 +200,8 @@ fn refusal_status(code: ErrorCode) -> StatusCode {
         | ErrorCode::OauthStateMismatch
         | ErrorCode::NotAnOauthConfig
         | ErrorCode::NoRefreshToken
-        | ErrorCode::NoWebhook => StatusCode::CONFLICT,
+        | ErrorCode::NoWebhook
+        | ErrorCode::UnsupportedPlatform => StatusCode::CONFLICT,
         _ => StatusCode::BAD_REQUEST,
     }
 }
@@ -216,7 +217,9 @@ fn platform_error(err: PlatformError) -> ApiError {
             ErrorCode::PlatformRejected,
             format!("the platform rejected the request: {m}"),
         ),
-        PlatformError::Unsupported(what) => ApiError::bad_request(
+        // The stored config's platform cannot do this: the state, not the request.
+        PlatformError::Unsupported(what) => ApiError::new(
+            StatusCode::CONFLICT,
             ErrorCode::UnsupportedPlatform,
             format!("not supported by {what}"),
         ),

@@ -524,7 +524,19 @@ async fn delete_platform_config(
     id: web::Path<Uuid>,
     query: web::Query<DeletePlatformConfigQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let force = query.force.as_deref() == Some("true");
+    let force = match query.force.as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                ErrorCode::InvalidQuery,
+                "force must be true or false",
+            )
+            .with_details(
+                serde_json::json!({ "fields": { "force": ["must be true or false"] } }),
+            ));
+        }
+    };
     let deleted = state.platform_configs.delete(*id, force).await?;
     Ok(envelope::ok(PlatformConfigDeletedDto {
         deleted_projects: deleted,

@@ -184,7 +184,8 @@ async fn sync_projects(
 
 /// A text the service refuses when it is empty or only whitespace (`str::trim`):
 /// at least one character outside Unicode's `White_Space`.
-const NOT_BLANK: &str = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+/// Not blank once trimmed (Unicode white space), and no NUL anywhere.
+const NOT_BLANK: &str = "^[^\\u0000]*[^\\u0000\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000]*$";
 
 /// `fileIgnorePatterns`: `null` (inherit the global patterns) or up to 200 globs,
 /// each non-blank and at most 500 characters.

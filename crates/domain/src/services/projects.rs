@@ -177,7 +177,7 @@ impl ProjectService {
         if let Some(Some(patterns)) = &changes.file_ignore_patterns
             && patterns
                 .iter()
-                .any(|p| p.trim().is_empty() || p.len() > MAX_PATTERN_LEN)
+                .any(|p| p.trim().is_empty() || p.chars().count() > MAX_PATTERN_LEN)
         {
             return Err(ServiceError::invalid(
                 "fileIgnorePatterns",
