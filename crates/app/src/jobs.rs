@@ -48,7 +48,14 @@ pub fn shared(config: &Config, monitoring: &Arc<MonitoringService>) -> Vec<Job> 
             let m = m.clone();
             async move {
                 let report = m.prune(days).await.map_err(|e| e.to_string())?;
-                serde_json::to_string(&report).map_err(|e| e.to_string())
+                Ok(format!(
+                    "removed {} system, {} database and {} API metrics, {} health checks, {} job runs",
+                    report.system_metrics,
+                    report.database_metrics,
+                    report.api_metrics,
+                    report.health_checks,
+                    report.job_runs
+                ))
             }
         },
     ));

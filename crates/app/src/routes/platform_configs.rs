@@ -297,6 +297,7 @@ struct CreatePlatformConfigBody {
         pattern = r"^[^\u0000]*[^\u0000\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$"
     )]
     name: String,
+    #[serde(deserialize_with = "super::serde_helpers::from_text")]
     #[schema(schema_with = platform_type_schema)]
     platform_type: PlatformType,
     /// An `http(s)://` URL; stored trimmed, without trailing slashes.
@@ -304,6 +305,7 @@ struct CreatePlatformConfigBody {
     #[schema(schema_with = crate::openapi::base_url)]
     base_url: String,
     /// `token` when absent.
+    #[serde(default, deserialize_with = "super::serde_helpers::from_optional_text")]
     #[schema(schema_with = nullable_auth_type_schema)]
     auth_type: Option<AuthType>,
     #[validate(length(max = 4096))]
@@ -427,11 +429,13 @@ struct UpdatePlatformConfigBody {
     )]
     name: Option<String>,
     /// The platform type cannot change (409 for another one).
+    #[serde(default, deserialize_with = "super::serde_helpers::from_optional_text")]
     #[schema(schema_with = nullable_platform_type_schema)]
     platform_type: Option<PlatformType>,
     #[validate(length(min = 1, max = 2000, message = "must not be empty"))]
     #[schema(schema_with = crate::openapi::base_url)]
     base_url: Option<String>,
+    #[serde(default, deserialize_with = "super::serde_helpers::from_optional_text")]
     #[schema(schema_with = nullable_auth_type_schema)]
     auth_type: Option<AuthType>,
     #[validate(length(max = 4096))]
@@ -548,6 +552,7 @@ async fn delete_platform_config(
 #[derive(Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct TestPlatformConnectionBody {
+    #[serde(deserialize_with = "super::serde_helpers::from_text")]
     #[schema(schema_with = platform_type_schema)]
     platform_type: PlatformType,
     /// An `http(s)://` URL.
@@ -559,6 +564,7 @@ struct TestPlatformConnectionBody {
     #[schema(value_type = String, max_length = 4096, pattern = r"^[^\u0000]*[^\u0000\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$")]
     access_token: Option<String>,
     /// `token` when absent.
+    #[serde(default, deserialize_with = "super::serde_helpers::from_optional_text")]
     #[schema(schema_with = nullable_auth_type_schema)]
     auth_type: Option<AuthType>,
 }

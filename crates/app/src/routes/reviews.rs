@@ -577,6 +577,7 @@ struct ManualMrQuery {
     #[param(value_type = Uuid, required = true)]
     project_id: Option<Uuid>,
     /// Which merge requests (`opened` when absent).
+    #[serde(default, deserialize_with = "super::serde_helpers::from_optional_text")]
     #[param(schema_with = mr_state_schema)]
     state: Option<MrState>,
     /// Only those the platform's search finds for this text.

@@ -48,8 +48,6 @@ pub(super) const TASK_STATUS_FILTERS: [&str; 8] = [
     "superseded",
     "cancelled",
 ];
-/// What the merge-request list's `state` takes (`MrState`).
-pub(super) const MR_STATES: [&str; 4] = ["opened", "merged", "closed", "all"];
 
 /// `values`, or `null`.
 fn nullable_enum(values: &[&'static str], description: &str) -> Object {
@@ -79,7 +77,7 @@ pub(super) fn task_status_filter_schema() -> Object {
 }
 
 pub(super) fn mr_state_schema() -> Object {
-    string_enum(MR_STATES)
+    string_enum(reviewd_domain::model::MrState::ALL.map(reviewd_domain::model::MrState::as_str))
 }
 
 fn task_status_schema() -> Object {

@@ -76,6 +76,7 @@ struct CreateUserBody {
     #[validate(length(min = 8, max = 1024, message = "must be 8 to 1024 characters"))]
     #[schema(min_length = 8, max_length = 1024)]
     password: String,
+    #[serde(deserialize_with = "super::serde_helpers::from_text")]
     #[schema(schema_with = role_schema)]
     role: Role,
 }
@@ -115,6 +116,7 @@ struct UpdateUserBody {
     #[validate(length(min = 8, max = 1024, message = "must be 8 to 1024 characters"))]
     #[schema(min_length = 8, max_length = 1024)]
     password: Option<String>,
+    #[serde(default, deserialize_with = "super::serde_helpers::from_optional_text")]
     #[schema(schema_with = nullable_role_schema)]
     role: Option<Role>,
     /// A disabled user can no longer log in; their sessions and API keys stop working.

@@ -1,11 +1,9 @@
 //! Results of health checks.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 
 /// Ordered from best to worst, so the overall state is the maximum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum HealthStatus {
     Healthy,
     Degraded,
@@ -39,15 +37,11 @@ impl HealthStatus {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CheckType {
-    #[serde(rename = "database")]
     Database,
-    #[serde(rename = "hostA")]
     HostA,
-    #[serde(rename = "ai_provider")]
     AiProvider,
-    #[serde(rename = "disk_space")]
     DiskSpace,
 }
 
@@ -82,8 +76,7 @@ impl CheckType {
 }
 
 /// One check's outcome, as the API shows it and the store keeps it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CheckResult {
     pub check_type: CheckType,
     pub check_name: String,

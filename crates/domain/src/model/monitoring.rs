@@ -1,11 +1,9 @@
 //! Samples of the host, the database and the API, kept for the monitoring endpoints.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 
 /// The host and this process at one moment.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SystemSample {
     /// The replica that took the sample (its hostname and process id).
     pub instance: String,
@@ -24,8 +22,7 @@ pub struct SystemSample {
 }
 
 /// PostgreSQL at one moment: connections, size and a round trip.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DatabaseSample {
     pub total_connections: u32,
     pub active_connections: u32,
@@ -60,8 +57,7 @@ impl ApiBucket {
 }
 
 /// Requests of one route template and method over a period.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RouteStats {
     pub route: String,
     pub method: String,
@@ -75,8 +71,7 @@ pub struct RouteStats {
 }
 
 /// API statistics over a period: totals, rates and the routes, busiest first.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApiStats {
     pub since: DateTime<Utc>,
     pub total_requests: u64,
@@ -185,8 +180,7 @@ pub struct StateCounts {
 }
 
 /// Rows removed by one retention run, per kind.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PruneReport {
     pub system_metrics: u64,
     pub database_metrics: u64,

@@ -254,8 +254,7 @@ pub struct VapidKeys {
 }
 
 /// A browser's push subscription.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PushSubscription {
     pub id: Uuid,
     pub user_id: Option<Uuid>,
@@ -280,8 +279,7 @@ pub struct NewPushSubscription {
 }
 
 /// One delivery (a channel and a recipient).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotificationRecord {
     pub id: Uuid,
     pub review_id: Option<Uuid>,
@@ -306,8 +304,7 @@ pub struct HistoryFilter {
 }
 
 /// Deliveries counted by channel and status.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryCount {
     pub channel: Channel,
     pub status: DeliveryStatus,

@@ -3,16 +3,13 @@
 
 use super::secret::SecretString;
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PlatformType {
-    #[serde(rename = "hostA")]
     HostA,
-    #[serde(rename = "hostB")]
     HostB,
 }
 
@@ -48,11 +45,9 @@ impl FromStr for PlatformType {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AuthType {
     Token,
-    #[serde(rename = "oauth")]
     OAuth,
 }
 
@@ -161,8 +156,7 @@ pub struct TokenIdentity {
 }
 
 /// A project (hostA) or repository (hostB) as the platform describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlatformProject {
     pub id: String,
     pub name: String,
@@ -174,8 +168,7 @@ pub struct PlatformProject {
 }
 
 /// A platform user (project member or search result).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlatformUser {
     pub id: String,
     pub username: String,
@@ -185,8 +178,7 @@ pub struct PlatformUser {
     pub web_url: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MrState {
     Opened,
     Merged,
@@ -194,7 +186,30 @@ pub enum MrState {
     All,
 }
 
+impl FromStr for MrState {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        MrState::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| {
+                format!("unknown merge request state `{s}` (opened, merged, closed or all)")
+            })
+    }
+}
+
 impl MrState {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MrState::Opened => "opened",
+            MrState::Merged => "merged",
+            MrState::Closed => "closed",
+            MrState::All => "all",
+        }
+    }
+
     pub const ALL: [MrState; 4] = [
         MrState::Opened,
         MrState::Merged,
@@ -204,8 +219,7 @@ impl MrState {
 }
 
 /// A merge request (hostA) or pull request (hostB).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MergeRequest {
     pub iid: i64,
     pub title: String,
@@ -225,8 +239,7 @@ pub struct MergeRequest {
 }
 
 /// A webhook registered on a platform project.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlatformWebhook {
     pub id: String,
     pub url: String,

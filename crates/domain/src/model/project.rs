@@ -4,13 +4,11 @@
 use super::PlatformType;
 use crate::ports::ProjectRef;
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 use uuid::Uuid;
 
 /// The state of a project's webhook on its platform; no value means not configured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WebhookStatus {
     Active,
     Inactive,
@@ -128,8 +126,7 @@ pub struct ProjectFilter {
 }
 
 /// Settings every project inherits unless it overrides them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GlobalSettings {
     pub auto_review: bool,
     pub send_to_platform: bool,
@@ -138,8 +135,7 @@ pub struct GlobalSettings {
 }
 
 /// Aggregates over all projects.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProjectStats {
     pub total: u64,
     pub enabled: u64,
@@ -159,8 +155,7 @@ pub struct ProjectStats {
 }
 
 /// A review as listed in a project's workspace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewSummary {
     pub id: Uuid,
     pub mr_iid: i64,
@@ -175,8 +170,7 @@ pub struct ReviewSummary {
 }
 
 /// One review task of a project's pipeline history.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PipelineEntry {
     pub id: Uuid,
     pub review_id: Option<Uuid>,

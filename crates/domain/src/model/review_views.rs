@@ -1,11 +1,9 @@
 //! Read models of reviews, as the API lists them.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use uuid::Uuid;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReviewListItem {
     pub id: Uuid,
     pub project_id: Uuid,
@@ -24,10 +22,8 @@ pub struct ReviewListItem {
     pub completed_at: Option<DateTime<Utc>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReviewDetail {
-    #[serde(flatten)]
     pub item: ReviewListItem,
     pub base_commit_sha: Option<String>,
     pub head_commit_sha: String,
@@ -44,8 +40,7 @@ pub struct ReviewDetail {
 }
 
 /// Aggregates of the filtered set of the review list.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReviewStats {
     pub total: u64,
     pub pending: u64,
@@ -66,8 +61,7 @@ pub struct ReviewFilter {
     pub triggered_by: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommentItem {
     pub id: Uuid,
     pub review_id: Uuid,
@@ -75,15 +69,13 @@ pub struct CommentItem {
     pub line_number: i32,
     pub severity: String,
     pub message: String,
-    #[serde(rename = "hostADiscussionId")]
     pub host_a_discussion_id: Option<String>,
     pub round_number: i32,
     pub posted_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FileItem {
     pub id: Uuid,
     pub file_path: String,
@@ -100,8 +92,7 @@ pub struct FileItem {
     pub completed_at: Option<DateTime<Utc>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RoundItem {
     pub id: Uuid,
     pub round_number: i32,
@@ -114,8 +105,7 @@ pub struct RoundItem {
     pub completed_at: Option<DateTime<Utc>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FeedbackItem {
     pub id: Uuid,
     pub feedback_type: String,
@@ -124,8 +114,7 @@ pub struct FeedbackItem {
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AiLogItem {
     pub id: Uuid,
     pub provider: String,
@@ -141,8 +130,7 @@ pub struct AiLogItem {
 }
 
 /// Execution log of the tasks that produced a review.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TaskLogLine {
     pub task_id: Uuid,
     pub line_no: i32,
@@ -150,8 +138,7 @@ pub struct TaskLogLine {
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TemplateItem {
     pub id: Uuid,
     pub name: String,
@@ -160,8 +147,7 @@ pub struct TemplateItem {
     pub project_id: Option<Uuid>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RuleItem {
     pub id: Uuid,
     pub rule_name: String,

@@ -1,27 +1,18 @@
 //! Roles and the permissions they grant (the contract's permission table).
 
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
 /// What a user may do beyond being authenticated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Permission {
-    #[serde(rename = "review:create")]
     ReviewCreate,
-    #[serde(rename = "project:create")]
     ProjectCreate,
-    #[serde(rename = "project:update")]
     ProjectUpdate,
-    #[serde(rename = "project:delete")]
     ProjectDelete,
-    #[serde(rename = "config:create")]
     ConfigCreate,
-    #[serde(rename = "config:update")]
     ConfigUpdate,
-    #[serde(rename = "config:delete")]
     ConfigDelete,
-    #[serde(rename = "notification:delete")]
     NotificationDelete,
 }
 
@@ -62,8 +53,7 @@ impl fmt::Display for Permission {
 /// A user's role. `admin` can do everything, including reading raw access tokens;
 /// `maintainer` holds every listed permission; `developer` may trigger reviews;
 /// `viewer` reads only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
     Admin,
     Maintainer,

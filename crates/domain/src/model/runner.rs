@@ -35,8 +35,7 @@ impl RunnerStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Runner {
     pub id: String,
     pub name: String,

@@ -1,12 +1,10 @@
 //! Review tasks: the Postgres record of each unit of queued review work.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TriggeredBy {
     Auto,
     Manual,
@@ -26,8 +24,7 @@ impl TriggeredBy {
 
 /// Where a task is in its life. `queued` → `processing` → `completed`/`failed`;
 /// a queued task whose MR got a newer head becomes `superseded`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TaskStatus {
     Queued,
     Processing,

@@ -80,8 +80,7 @@ impl ApiTally {
 }
 
 /// What one collection stored.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Collected {
     pub system: SystemSample,
     pub database: DatabaseSample,
@@ -90,8 +89,7 @@ pub struct Collected {
 }
 
 /// The overview: the host and database now, and the API over the last 24 hours.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Overview {
     pub system: SystemSample,
     pub database: DatabaseSample,

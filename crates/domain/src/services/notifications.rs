@@ -39,8 +39,7 @@ pub struct NotifySettings {
 }
 
 /// The outcome of a test delivery.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestResult {
     pub channel: Channel,
     pub success: bool,

@@ -13,13 +13,11 @@ use crate::ports::{
     SettingsRepository,
 };
 use crate::{Page, PageRequest};
-use serde::Serialize;
 use std::sync::Arc;
 use uuid::Uuid;
 
 /// One project a sync could not store.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncFailure {
     pub platform_project_id: String,
     pub full_path: String,
@@ -34,8 +32,7 @@ pub struct SyncReport {
 }
 
 /// A project's settings with the global values it inherits filled in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedProjectConfig {
     pub project_id: Uuid,
     pub enabled: bool,

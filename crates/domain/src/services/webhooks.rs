@@ -8,13 +8,11 @@ use crate::model::{PlatformType, Project, WebhookState, WebhookStatus};
 use crate::ports::{
     PlatformClients, PlatformConfigRepository, PlatformError, ProjectRepository, RepoError,
 };
-use serde::Serialize;
 use std::sync::Arc;
 use uuid::Uuid;
 
 /// Result of one project in a batch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookResult {
     pub project_id: Uuid,
     pub success: bool,
@@ -24,8 +22,7 @@ pub struct WebhookResult {
 }
 
 /// Counts of a verification pass over all projects.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VerifySummary {
     pub checked: u64,
     pub active: u64,
