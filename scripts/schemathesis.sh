@@ -60,6 +60,7 @@ for _ in $(seq 1 100); do
     sleep 0.2
 done
 
+reviewd_pg_psql -d "$db" -v ON_ERROR_STOP=1 -q -f tests/schemathesis/seed.sql
 curl -fsS "$base/api/openapi.json" -o "$out/openapi.json"
 "$venv/bin/openapi-spec-validator" "$out/openapi.json"
 

@@ -384,8 +384,8 @@ async fn settings_patch_and_resolved_config() {
             json!({ "aiConfigId": uuid::Uuid::new_v4() }),
         )
         .await,
-        StatusCode::BAD_REQUEST,
-        "VALIDATION_FAILED",
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
     )
     .await;
     expect_error(

@@ -166,10 +166,8 @@ impl ProjectService {
         if let Some(Some(ai_config_id)) = changes.ai_config_id
             && !self.settings.ai_config_exists(ai_config_id).await?
         {
-            return Err(ServiceError::invalid(
-                "aiConfigId",
-                "no AI configuration has this id",
-            ));
+            // An id that names nothing is a 404, like an unknown template on a trigger.
+            return Err(ServiceError::NotFound("AI configuration"));
         }
         if let Some(Some(patterns)) = &changes.file_ignore_patterns
             && patterns
