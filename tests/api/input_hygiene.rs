@@ -525,3 +525,35 @@ async fn force_is_true_or_false_and_nothing_else() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_name_is_one_readable_line() {
+    let app = TestApp::spawn().await;
+    let root = app.root().await;
+    for (path, body, field) in [
+        ("/api/api-keys", json!({ "name": "ci\nkey" }), "name"),
+        (
+            "/api/users",
+            json!({ "email": "dev@example.com", "name": "dev\u{7}", "password": "a-long-password-1", "role": "developer" }),
+            "name",
+        ),
+        (
+            "/api/reviews/templates",
+            json!({ "name": "\t", "content": "Review it." }),
+            "name",
+        ),
+        (
+            "/api/platform-configs",
+            json!({ "name": "gitlab\u{85}", "platformType": "hostA", "baseUrl": "https://gitlab.example.com", "accessToken": "t" }),
+            "name",
+        ),
+    ] {
+        let body = expect_error(
+            root.post(path, body).await,
+            StatusCode::BAD_REQUEST,
+            "VALIDATION_FAILED",
+        )
+        .await;
+        assert_eq!(fields(&body), [field], "{path}");
+    }
+}

@@ -6,6 +6,7 @@ mod choices;
 mod dates;
 mod json;
 mod pagination;
+mod text;
 
 pub use auth::{
     AuthUser, RequireAdmin, RequirePermission, SESSION_COOKIE, perm, session_cookie,
@@ -18,3 +19,4 @@ pub use json::{
     path_config, query_config,
 };
 pub use pagination::PageParams;
+pub use text::single_line;

@@ -68,7 +68,12 @@ async fn list_api_keys(
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CreateApiKeyBody {
     #[validate(length(min = 1, max = 100, message = "must be 1 to 100 characters"))]
-    #[schema(min_length = 1, max_length = 100)]
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    #[validate(custom(function = "crate::extract::single_line"))]
     name: String,
     expires_at: Option<DateTime<Utc>>,
 }

@@ -294,8 +294,9 @@ struct CreatePlatformConfigBody {
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
     #[schema(
         max_length = 200,
-        pattern = r"^[^\u0000]*[^\u0000\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$"
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
     )]
+    #[validate(custom(function = "crate::extract::single_line"))]
     name: String,
     #[serde(deserialize_with = "super::serde_helpers::from_text")]
     #[schema(schema_with = platform_type_schema)]
@@ -425,8 +426,9 @@ struct UpdatePlatformConfigBody {
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
     #[schema(
         max_length = 200,
-        pattern = r"^[^\u0000]*[^\u0000\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$"
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
     )]
+    #[validate(custom(function = "crate::extract::single_line"))]
     name: Option<String>,
     /// The platform type cannot change (409 for another one).
     #[serde(default, deserialize_with = "super::serde_helpers::from_optional_text")]

@@ -71,7 +71,12 @@ struct CreateUserBody {
     #[schema(format = Email, max_length = 320)]
     email: String,
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    #[validate(custom(function = "crate::extract::single_line"))]
     name: String,
     #[validate(length(min = 8, max = 1024, message = "must be 8 to 1024 characters"))]
     #[schema(min_length = 8, max_length = 1024)]
@@ -111,7 +116,12 @@ struct UpdateUserBody {
     #[schema(format = Email, max_length = 320)]
     email: Option<String>,
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    #[validate(custom(function = "crate::extract::single_line"))]
     name: Option<String>,
     #[validate(length(min = 8, max = 1024, message = "must be 8 to 1024 characters"))]
     #[schema(min_length = 8, max_length = 1024)]
