@@ -557,3 +557,21 @@ async fn a_name_is_one_readable_line() {
         assert_eq!(fields(&body), [field], "{path}");
     }
 }
+
+#[tokio::test]
+async fn a_heartbeat_out_of_range_names_the_field_as_the_body_does() {
+    let app = TestApp::spawn().await;
+    let key = api_key(&app).await;
+    let body = expect_error(
+        app.with_api_key(&key)
+            .post(
+                "/api/runners/any-runner/heartbeat",
+                json!({ "status": "online", "currentJobs": -1 }),
+            )
+            .await,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_FAILED",
+    )
+    .await;
+    assert_eq!(fields(&body), ["currentJobs"]);
+}

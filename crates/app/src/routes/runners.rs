@@ -340,11 +340,11 @@ async fn runner_heartbeat(
     body: web::Json<protocol::Heartbeat>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    // Checked before anything else, with the error the body's `validator` rule gave.
+    // Checked before anything else; named as the body names it.
     if !(0..=protocol::MAX_CURRENT_JOBS).contains(&body.current_jobs) {
         return Err(ApiError::invalid_fields(&[FieldError::new(
-            "current_jobs",
-            "range",
+            "currentJobs",
+            format!("must be from 0 to {}", protocol::MAX_CURRENT_JOBS),
         )]));
     }
     let key = api_key(&user)?;
