@@ -13,7 +13,7 @@ source scripts/common.sh
 reviewd_cargo_env
 
 # Infrastructure crates the domain crate must never reach (see docs/architecture.md).
-forbidden=(diesel diesel-async actix-web octocrab deadpool-redis redis reqwest lettre gitlab utoipa reviewd-runner-protocol)
+forbidden=(diesel diesel-async actix-web octocrab deadpool-redis redis reqwest lettre gitlab tokio utoipa reviewd-runner-protocol)
 
 failed=()
 

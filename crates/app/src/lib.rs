@@ -3,6 +3,7 @@
 
 pub mod ai;
 pub mod backup;
+pub mod clock;
 pub mod config;
 pub mod cors;
 pub mod csrf;

@@ -280,6 +280,7 @@ impl Application {
             Arc::new(PgReviewQueries::new(pool.clone())),
             notifiers,
             Arc::new(reviewd_notify::P256VapidKeys),
+            Arc::new(crate::clock::SystemClock),
             NotifySettings {
                 max_attempts: config.notify_max_attempts,
                 retry_base: Duration::from_millis(config.notify_retry_base_ms),

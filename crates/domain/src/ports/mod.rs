@@ -4,6 +4,7 @@
 pub mod ai_provider;
 pub mod api_key_repository;
 pub mod catalog_repository;
+pub mod clock;
 pub mod credentials;
 pub mod health_checks;
 pub mod health_probe;
@@ -26,6 +27,7 @@ pub mod user_repository;
 pub use ai_provider::{AiCompletion, AiError, AiProvider, AiRequest, TokenUsage};
 pub use api_key_repository::ApiKeyRepository;
 pub use catalog_repository::{ActiveRule, CatalogRepository, RuleChanges, TemplateChanges};
+pub use clock::Clock;
 pub use credentials::{CredentialError, PasswordHasher, TokenHasher};
 pub use health_checks::{DiskSpace, DiskUsage, HealthCheckRepository};
 pub use health_probe::{HealthProbe, ProbeError};

@@ -12,7 +12,8 @@ use crate::model::notification::{
 use crate::model::review::ReviewStatus;
 use crate::pagination::{Page, PageRequest};
 use crate::ports::{
-    NewDelivery, NotificationRepository, Notifier, NotifyError, ReviewQueries, VapidKeyGenerator,
+    Clock, NewDelivery, NotificationRepository, Notifier, NotifyError, ReviewQueries,
+    VapidKeyGenerator,
 };
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
@@ -52,6 +53,8 @@ pub struct NotificationService {
     reviews: Arc<dyn ReviewQueries>,
     notifiers: HashMap<Channel, Arc<dyn Notifier>>,
     vapid: Arc<dyn VapidKeyGenerator>,
+    /// The waits between attempts go through it (no runtime in the domain).
+    clock: Arc<dyn Clock>,
     settings: NotifySettings,
 }
 
@@ -61,6 +64,7 @@ impl NotificationService {
         reviews: Arc<dyn ReviewQueries>,
         notifiers: Vec<Arc<dyn Notifier>>,
         vapid: Arc<dyn VapidKeyGenerator>,
+        clock: Arc<dyn Clock>,
         settings: NotifySettings,
     ) -> Self {
         Self {
@@ -68,6 +72,7 @@ impl NotificationService {
             reviews,
             notifiers: notifiers.into_iter().map(|n| (n.channel(), n)).collect(),
             vapid,
+            clock,
             settings,
         }
     }
@@ -364,7 +369,7 @@ impl NotificationService {
                 Err(e) if e.retryable() && !last => {
                     let delay = self.settings.retry_base * 2u32.saturating_pow(attempt - 1);
                     tracing::warn!(notification.id = %record_id, channel = channel.as_str(), attempt, error = %e, "notifications.retrying");
-                    tokio::time::sleep(delay).await;
+                    self.clock.sleep(delay).await;
                 }
                 Err(e) => {
                     tracing::warn!(notification.id = %record_id, channel = channel.as_str(), attempt, error = %e, "notifications.failed");
