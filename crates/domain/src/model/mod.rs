@@ -2,6 +2,7 @@
 
 pub mod api_key;
 pub mod diff;
+pub mod grade;
 pub mod health;
 pub mod monitoring;
 pub mod notification;
@@ -11,6 +12,7 @@ pub mod project;
 pub mod review;
 pub mod review_views;
 pub mod role;
+pub mod rule;
 pub mod runner;
 pub mod secret;
 pub mod session;

@@ -2,7 +2,6 @@
 //! settings they inherit.
 
 use super::PlatformType;
-use crate::ports::ProjectRef;
 use chrono::{DateTime, Utc};
 use std::str::FromStr;
 use uuid::Uuid;
@@ -195,4 +194,12 @@ pub struct PipelineFilter {
     pub status: Option<String>,
     pub triggered_by: Option<String>,
     pub mr_iid: Option<i64>,
+}
+
+/// Which project an operation addresses: hostA calls use the numeric id, hostB calls
+/// the `owner/name` path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectRef {
+    pub id: String,
+    pub full_path: String,
 }

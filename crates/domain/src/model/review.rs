@@ -3,7 +3,7 @@
 
 use super::diff::ChangeType;
 use super::task::TriggeredBy;
-use crate::review::rating::{Rating, Severity};
+use crate::model::grade::{Rating, Severity};
 use uuid::Uuid;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Runners: agents that register, heartbeat, claim review tasks and submit results.
 
 use crate::model::diff::ChangeType;
-use crate::review::rating::Severity;
+use crate::model::grade::Severity;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -222,7 +222,7 @@ impl std::fmt::Debug for RunnerAiConfig {
 }
 
 /// A rule as a runner applies it: the engine's own, matched by the same code.
-pub type RunnerRule = crate::ports::ActiveRule;
+pub type RunnerRule = crate::model::rule::ActiveRule;
 
 /// A task as a runner receives it from `GET /api/runners/tasks/pending`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

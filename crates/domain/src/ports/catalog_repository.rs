@@ -26,17 +26,7 @@ pub struct RuleChanges {
     pub project_id: Option<Option<Uuid>>,
 }
 
-/// A rule as the engine applies it (and as a runner receives it with its task).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ActiveRule {
-    pub id: Uuid,
-    pub rule_name: String,
-    pub instructions: String,
-    pub file_type_patterns: Vec<String>,
-    pub file_path_patterns: Vec<String>,
-    pub priority: i32,
-}
+pub use crate::model::rule::ActiveRule;
 
 /// Review templates and rules.
 #[async_trait]

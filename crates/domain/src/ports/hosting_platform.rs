@@ -38,13 +38,7 @@ pub enum PlatformError {
     InvalidResponse(String),
 }
 
-/// Which project an operation addresses: hostA calls use the numeric id, hostB calls
-/// the `owner/name` path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProjectRef {
-    pub id: String,
-    pub full_path: String,
-}
+pub use crate::model::project::ProjectRef;
 
 /// One platform instance through one token. Every method is bounded by a timeout
 /// and retried by the adapter where safe; errors are reported as [`PlatformError`].

@@ -4,74 +4,7 @@
 //! D ≥ 60, else F. `rating_low` notifications fire when the score is below the
 //! configured threshold (70 by default).
 
-use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-
-    /// Points a comment of this severity costs.
-    #[must_use]
-    pub fn penalty(self) -> u32 {
-        match self {
-            Severity::Error => 15,
-            Severity::Warning => 5,
-            Severity::Info => 1,
-        }
-    }
-}
-
-impl FromStr for Severity {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "info" => Ok(Severity::Info),
-            "warning" => Ok(Severity::Warning),
-            "error" => Ok(Severity::Error),
-            other => Err(format!(
-                "unknown severity `{other}` (expected info, warning or error)"
-            )),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Rating {
-    A,
-    B,
-    C,
-    D,
-    F,
-}
-
-impl fmt::Display for Rating {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Rating::A => "A",
-            Rating::B => "B",
-            Rating::C => "C",
-            Rating::D => "D",
-            Rating::F => "F",
-        })
-    }
-}
+pub use crate::model::grade::{Rating, Severity};
 
 /// The score of a set of comments, 0 to 100.
 #[must_use]
