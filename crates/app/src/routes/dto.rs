@@ -2,7 +2,7 @@
 
 use crate::openapi::string_enum;
 use chrono::{DateTime, Utc};
-use reviewd_domain::model::{Permission, Role, User};
+use reviewd_domain::model::{MergeRequest, Permission, PlatformUser, Role, User};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
@@ -74,6 +74,75 @@ impl From<User> for UserDto {
             disabled: u.disabled,
             created_at: u.created_at,
             updated_at: u.updated_at,
+        }
+    }
+}
+
+/// A user of a platform (a project's member, a hostA user found by search).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlatformUserDto {
+    id: String,
+    username: String,
+    name: String,
+    avatar_url: String,
+    state: String,
+    web_url: String,
+}
+
+impl From<PlatformUser> for PlatformUserDto {
+    fn from(u: PlatformUser) -> Self {
+        PlatformUserDto {
+            id: u.id,
+            username: u.username,
+            name: u.name,
+            avatar_url: u.avatar_url,
+            state: u.state,
+            web_url: u.web_url,
+        }
+    }
+}
+
+/// A merge request (hostA) or pull request (hostB) as its platform lists it.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MergeRequestDto {
+    iid: i64,
+    title: String,
+    description: Option<String>,
+    /// The platform's own word for it (`opened`, `merged`, `closed`...).
+    state: String,
+    web_url: String,
+    source_branch: String,
+    target_branch: String,
+    author_id: Option<String>,
+    author_username: Option<String>,
+    head_sha: Option<String>,
+    base_sha: Option<String>,
+    start_sha: Option<String>,
+    draft: bool,
+    created_at: Option<DateTime<Utc>>,
+    updated_at: Option<DateTime<Utc>>,
+}
+
+impl From<MergeRequest> for MergeRequestDto {
+    fn from(m: MergeRequest) -> Self {
+        MergeRequestDto {
+            iid: m.iid,
+            title: m.title,
+            description: m.description,
+            state: m.state,
+            web_url: m.web_url,
+            source_branch: m.source_branch,
+            target_branch: m.target_branch,
+            author_id: m.author_id,
+            author_username: m.author_username,
+            head_sha: m.head_sha,
+            base_sha: m.base_sha,
+            start_sha: m.start_sha,
+            draft: m.draft,
+            created_at: m.created_at,
+            updated_at: m.updated_at,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `/api/platform-configs`: connections to hostA/hostB instances. Secrets are shown
 //! as `***` in every response except the admin-only access-token endpoint.
 
-use super::dto::nullable_string_enum;
+use super::dto::{PlatformUserDto, nullable_string_enum};
 use crate::envelope::{self, Data, Items};
 use crate::error::ApiError;
 use crate::extract::{AuthUser, PageParams, RequireAdmin, RequirePermission, ValidatedJson, perm};
@@ -657,31 +657,6 @@ struct HostAUsersQuery {
     page: PageParams,
 }
 
-/// A user of the hostA instance.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct HostAUserDto {
-    id: String,
-    username: String,
-    name: String,
-    avatar_url: String,
-    state: String,
-    web_url: String,
-}
-
-impl From<PlatformUser> for HostAUserDto {
-    fn from(u: PlatformUser) -> Self {
-        HostAUserDto {
-            id: u.id,
-            username: u.username,
-            name: u.name,
-            avatar_url: u.avatar_url,
-            state: u.state,
-            web_url: u.web_url,
-        }
-    }
-}
-
 /// Where the platform's list stands.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -697,7 +672,7 @@ pub struct HostAUsersPaginationDto {
 #[derive(Serialize, ToSchema)]
 pub struct HostAUsersDto {
     pagination: HostAUsersPaginationDto,
-    users: Vec<HostAUserDto>,
+    users: Vec<PlatformUserDto>,
 }
 
 impl From<PlatformPage<PlatformUser>> for HostAUsersDto {
@@ -709,7 +684,7 @@ impl From<PlatformPage<PlatformUser>> for HostAUsersDto {
                 per_page: page.per_page,
                 total: page.total,
             },
-            users: page.items.into_iter().map(HostAUserDto::from).collect(),
+            users: page.items.into_iter().map(PlatformUserDto::from).collect(),
         }
     }
 }

@@ -1,12 +1,12 @@
 //! `/api/projects`: synced projects, their settings, live platform views and webhooks.
 
+use super::dto::{MergeRequestDto, PlatformUserDto};
 use super::projects_dto::{
-    PlatformPaginated, ProjectBody, ProjectDto, ProjectMemberDto, ProjectMergeRequestDto,
-    ProjectOnPlatformBody, ProjectOnPlatformDto, ProjectPipelineDto, ProjectReviewSummaryDto,
-    ProjectStatsBody, ProjectStatsDto, ProjectSyncReport, ProjectWebhookAction,
-    ProjectWorkspaceBody, ProjectWorkspaceDto, ProjectsDeleted, ResolvedProjectConfigBody,
-    ResolvedProjectConfigDto, SyncFailureDto, WebhookBatchReport, WebhookResultDto,
-    WebhookVerifySummaryDto, platform_type_schema,
+    PlatformPaginated, ProjectBody, ProjectDto, ProjectOnPlatformBody, ProjectOnPlatformDto,
+    ProjectPipelineDto, ProjectReviewSummaryDto, ProjectStatsBody, ProjectStatsDto,
+    ProjectSyncReport, ProjectWebhookAction, ProjectWorkspaceBody, ProjectWorkspaceDto,
+    ProjectsDeleted, ResolvedProjectConfigBody, ResolvedProjectConfigDto, SyncFailureDto,
+    WebhookBatchReport, WebhookResultDto, WebhookVerifySummaryDto, platform_type_schema,
 };
 use super::serde_helpers::double_option;
 use crate::envelope::{self, Data, Items, Paginated, Success};
@@ -346,7 +346,7 @@ struct ProjectMembersQuery {
 /// platform tells it.
 #[utoipa::path(
     params(ProjectMembersQuery, PageParams),
-    responses((status = 200, body = PlatformPaginated<ProjectMemberDto>))
+    responses((status = 200, body = PlatformPaginated<PlatformUserDto>))
 )]
 #[get("/{id}/members")]
 async fn list_project_members(
@@ -360,7 +360,7 @@ async fn list_project_members(
         .projects
         .members(*id, query.search.as_deref(), page)
         .await?;
-    Ok(HttpResponse::Ok().json(PlatformPaginated::of(members, ProjectMemberDto::from)))
+    Ok(HttpResponse::Ok().json(PlatformPaginated::of(members, PlatformUserDto::from)))
 }
 
 /// `opened` (the default), `merged`, `closed` or `all`.
@@ -387,7 +387,7 @@ struct ProjectMergeRequestsQuery {
 /// The project's merge requests (pull requests on hostB) on its platform, read live.
 #[utoipa::path(
     params(ProjectMergeRequestsQuery, PageParams),
-    responses((status = 200, body = PlatformPaginated<ProjectMergeRequestDto>))
+    responses((status = 200, body = PlatformPaginated<MergeRequestDto>))
 )]
 #[get("/{id}/merge-requests")]
 async fn list_project_merge_requests(
@@ -402,10 +402,7 @@ async fn list_project_merge_requests(
         .projects
         .merge_requests(*id, mr_state, query.search.as_deref(), page)
         .await?;
-    Ok(HttpResponse::Ok().json(PlatformPaginated::of(
-        merge_requests,
-        ProjectMergeRequestDto::from,
-    )))
+    Ok(HttpResponse::Ok().json(PlatformPaginated::of(merge_requests, MergeRequestDto::from)))
 }
 
 const PIPELINE_STATUSES: [&str; 6] = [

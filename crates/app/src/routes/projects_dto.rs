@@ -5,8 +5,8 @@ use crate::envelope::Items;
 use crate::openapi::string_enum;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::{
-    MergeRequest, PipelineEntry, PlatformPage, PlatformProject, PlatformType, PlatformUser,
-    Project, ProjectStats, ReviewSummary, WebhookStatus,
+    PipelineEntry, PlatformPage, PlatformProject, PlatformType, Project, ProjectStats,
+    ReviewSummary, WebhookStatus,
 };
 use reviewd_domain::services::{ResolvedProjectConfig, SyncFailure, VerifySummary, WebhookResult};
 use serde::Serialize;
@@ -356,74 +356,6 @@ impl From<PlatformProject> for ProjectOnPlatformDto {
 #[derive(Serialize, ToSchema)]
 pub struct ProjectOnPlatformBody {
     pub project: ProjectOnPlatformDto,
-}
-
-/// A member of the project on its platform.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ProjectMemberDto {
-    id: String,
-    username: String,
-    name: String,
-    avatar_url: String,
-    state: String,
-    web_url: String,
-}
-
-impl From<PlatformUser> for ProjectMemberDto {
-    fn from(u: PlatformUser) -> Self {
-        ProjectMemberDto {
-            id: u.id,
-            username: u.username,
-            name: u.name,
-            avatar_url: u.avatar_url,
-            state: u.state,
-            web_url: u.web_url,
-        }
-    }
-}
-
-/// A merge request (hostA) or pull request (hostB) as the platform lists it.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ProjectMergeRequestDto {
-    iid: i64,
-    title: String,
-    description: Option<String>,
-    state: String,
-    web_url: String,
-    source_branch: String,
-    target_branch: String,
-    author_id: Option<String>,
-    author_username: Option<String>,
-    head_sha: Option<String>,
-    base_sha: Option<String>,
-    start_sha: Option<String>,
-    draft: bool,
-    created_at: Option<DateTime<Utc>>,
-    updated_at: Option<DateTime<Utc>>,
-}
-
-impl From<MergeRequest> for ProjectMergeRequestDto {
-    fn from(m: MergeRequest) -> Self {
-        ProjectMergeRequestDto {
-            iid: m.iid,
-            title: m.title,
-            description: m.description,
-            state: m.state,
-            web_url: m.web_url,
-            source_branch: m.source_branch,
-            target_branch: m.target_branch,
-            author_id: m.author_id,
-            author_username: m.author_username,
-            head_sha: m.head_sha,
-            base_sha: m.base_sha,
-            start_sha: m.start_sha,
-            draft: m.draft,
-            created_at: m.created_at,
-            updated_at: m.updated_at,
-        }
-    }
 }
 
 /// Where a page read live from a platform stands: the total (and so the page count)

@@ -1,10 +1,11 @@
 //! `/api/reviews`: the review history and everything recorded about a review, the
 //! manual trigger and the queue's task records.
 
+use super::dto::MergeRequestDto;
 use super::reviews_dto::{
-    AI_CALL_STATUSES, ManualMergeRequestDto, ManualMergeRequests, ManualReviewProjectDto,
-    OneReview, OneReviewTask, REVIEW_STATUSES, RetriedReviewFile, ReviewAiLogDto, ReviewCommentDto,
-    ReviewExecutionLog, ReviewFeedbackDto, ReviewFeedbacks, ReviewFileDto, ReviewFileProgressDto,
+    AI_CALL_STATUSES, ManualMergeRequests, ManualReviewProjectDto, OneReview, OneReviewTask,
+    REVIEW_STATUSES, RetriedReviewFile, ReviewAiLogDto, ReviewCommentDto, ReviewExecutionLog,
+    ReviewFeedbackDto, ReviewFeedbacks, ReviewFileDto, ReviewFileProgressDto,
     ReviewFileProgressReport, ReviewFiles, ReviewItemsPage, ReviewListItemDto, ReviewPage,
     ReviewPageData, ReviewRoundDto, ReviewRounds, ReviewRuleDto, ReviewRules, ReviewTaskDto,
     ReviewTaskLogLineDto, ReviewTemplateDto, ReviewTemplates, SEVERITIES, TriggeredReview,
@@ -612,11 +613,7 @@ async fn list_manual_merge_requests(
         )
         .await?;
     Ok(envelope::ok(ManualMergeRequests {
-        items: mrs
-            .items
-            .into_iter()
-            .map(ManualMergeRequestDto::from)
-            .collect(),
+        items: mrs.items.into_iter().map(MergeRequestDto::from).collect(),
         has_next: mrs.has_next,
     }))
 }

@@ -2,6 +2,7 @@
 //! `catalog`): mirrors of the domain's review read models and task records, and the
 //! envelopes their lists come in.
 
+use super::dto::MergeRequestDto;
 use crate::envelope::{Items, PageMeta};
 use crate::openapi::string_enum;
 use chrono::{DateTime, Utc};
@@ -9,9 +10,7 @@ use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewListItem, ReviewStats,
     RoundItem, RuleItem, TaskLogLine, TemplateItem,
 };
-use reviewd_domain::model::{
-    MergeRequest, PlatformType, Project, ReviewTask, TaskStatus, TriggeredBy,
-};
+use reviewd_domain::model::{PlatformType, Project, ReviewTask, TaskStatus, TriggeredBy};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -685,55 +684,11 @@ impl From<Project> for ManualReviewProjectDto {
     }
 }
 
-/// A merge request (hostA) or pull request (hostB) as its platform lists it.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct ManualMergeRequestDto {
-    iid: i64,
-    title: String,
-    description: Option<String>,
-    /// The platform's own word for it (`opened`, `merged`, `closed`...).
-    state: String,
-    web_url: String,
-    source_branch: String,
-    target_branch: String,
-    author_id: Option<String>,
-    author_username: Option<String>,
-    head_sha: Option<String>,
-    base_sha: Option<String>,
-    start_sha: Option<String>,
-    draft: bool,
-    created_at: Option<DateTime<Utc>>,
-    updated_at: Option<DateTime<Utc>>,
-}
-
-impl From<MergeRequest> for ManualMergeRequestDto {
-    fn from(m: MergeRequest) -> Self {
-        ManualMergeRequestDto {
-            iid: m.iid,
-            title: m.title,
-            description: m.description,
-            state: m.state,
-            web_url: m.web_url,
-            source_branch: m.source_branch,
-            target_branch: m.target_branch,
-            author_id: m.author_id,
-            author_username: m.author_username,
-            head_sha: m.head_sha,
-            base_sha: m.base_sha,
-            start_sha: m.start_sha,
-            draft: m.draft,
-            created_at: m.created_at,
-            updated_at: m.updated_at,
-        }
-    }
-}
-
 /// A page of a project's merge requests, read from its platform.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct ManualMergeRequests {
-    pub items: Vec<ManualMergeRequestDto>,
+    pub items: Vec<MergeRequestDto>,
     /// Whether the platform has a next page.
     pub has_next: bool,
 }
