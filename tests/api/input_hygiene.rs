@@ -7,6 +7,14 @@ use crate::runners::api_key;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+/// A browser's push subscription keys (valid shapes).
+fn push_keys() -> Value {
+    json!({
+        "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+        "auth": "tBHItJI5svbpez7KI4CCXg"
+    })
+}
+
 /// The field names of a `VALIDATION_FAILED` answer.
 fn fields(body: &Value) -> Vec<String> {
     body["error"]["details"]["fields"]
@@ -277,9 +285,7 @@ async fn a_push_subscription_is_answered_200() {
     let r = root
         .post(
             "/api/notifications/push/subscribe",
-            json!({ "endpoint": "https://push.example.com/send/abc", "keys": {
-                "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
-                "auth": "tBHItJI5svbpez7KI4CCXg" } }),
+            json!({ "endpoint": "https://push.example.com/send/abc", "keys": push_keys() }),
         )
         .await;
     assert_eq!(r.status(), StatusCode::OK);
@@ -375,9 +381,7 @@ async fn urls_the_server_will_call_are_parsed_as_its_client_parses_them() {
     let body = expect_error(
         root.post(
             "/api/notifications/push/subscribe",
-            json!({ "endpoint": "https://0x7f000001/push", "keys": {
-                "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
-                "auth": "tBHItJI5svbpez7KI4CCXg" } }),
+            json!({ "endpoint": "https://0x7f000001/push", "keys": push_keys() }),
         )
         .await,
         StatusCode::BAD_REQUEST,
@@ -394,9 +398,7 @@ async fn a_push_expiry_past_year_9999_is_refused_not_stored() {
     expect_error(
         root.post(
             "/api/notifications/push/subscribe",
-            json!({ "endpoint": "https://push.example.com/send/abc", "expirationTime": 3_162_240_000_000_000_i64, "keys": {
-                "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
-                "auth": "tBHItJI5svbpez7KI4CCXg" } }),
+            json!({ "endpoint": "https://push.example.com/send/abc", "expirationTime": 3_162_240_000_000_000_i64, "keys": push_keys() }),
         )
         .await,
         StatusCode::BAD_REQUEST,
@@ -541,6 +543,11 @@ async fn a_name_is_one_readable_line() {
             "/api/reviews/templates",
             json!({ "name": "\t", "content": "Review it." }),
             "name",
+        ),
+        (
+            "/api/reviews/rules",
+            json!({ "ruleName": "two\nlines", "instructions": "Check errors." }),
+            "ruleName",
         ),
         (
             "/api/platform-configs",

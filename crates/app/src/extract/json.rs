@@ -95,6 +95,24 @@ impl<T: DeserializeOwned + Validate + 'static> FromRequest for ValidatedJson<T> 
     }
 }
 
+/// `rule_name` → `ruleName`: `validator` names the Rust field, the client knows the
+/// body's (camelCase) name.
+fn camel_case(field: &str) -> String {
+    let mut out = String::with_capacity(field.len());
+    let mut upper = false;
+    for c in field.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Flattens `validator`'s errors into `field: message` pairs (camelCase names).
 fn field_errors(errors: &ValidationErrors) -> Vec<FieldError> {
     errors
@@ -106,7 +124,7 @@ fn field_errors(errors: &ValidationErrors) -> Vec<FieldError> {
                     .message
                     .as_ref()
                     .map_or_else(|| e.code.to_string(), ToString::to_string);
-                FieldError::new(field.to_string(), message)
+                FieldError::new(camel_case(&field), message)
             })
         })
         .collect()

@@ -265,8 +265,9 @@ struct CreateReviewRuleBody {
         value_type = String,
         required = true,
         max_length = 200,
-        pattern = r"^[^\u0000]*[^\s\u0000\u0085][^\u0000]*$"
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
     )]
+    #[validate(custom(function = "crate::extract::single_line"))]
     rule_name: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>, nullable)]
@@ -306,8 +307,9 @@ struct UpdateReviewRuleBody {
     #[schema(
         value_type = Option<String>,
         max_length = 200,
-        pattern = r"^[^\u0000]*[^\s\u0000\u0085][^\u0000]*$"
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
     )]
+    #[validate(custom(function = "crate::extract::single_line"))]
     rule_name: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>, nullable)]
