@@ -38,6 +38,20 @@ pub struct Page<T> {
 }
 
 impl<T> Page<T> {
+    /// The requested page of a whole filtered and ordered set, for stores that hold
+    /// their rows in memory.
+    #[must_use]
+    pub fn from_all(all: Vec<T>, request: PageRequest) -> Self {
+        let total = all.len() as u64;
+        let skip = usize::try_from(request.offset()).unwrap_or(usize::MAX);
+        let take = usize::try_from(request.limit()).unwrap_or(usize::MAX);
+        Page {
+            items: all.into_iter().skip(skip).take(take).collect(),
+            total,
+            request,
+        }
+    }
+
     #[must_use]
     pub fn total_pages(&self) -> u64 {
         self.total.div_ceil(self.request.limit())

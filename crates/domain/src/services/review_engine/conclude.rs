@@ -1,0 +1,233 @@
+//! Concluding a round: rating, storing and posting the comments, the summary note.
+
+use super::round::{FileResult, RoundPlan};
+use super::{Failure, ReviewEngine};
+use crate::model::diff::{InlineComment, MergeRequestDiff};
+use crate::model::review::{PlacedComment, Review, ReviewOutcome, ReviewStatus, RoundRef};
+use crate::model::{Project, ReviewTask};
+use crate::ports::{HostingPlatform, PlatformError};
+use crate::review::rating::{rating, score};
+use std::collections::HashSet;
+use uuid::Uuid;
+
+impl ReviewEngine {
+    /// Everything after the model answered: new comments stored and posted, the
+    /// summary comment, the rating, the finished round.
+    pub(super) async fn conclude(
+        &self,
+        task: &ReviewTask,
+        plan: &RoundPlan,
+        results: Vec<FileResult>,
+    ) -> Result<Uuid, Failure> {
+        let RoundPlan {
+            project,
+            platform,
+            diff,
+            review,
+            round,
+            number,
+            head,
+            applied,
+            ..
+        } = plan;
+        let (round, number) = (*round, *number);
+        let reviewed = results.len();
+        let failed = results.iter().filter(|r| !r.ok).count();
+        if reviewed > 0 && failed == reviewed {
+            let transient = results.iter().all(|r| r.ai_unavailable);
+            let message = format!("all {reviewed} file(s) failed to review");
+            self.finish_failed(review, round, head, &message).await?;
+            return Err(Failure { transient, message });
+        }
+
+        let seen = self.reviews.fingerprints(review.id).await?;
+        let all: Vec<PlacedComment> = results
+            .iter()
+            .flat_map(|r| r.comments.iter().cloned())
+            .collect();
+        let mut fresh_keys = HashSet::new();
+        let fresh: Vec<PlacedComment> = all
+            .iter()
+            .filter(|c| !seen.contains(&c.fingerprint) && fresh_keys.insert(c.fingerprint.clone()))
+            .cloned()
+            .collect();
+        let ids = self.reviews.add_comments(review.id, round, &fresh).await?;
+
+        let value = score(all.iter().map(|c| c.severity));
+        let grade = rating(value);
+        let summaries: Vec<String> = results
+            .iter()
+            .filter_map(|r| r.summary.clone())
+            .filter(|s| !s.is_empty())
+            .collect();
+        let summary = summaries.join(" ");
+        let mut error_message =
+            (failed > 0).then(|| format!("{failed} of {reviewed} file(s) could not be reviewed"));
+        let mut summary_comment_id = review.summary_comment_id.clone();
+        if task.send_to_platform {
+            match self
+                .post(platform.as_ref(), project, task.mr_iid, diff, &fresh, &ids)
+                .await
+            {
+                Ok(()) => {}
+                // The platform is down or throttling: redo the round later rather than
+                // finish with comments nobody saw.
+                Err(e @ (PlatformError::Unavailable(_) | PlatformError::RateLimited { .. })) => {
+                    return Err(e.into());
+                }
+                Err(e) => {
+                    tracing::warn!(review.id = %review.id, error = %e, "review.post_failed");
+                    error_message = Some(format!("comments could not be posted: {e}"));
+                }
+            }
+            let body = summary_body(
+                number,
+                grade,
+                value,
+                &all,
+                fresh.len(),
+                &summary,
+                reviewed,
+                failed,
+            );
+            summary_comment_id = self
+                .upsert_summary(
+                    platform.as_ref(),
+                    project,
+                    task.mr_iid,
+                    summary_comment_id,
+                    &body,
+                )
+                .await;
+        }
+        let outcome = ReviewOutcome {
+            status: ReviewStatus::Completed,
+            rating: Some(grade),
+            score: Some(value),
+            summary: Some(summary),
+            comment_count: review.comment_count + i32::try_from(fresh.len()).unwrap_or(i32::MAX),
+            reviewed_lines: i32::try_from(results.iter().map(|r| r.added_lines).sum::<usize>())
+                .unwrap_or(i32::MAX),
+            summary_comment_id,
+            error_message,
+            applied_rule_ids: applied.clone(),
+        };
+        self.reviews.finish(review.id, round, head, outcome).await?;
+        self.finished(review.id, ReviewStatus::Completed);
+        Ok(review.id)
+    }
+
+    pub(super) async fn finish_failed(
+        &self,
+        review: &Review,
+        round: RoundRef,
+        head: &str,
+        message: &str,
+    ) -> Result<(), Failure> {
+        let outcome = ReviewOutcome {
+            status: ReviewStatus::Failed,
+            rating: None,
+            score: None,
+            summary: None,
+            comment_count: review.comment_count,
+            reviewed_lines: 0,
+            summary_comment_id: review.summary_comment_id.clone(),
+            error_message: Some(message.to_owned()),
+            applied_rule_ids: Vec::new(),
+        };
+        self.reviews.finish(review.id, round, head, outcome).await?;
+        Ok(())
+    }
+
+    pub(super) async fn post(
+        &self,
+        platform: &dyn HostingPlatform,
+        project: &Project,
+        iid: i64,
+        diff: &MergeRequestDiff,
+        comments: &[PlacedComment],
+        ids: &[Uuid],
+    ) -> Result<(), PlatformError> {
+        if comments.is_empty() {
+            return Ok(());
+        }
+        let inline: Vec<InlineComment> = comments
+            .iter()
+            .map(|c| InlineComment {
+                file_path: c.file_path.clone(),
+                old_path: c.old_path.clone(),
+                line: c.line,
+                body: format!("**{}**: {}", c.severity.as_str(), c.message),
+            })
+            .collect();
+        let posted = platform
+            .post_inline_comments(&project.platform_ref(), iid, &diff.refs, &inline)
+            .await?;
+        for (id, discussion) in ids.iter().zip(posted.iter()) {
+            if let Err(e) = self.reviews.mark_posted(*id, discussion.as_deref()).await {
+                tracing::warn!(error = %e, "review.mark_posted_failed");
+            }
+        }
+        Ok(())
+    }
+
+    /// Edits the summary comment in place, or posts it the first time. A failure
+    /// costs only the summary comment, never the review.
+    pub(super) async fn upsert_summary(
+        &self,
+        platform: &dyn HostingPlatform,
+        project: &Project,
+        iid: i64,
+        existing: Option<String>,
+        body: &str,
+    ) -> Option<String> {
+        let target = project.platform_ref();
+        if let Some(id) = &existing {
+            match platform.edit_comment(&target, iid, id, body).await {
+                Ok(()) => return existing,
+                Err(PlatformError::NotFound(_)) => {} // deleted by someone: post a new one
+                Err(e) => {
+                    tracing::warn!(error = %e, "review.summary_edit_failed");
+                    return existing;
+                }
+            }
+        }
+        match platform.post_comment(&target, iid, body).await {
+            Ok(id) => Some(id),
+            Err(e) => {
+                tracing::warn!(error = %e, "review.summary_post_failed");
+                existing
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn summary_body(
+    round: i32,
+    grade: crate::review::rating::Rating,
+    value: u32,
+    all: &[PlacedComment],
+    new: usize,
+    summary: &str,
+    reviewed: usize,
+    failed: usize,
+) -> String {
+    let count = |s: crate::review::rating::Severity| all.iter().filter(|c| c.severity == s).count();
+    use crate::review::rating::Severity::{Error, Info, Warning};
+    let mut body = format!(
+        "### reviewd: rating {grade} ({value}/100)\n\nRound {round}: {reviewed} file(s) reviewed, {} error(s), {} warning(s), {} info; {new} new comment(s).\n",
+        count(Error),
+        count(Warning),
+        count(Info)
+    );
+    if failed > 0 {
+        body.push_str(&format!(
+            "\n{failed} file(s) could not be reviewed this round.\n"
+        ));
+    }
+    if !summary.is_empty() {
+        body.push_str(&format!("\n{summary}\n"));
+    }
+    body
+}

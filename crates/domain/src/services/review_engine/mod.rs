@@ -1,0 +1,292 @@
+//! The review engine: runs one queued task from the MR's diff to comments posted on
+//! the platform and a finished review record. Entry points and the outcome of an
+//! attempt are here; the steps are in the submodules.
+
+mod ai_log;
+mod conclude;
+mod retry;
+mod round;
+mod runner;
+
+pub(crate) use runner::Assigned;
+
+use super::ServiceError;
+use super::projects::ProjectService;
+use crate::model::ReviewTask;
+use crate::model::review::{ReviewOutcome, ReviewStatus, RoundRef};
+use crate::ports::{
+    AiProvider, AttemptStart, CatalogRepository, PlatformError, ReviewRepository, TaskRepository,
+};
+use round::Begun;
+use std::sync::Arc;
+use uuid::Uuid;
+
+#[derive(Debug, Clone)]
+pub struct EngineSettings {
+    /// Files reviewed at once within one review.
+    pub file_concurrency: usize,
+    /// Largest diff piece sent in one prompt, in characters (about 4 per token).
+    pub max_diff_chars: usize,
+    pub model: String,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f64>,
+    /// Attempts per prompt when the answer is unusable (off-schema JSON).
+    pub answer_attempts: u32,
+    /// How long an attempt is presumed alive: another task of the same MR waits
+    /// that long at most (the queue's reclaim idle time).
+    pub attempt_lease: std::time::Duration,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        Self {
+            file_concurrency: 3,
+            max_diff_chars: 24_000,
+            model: "gpt-4o-mini".into(),
+            max_tokens: Some(2_000),
+            temperature: Some(0.1),
+            answer_attempts: 2,
+            attempt_lease: std::time::Duration::from_secs(31 * 60),
+        }
+    }
+}
+
+/// What became of a task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunOutcome {
+    Completed {
+        review_id: Uuid,
+    },
+    /// The task is no longer runnable (superseded, done, out of attempts): drop it.
+    Skipped,
+    /// Another attempt is reviewing the same MR: queue this one again later.
+    Busy,
+    /// A transient failure; the task is queued again for another attempt.
+    Retry {
+        error: String,
+    },
+    Failed {
+        error: String,
+    },
+}
+
+/// A failure of one attempt, and whether a later attempt may succeed.
+pub(crate) struct Failure {
+    pub(crate) transient: bool,
+    pub(crate) message: String,
+}
+
+impl Failure {
+    fn permanent(message: impl Into<String>) -> Self {
+        Self {
+            transient: false,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<PlatformError> for Failure {
+    fn from(e: PlatformError) -> Self {
+        let transient = matches!(
+            e,
+            PlatformError::Unavailable(_) | PlatformError::RateLimited { .. }
+        );
+        Self {
+            transient,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<ServiceError> for Failure {
+    fn from(e: ServiceError) -> Self {
+        match e {
+            ServiceError::Platform(p) => p.into(),
+            ServiceError::Unavailable(m) => Self {
+                transient: true,
+                message: m,
+            },
+            other => Self::permanent(other.to_string()),
+        }
+    }
+}
+
+impl From<crate::ports::RepoError> for Failure {
+    fn from(e: crate::ports::RepoError) -> Self {
+        ServiceError::from(e).into()
+    }
+}
+
+pub struct ReviewEngine {
+    tasks: Arc<dyn TaskRepository>,
+    reviews: Arc<dyn ReviewRepository>,
+    projects: Arc<ProjectService>,
+    catalog: Arc<dyn CatalogRepository>,
+    ai: Arc<dyn AiProvider>,
+    settings: EngineSettings,
+    observer: Option<Arc<dyn crate::ports::ReviewObserver>>,
+}
+
+impl ReviewEngine {
+    pub fn new(
+        tasks: Arc<dyn TaskRepository>,
+        reviews: Arc<dyn ReviewRepository>,
+        projects: Arc<ProjectService>,
+        catalog: Arc<dyn CatalogRepository>,
+        ai: Arc<dyn AiProvider>,
+        settings: EngineSettings,
+    ) -> Self {
+        Self {
+            tasks,
+            reviews,
+            projects,
+            catalog,
+            ai,
+            settings,
+            observer: None,
+        }
+    }
+
+    /// Tells `observer` of every review that finishes (notifications).
+    #[must_use]
+    pub fn observed_by(mut self, observer: Arc<dyn crate::ports::ReviewObserver>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    fn finished(&self, review_id: Uuid, status: ReviewStatus) {
+        if let Some(observer) = &self.observer {
+            observer.review_finished(review_id, status);
+        }
+    }
+
+    /// A task failed for good: its review is closed as failed if a round left it
+    /// `pending`, and observers are told (a round failed on an attempt that is
+    /// retried is not reported: the retry may still complete it).
+    pub(crate) async fn task_failed(&self, task: &ReviewTask, message: &str) {
+        match self.reviews.find_for_mr(task.project_id, task.mr_iid).await {
+            Ok(Some(review)) if review.status == ReviewStatus::Failed => {
+                self.finished(review.id, ReviewStatus::Failed);
+            }
+            Ok(Some(review)) if review.status == ReviewStatus::Pending => {
+                if let Err(e) = self.abandon(task, message).await {
+                    tracing::warn!(task.id = %task.id, error = %e, "review.failure_not_recorded");
+                }
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(task.id = %task.id, error = %e, "review.failure_not_reported"),
+        }
+    }
+
+    /// Runs one attempt of a task and records its outcome on the task.
+    ///
+    /// # Errors
+    /// Only store failures while recording the outcome.
+    pub async fn run(&self, task_id: Uuid) -> Result<RunOutcome, ServiceError> {
+        let task = match self
+            .tasks
+            .begin_attempt(task_id, self.settings.attempt_lease)
+            .await?
+        {
+            AttemptStart::Started(task) => task,
+            AttemptStart::Busy => return Ok(RunOutcome::Busy),
+            AttemptStart::NotRunnable => return Ok(RunOutcome::Skipped),
+            AttemptStart::GaveUp(task) => {
+                let message = task
+                    .error_message
+                    .clone()
+                    .unwrap_or_else(|| "gave up after the maximum number of attempts".into());
+                self.abandon(&task, &message).await?;
+                return Ok(RunOutcome::Failed { error: message });
+            }
+        };
+        tracing::info!(task.id = %task.id, attempt = task.attempts, mr.iid = task.mr_iid, "review.started");
+        match self.review(&task).await {
+            Ok(review_id) => {
+                self.tasks.complete(task.id, Some(review_id)).await?;
+                tracing::info!(task.id = %task.id, review.id = %review_id, "review.completed");
+                Ok(RunOutcome::Completed { review_id })
+            }
+            Err(f) if f.transient && task.attempts < task.max_attempts => {
+                self.tasks.requeue(task.id, &f.message).await?;
+                tracing::warn!(task.id = %task.id, attempt = task.attempts, error = %f.message, "review.retrying");
+                Ok(RunOutcome::Retry { error: f.message })
+            }
+            Err(f) => {
+                self.tasks.fail(task.id, &f.message).await?;
+                tracing::error!(task.id = %task.id, error = %f.message, "review.failed");
+                self.task_failed(&task, &f.message).await;
+                Ok(RunOutcome::Failed { error: f.message })
+            }
+        }
+    }
+
+    /// Fails a task whose attempt ran past the review timeout.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn time_out(
+        &self,
+        task_id: Uuid,
+        after: std::time::Duration,
+    ) -> Result<(), ServiceError> {
+        let message = format!(
+            "the review ran longer than its timeout ({} s) and was stopped",
+            after.as_secs_f64()
+        );
+        self.tasks.fail(task_id, &message).await?;
+        if let Ok(task) = self.tasks.get(task_id).await {
+            self.abandon(&task, &message).await?;
+        }
+        Ok(())
+    }
+
+    /// Closes the review of a task that failed without concluding its round (timed
+    /// out, out of attempts, its runner gone): a review left `pending` becomes
+    /// `failed` with `message`, and observers are told.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub(crate) async fn abandon(
+        &self,
+        task: &ReviewTask,
+        message: &str,
+    ) -> Result<(), ServiceError> {
+        if let Ok(Some(review)) = self.reviews.find_for_mr(task.project_id, task.mr_iid).await
+            && review.status == ReviewStatus::Pending
+        {
+            // The open round is left as it is (not completed, so it is redone next
+            // time); only the review record is closed.
+            let round = RoundRef {
+                id: Uuid::nil(),
+                number: review.round_number,
+            };
+            let outcome = ReviewOutcome {
+                status: ReviewStatus::Failed,
+                rating: None,
+                score: None,
+                summary: None,
+                comment_count: review.comment_count,
+                reviewed_lines: 0,
+                summary_comment_id: review.summary_comment_id.clone(),
+                error_message: Some(message.to_owned()),
+                applied_rule_ids: Vec::new(),
+            };
+            self.reviews
+                .finish(review.id, round, &review.head_commit_sha, outcome)
+                .await?;
+            tracing::warn!(review.id = %review.id, task.id = %task.id, error = %message, "review.abandoned");
+            self.finished(review.id, ReviewStatus::Failed);
+        }
+        Ok(())
+    }
+
+    async fn review(&self, task: &ReviewTask) -> Result<Uuid, Failure> {
+        let plan = match self.begin_round(task).await? {
+            Begun::AlreadyReviewed(review_id) => return Ok(review_id),
+            Begun::Round(plan) => plan,
+        };
+        let results = self.review_files(&plan).await;
+        self.conclude(task, &plan, results).await
+    }
+}

@@ -1,0 +1,81 @@
+//! Reviewing one file of a finished review again.
+
+use super::ReviewEngine;
+use crate::ErrorCode;
+use crate::model::review::PlacedComment;
+use crate::services::ServiceError;
+use std::collections::HashSet;
+use uuid::Uuid;
+
+impl ReviewEngine {
+    /// Re-runs the review of one file at the review's current head, posting only
+    /// comments not made before. Returns how many new comments it added.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown review or file; `BadRequest` when the file is no
+    /// longer in the MR's diff or has no text diff; platform failures.
+    pub async fn retry_file(&self, review_id: Uuid, file_id: Uuid) -> Result<usize, ServiceError> {
+        let review = self
+            .reviews
+            .get(review_id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "review"))?;
+        let (path, _, round) = self
+            .reviews
+            .file_ref(review_id, file_id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "review file"))?;
+        let (project, platform) = self.projects.with_platform(review.project_id).await?;
+        let config = self.projects.resolved_config(project.id).await?;
+        let mr = platform
+            .get_merge_request(&project.platform_ref(), review.mr_iid)
+            .await?;
+        let diff = platform
+            .merge_request_diff(&project.platform_ref(), review.mr_iid)
+            .await?;
+        let file = diff
+            .files
+            .iter()
+            .find(|f| f.new_path == path && f.diff.is_some())
+            .ok_or_else(|| ServiceError::BadRequest {
+                code: ErrorCode::FileNotInDiff,
+                message: format!("{path} has no text diff in the merge request any more"),
+            })?;
+        let guidance = self.guidance(project.template_id, project.id).await?;
+        let result = self
+            .review_file(review_id, file_id, file, &mr, &guidance)
+            .await;
+        if !result.ok {
+            return Err(ServiceError::Unavailable(format!(
+                "the retry of {path} failed; see the file's error and the AI logs"
+            )));
+        }
+        let seen = self.reviews.fingerprints(review_id).await?;
+        let mut keys = HashSet::new();
+        let fresh: Vec<PlacedComment> = result
+            .comments
+            .into_iter()
+            .filter(|c| !seen.contains(&c.fingerprint) && keys.insert(c.fingerprint.clone()))
+            .collect();
+        let ids = self.reviews.add_comments(review_id, round, &fresh).await?;
+        if config.send_to_platform
+            && let Err(e) = self
+                .post(
+                    platform.as_ref(),
+                    &project,
+                    review.mr_iid,
+                    &diff,
+                    &fresh,
+                    &ids,
+                )
+                .await
+        {
+            tracing::warn!(review.id = %review_id, error = %e, "review.retry_post_failed");
+        }
+        self.reviews
+            .add_comment_count(review_id, i32::try_from(fresh.len()).unwrap_or(i32::MAX))
+            .await?;
+        tracing::info!(review.id = %review_id, file = %path, new_comments = fresh.len(), "review.file_retried");
+        Ok(fresh.len())
+    }
+}

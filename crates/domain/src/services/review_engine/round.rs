@@ -1,0 +1,337 @@
+//! Planning a round: the review record and round, which files go to the model, and
+//! reviewing each file.
+
+use super::ai_log::AiCallLog;
+use super::{Failure, ReviewEngine};
+use crate::model::diff::{ChangeType, FileDiff, MergeRequestDiff};
+use crate::model::review::{
+    FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewStatus, RoundRef,
+};
+use crate::model::{MergeRequest, Project, ReviewTask};
+use crate::ports::{ActiveRule, HostingPlatform, PlatformError};
+use crate::review::file_review::{AskSettings, FileContext, FileReview};
+use crate::review::globs::Patterns;
+use crate::review::{fingerprint::fingerprint, prompt, rules};
+use futures_util::StreamExt;
+use std::collections::HashSet;
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// The result of one file.
+pub(super) struct FileResult {
+    pub(super) comments: Vec<PlacedComment>,
+    pub(super) summary: Option<String>,
+    pub(super) added_lines: usize,
+    pub(super) ai_unavailable: bool,
+    pub(super) ok: bool,
+}
+
+/// A round in progress: what the platform and the store said when it began.
+pub(super) struct RoundPlan {
+    pub(super) project: Project,
+    pub(super) platform: Arc<dyn HostingPlatform>,
+    pub(super) mr: MergeRequest,
+    pub(super) diff: MergeRequestDiff,
+    pub(super) review: Review,
+    pub(super) round: RoundRef,
+    pub(super) number: i32,
+    pub(super) head: String,
+    pub(super) guidance: Guidance,
+    /// The files sent to the model, with their review-file ids.
+    pub(super) to_review: Vec<(Uuid, FileDiff)>,
+    pub(super) applied: Vec<String>,
+}
+
+pub(super) enum Begun {
+    /// An automatic task for a head already reviewed in full.
+    AlreadyReviewed(Uuid),
+    Round(Box<RoundPlan>),
+}
+
+/// The template and rules a review runs with.
+pub(super) struct Guidance {
+    pub(super) system: String,
+    pub(super) rules: Vec<ActiveRule>,
+}
+
+impl ReviewEngine {
+    /// The task's template (else the project's, else the global default) and the
+    /// project's rules.
+    pub(super) async fn guidance(
+        &self,
+        template_id: Option<Uuid>,
+        project_id: Uuid,
+    ) -> Result<Guidance, crate::ports::RepoError> {
+        let template = match self.catalog.template_content(template_id).await? {
+            Some(t) => Some(t),
+            None if template_id.is_some() => self.catalog.template_content(None).await?,
+            None => None,
+        };
+        Ok(Guidance {
+            system: prompt::system_prompt(template.as_ref().map(|(_, content)| content.as_str())),
+            rules: self.catalog.active_rules(project_id).await?,
+        })
+    }
+
+    /// Everything before the model is asked: the MR and its diff, the review and a
+    /// new round, the files to review (the others recorded as skipped), the guidance.
+    pub(super) async fn begin_round(&self, task: &ReviewTask) -> Result<Begun, Failure> {
+        let (project, platform) = self.projects.with_platform(task.project_id).await?;
+        let config = self.projects.resolved_config(project.id).await?;
+        let target = project.platform_ref();
+        let mr = platform.get_merge_request(&target, task.mr_iid).await?;
+        let diff = platform.merge_request_diff(&target, task.mr_iid).await?;
+        let head = diff.refs.head_sha.clone();
+
+        let existing = self.reviews.find_for_mr(project.id, task.mr_iid).await?;
+        if let Some(review) = &existing
+            && review.head_commit_sha == head
+            && review.status == ReviewStatus::Completed
+            // A person asking again (after changing rules, say) gets a fresh round.
+            && task.triggered_by == crate::model::TriggeredBy::Auto
+        {
+            tracing::info!(review.id = %review.id, "review.head_already_reviewed");
+            return Ok(Begun::AlreadyReviewed(review.id));
+        }
+        let review = match existing {
+            Some(r) => r,
+            None => {
+                self.reviews
+                    .create(self.new_review(&project, &mr, &diff, task))
+                    .await?
+            }
+        };
+        if task.review_id != Some(review.id) {
+            self.tasks.link_review(task.id, review.id).await?;
+        }
+        // Rounds count from the last completed one: a failed or interrupted round is
+        // redone under its own number, and a completed round is never replaced.
+        // Differential only against a head that was fully reviewed.
+        let last = self.reviews.last_completed_round(review.id).await?;
+        let number = last.as_ref().map_or(1, |(n, _)| n + 1);
+        let previous_head = last.map(|(_, h)| h).filter(|h| *h != head);
+        let changed = match &previous_head {
+            Some(prev) => match platform.compare(&target, prev, &head).await {
+                Ok(files) => Some(
+                    files
+                        .into_iter()
+                        .map(|f| f.new_path)
+                        .collect::<HashSet<_>>(),
+                ),
+                // A force-push can remove the old head: review everything again.
+                Err(PlatformError::NotFound(_)) => None,
+                Err(e) => return Err(e.into()),
+            },
+            None => None,
+        };
+        let round = self
+            .reviews
+            .start_round(
+                review.id,
+                number,
+                changed.is_some(),
+                previous_head.as_deref(),
+                &head,
+            )
+            .await?;
+        let guidance = self
+            .guidance(task.template_id.or(project.template_id), project.id)
+            .await?;
+        let ignore = Patterns::new(&config.file_ignore_patterns)
+            .map_err(|e| Failure::permanent(e.to_string()))?;
+
+        let mut to_review = Vec::new();
+        for file in &diff.files {
+            let skip = if ignore.matches(&file.new_path) {
+                Some("ignored by fileIgnorePatterns")
+            } else if file.change_type == ChangeType::Deleted {
+                Some("deleted")
+            } else if file.diff.is_none() {
+                Some("no text diff (binary or too large)")
+            } else if changed
+                .as_ref()
+                .is_some_and(|c| !c.contains(&file.new_path))
+            {
+                Some("unchanged since the previous round")
+            } else {
+                None
+            };
+            let status = if skip.is_some() { "skipped" } else { "pending" };
+            let file_id = self
+                .reviews
+                .add_file(
+                    review.id,
+                    round,
+                    NewReviewFile {
+                        file_path: file.new_path.clone(),
+                        old_path: file.old_path.clone(),
+                        change_type: file.change_type,
+                        status,
+                    },
+                )
+                .await?;
+            match skip {
+                Some(reason) => {
+                    let progress = FileProgress {
+                        status: "skipped",
+                        summary: None,
+                        comment_count: 0,
+                        prompt_summary: Some(reason.into()),
+                        error_message: None,
+                    };
+                    self.reviews.update_file(file_id, progress).await?;
+                }
+                None => to_review.push((file_id, file.clone())),
+            }
+        }
+
+        let mut applied: Vec<String> = to_review
+            .iter()
+            .flat_map(|(_, f)| rules::for_file(&guidance.rules, &f.new_path))
+            .map(|r| r.id.to_string())
+            .collect();
+        applied.sort();
+        applied.dedup();
+        Ok(Begun::Round(Box::new(RoundPlan {
+            project,
+            platform,
+            mr,
+            diff,
+            review,
+            round,
+            number,
+            head,
+            guidance,
+            to_review,
+            applied,
+        })))
+    }
+
+    /// The files of a round through the model, a few at once.
+    pub(super) async fn review_files(&self, plan: &RoundPlan) -> Vec<FileResult> {
+        let (review_id, mr_ref, guidance_ref) = (plan.review.id, &plan.mr, &plan.guidance);
+        futures_util::stream::iter(plan.to_review.iter().cloned())
+            .map(move |(file_id, file)| async move {
+                self.review_file(review_id, file_id, &file, mr_ref, guidance_ref)
+                    .await
+            })
+            .buffer_unordered(self.settings.file_concurrency.max(1))
+            .collect()
+            .await
+    }
+
+    pub(super) fn new_review(
+        &self,
+        project: &Project,
+        mr: &MergeRequest,
+        diff: &MergeRequestDiff,
+        task: &ReviewTask,
+    ) -> NewReview {
+        NewReview {
+            project_id: project.id,
+            project_name: project.name.clone(),
+            mr_iid: task.mr_iid,
+            mr_title: mr.title.clone(),
+            mr_url: mr.web_url.clone(),
+            source_branch: mr.source_branch.clone(),
+            target_branch: mr.target_branch.clone(),
+            author_username: mr.author_username.clone(),
+            ai_provider: self.ai.name().to_owned(),
+            ai_model: self.settings.model.clone(),
+            triggered_by: task.triggered_by,
+            base_commit_sha: Some(diff.refs.base_sha.clone()),
+            head_commit_sha: diff.refs.head_sha.clone(),
+            start_commit_sha: Some(diff.refs.start_sha.clone()),
+        }
+    }
+
+    /// One file through the shared file review; its progress and calls recorded.
+    pub(super) async fn review_file(
+        &self,
+        review_id: Uuid,
+        file_id: Uuid,
+        file: &FileDiff,
+        mr: &MergeRequest,
+        guidance: &Guidance,
+    ) -> FileResult {
+        let file_rules = rules::for_file(&guidance.rules, &file.new_path);
+        let review = FileReview::new(
+            file.diff.as_deref().unwrap_or_default(),
+            self.settings.max_diff_chars,
+        );
+        let processing = FileProgress {
+            status: "processing",
+            summary: None,
+            comment_count: 0,
+            prompt_summary: Some(format!(
+                "{} line(s) added, {} prompt(s)",
+                review.added_lines(),
+                review.prompts()
+            )),
+            error_message: None,
+        };
+        if let Err(e) = self.reviews.update_file(file_id, processing.clone()).await {
+            tracing::warn!(error = %e, "review.file_progress_failed");
+        }
+        let context = FileContext {
+            mr_title: &mr.title,
+            mr_description: mr.description.as_deref(),
+            system: &guidance.system,
+            rules: &file_rules,
+            path: &file.new_path,
+            change_type: file.change_type,
+        };
+        let recorder = AiCallLog {
+            reviews: self.reviews.as_ref(),
+            review_id,
+            provider: self.ai.name(),
+            model: &self.settings.model,
+        };
+        let verdict = review
+            .run(self.ai.as_ref(), &self.ask_settings(), context, &recorder)
+            .await;
+        let ai_unavailable = verdict.ai_unavailable();
+        let comments: Vec<PlacedComment> = verdict
+            .comments
+            .into_iter()
+            .map(|c| PlacedComment {
+                file_id,
+                file_path: file.new_path.clone(),
+                old_path: file.old_path.clone(),
+                line: c.line,
+                severity: c.severity,
+                fingerprint: fingerprint(&file.new_path, &c.message),
+                message: c.message,
+            })
+            .collect();
+        let error = verdict.error.map(|e| e.to_string());
+        let ok = error.is_none();
+        let progress = FileProgress {
+            status: if ok { "completed" } else { "failed" },
+            summary: Some(verdict.summary.clone()).filter(|s| !s.is_empty()),
+            comment_count: i32::try_from(comments.len()).unwrap_or(i32::MAX),
+            prompt_summary: processing.prompt_summary,
+            error_message: error,
+        };
+        if let Err(e) = self.reviews.update_file(file_id, progress).await {
+            tracing::warn!(error = %e, "review.file_progress_failed");
+        }
+        FileResult {
+            comments,
+            summary: Some(verdict.summary),
+            added_lines: review.added_lines(),
+            ai_unavailable,
+            ok,
+        }
+    }
+
+    pub(super) fn ask_settings(&self) -> AskSettings {
+        AskSettings {
+            model: self.settings.model.clone(),
+            max_tokens: self.settings.max_tokens,
+            temperature: self.settings.temperature,
+            max_diff_chars: self.settings.max_diff_chars,
+            answer_attempts: self.settings.answer_attempts,
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The runner path: a round prepared for a runner and its result concluded.
+
+use super::round::{Begun, FileResult, Guidance, RoundPlan};
+use super::{EngineSettings, Failure, ReviewEngine};
+use crate::model::diff::FileDiff;
+use crate::model::review::{AiCallRecord, FileProgress, PlacedComment, RoundRef};
+use crate::model::runner::{
+    AssignedFile, RunnerAssignment, RunnerFileResult, RunnerOutcome, RunnerResult,
+};
+use crate::model::{MergeRequest, Project, ReviewTask};
+use crate::ports::ActiveRule;
+use crate::review::diff_lines::{DiffLines, Placement};
+use crate::review::{fingerprint::fingerprint, output};
+use crate::services::ServiceError;
+use uuid::Uuid;
+
+/// What a runner is given for a task.
+pub(crate) enum Assigned {
+    AlreadyReviewed(Uuid),
+    Round(Box<RunnerRound>),
+}
+
+/// A round prepared for a runner, with what its payload is built from.
+pub(crate) struct RunnerRound {
+    pub(crate) assignment: RunnerAssignment,
+    pub(crate) project: Project,
+    pub(crate) mr: MergeRequest,
+    pub(crate) system_prompt: String,
+    pub(crate) rules: Vec<ActiveRule>,
+    pub(crate) settings: EngineSettings,
+    pub(crate) provider: String,
+}
+
+impl ReviewEngine {
+    /// Begins a round for a runner: the same preparation as the server's own run,
+    /// stopped before the model is asked. The runner gets the files, the frame of the
+    /// prompt and the rules; its answers come back through `conclude_runner`.
+    pub(crate) async fn assign(&self, task: &ReviewTask) -> Result<Assigned, Failure> {
+        let plan = match self.begin_round(task).await? {
+            Begun::AlreadyReviewed(review_id) => return Ok(Assigned::AlreadyReviewed(review_id)),
+            Begun::Round(plan) => plan,
+        };
+        let files = plan
+            .to_review
+            .iter()
+            .map(|(file_id, f)| AssignedFile {
+                file_id: *file_id,
+                file_path: f.new_path.clone(),
+                old_path: f.old_path.clone(),
+                change_type: f.change_type,
+            })
+            .collect();
+        Ok(Assigned::Round(Box::new(RunnerRound {
+            assignment: RunnerAssignment {
+                review_id: plan.review.id,
+                round_id: plan.round.id,
+                round_number: plan.number,
+                base_sha: plan.diff.refs.base_sha.clone(),
+                head_sha: plan.head.clone(),
+                files,
+                applied_rule_ids: plan.applied.clone(),
+            },
+            project: plan.project.clone(),
+            mr: plan.mr.clone(),
+            system_prompt: plan.guidance.system.clone(),
+            rules: plan.guidance.rules.clone(),
+            settings: self.settings.clone(),
+            provider: self.ai.name().to_owned(),
+        })))
+    }
+
+    /// Concludes a runner's round with its answers: comments placed on the diff as
+    /// the platform shows it now (never on a line outside it), deduplicated, posted;
+    /// the summary, the rating and the round finished, as for the server's own run.
+    pub(crate) async fn conclude_runner(
+        &self,
+        task: &ReviewTask,
+        assignment: &RunnerAssignment,
+        result: &RunnerResult,
+    ) -> Result<Uuid, Failure> {
+        let (project, platform) = self.projects.with_platform(task.project_id).await?;
+        let target = project.platform_ref();
+        let mr = platform.get_merge_request(&target, task.mr_iid).await?;
+        let diff = platform.merge_request_diff(&target, task.mr_iid).await?;
+        let review = self.reviews.get(assignment.review_id).await?;
+        let round = RoundRef {
+            id: assignment.round_id,
+            number: assignment.round_number,
+        };
+        if diff.refs.head_sha != assignment.head_sha {
+            let message = format!(
+                "the merge request moved from {} to {} while the runner reviewed it",
+                assignment.head_sha, diff.refs.head_sha
+            );
+            self.finish_failed(&review, round, &assignment.head_sha, &message)
+                .await?;
+            return Err(Failure::permanent(message));
+        }
+        let mut results = Vec::with_capacity(assignment.files.len());
+        for assigned in &assignment.files {
+            let answer = result
+                .files
+                .iter()
+                .find(|f| f.file_path == assigned.file_path);
+            let file = diff.files.iter().find(|f| f.new_path == assigned.file_path);
+            results.push(self.runner_file(assigned, file, answer).await);
+        }
+        if let Err(e) = self
+            .reviews
+            .log_ai_call(AiCallRecord {
+                review_id: Some(review.id),
+                file_path: None,
+                provider: format!("runner:{}", result.runner_id),
+                model: self.settings.model.clone(),
+                success: result.status == RunnerOutcome::Success,
+                duration_ms: result.metrics.review_ms,
+                prompt_tokens: 0,
+                completion_tokens: 0,
+                total_tokens: u32::try_from(result.metrics.tokens_used.unwrap_or(0))
+                    .unwrap_or(u32::MAX),
+                error_message: result.error.clone(),
+            })
+            .await
+        {
+            tracing::warn!(error = %e, "review.ai_log_failed");
+        }
+        let plan = RoundPlan {
+            project,
+            platform,
+            mr,
+            diff,
+            review,
+            round,
+            number: assignment.round_number,
+            head: assignment.head_sha.clone(),
+            guidance: Guidance {
+                system: String::new(),
+                rules: Vec::new(),
+            },
+            to_review: Vec::new(),
+            applied: assignment.applied_rule_ids.clone(),
+        };
+        self.conclude(task, &plan, results).await
+    }
+
+    /// One file of a runner's answer, placed and recorded like the server's own.
+    pub(super) async fn runner_file(
+        &self,
+        assigned: &AssignedFile,
+        file: Option<&FileDiff>,
+        answer: Option<&RunnerFileResult>,
+    ) -> FileResult {
+        let lines = DiffLines::parse(file.and_then(|f| f.diff.as_deref()).unwrap_or(""));
+        let error = match (file, answer) {
+            (None, _) => Some("the file is no longer in the merge request's diff".to_owned()),
+            (_, None) => Some("the runner returned no result for this file".to_owned()),
+            (_, Some(a)) if a.status == RunnerOutcome::Failed => Some(
+                a.error
+                    .clone()
+                    .unwrap_or_else(|| "the runner could not review this file".to_owned()),
+            ),
+            _ => None,
+        };
+        let mut comments = Vec::new();
+        if let (None, Some(answer)) = (&error, answer) {
+            for c in &answer.comments {
+                let Ok(wanted) = u32::try_from(c.line) else {
+                    continue;
+                };
+                let line = match lines.place(wanted) {
+                    Placement::Exact(l) | Placement::Nearest(l) => l,
+                    Placement::Outside => continue,
+                };
+                let message = output::defuse(&c.message);
+                comments.push(PlacedComment {
+                    file_id: assigned.file_id,
+                    file_path: assigned.file_path.clone(),
+                    old_path: assigned.old_path.clone(),
+                    line,
+                    severity: c.severity,
+                    fingerprint: fingerprint(&assigned.file_path, &message),
+                    message,
+                });
+            }
+        }
+        let ok = error.is_none();
+        let summary = answer
+            .and_then(|a| a.summary.clone())
+            .filter(|s| !s.is_empty());
+        let progress = FileProgress {
+            status: if ok { "completed" } else { "failed" },
+            summary: summary.clone(),
+            comment_count: i32::try_from(comments.len()).unwrap_or(i32::MAX),
+            prompt_summary: Some(format!(
+                "{} line(s) added, reviewed by a runner",
+                lines.added_count()
+            )),
+            error_message: error,
+        };
+        if let Err(e) = self.reviews.update_file(assigned.file_id, progress).await {
+            tracing::warn!(error = %e, "review.file_progress_failed");
+        }
+        FileResult {
+            comments,
+            summary,
+            added_lines: lines.added_count(),
+            ai_unavailable: false,
+            ok,
+        }
+    }
+
+    /// Finishes a runner's round as failed (its top-level failure).
+    pub(crate) async fn fail_runner_round(
+        &self,
+        assignment: &RunnerAssignment,
+        message: &str,
+    ) -> Result<(), ServiceError> {
+        let review = self.reviews.get(assignment.review_id).await?;
+        let round = RoundRef {
+            id: assignment.round_id,
+            number: assignment.round_number,
+        };
+        self.finish_failed(&review, round, &assignment.head_sha, message)
+            .await
+            .map_err(|f| ServiceError::Internal(f.message))
+    }
+}
