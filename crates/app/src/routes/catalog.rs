@@ -5,7 +5,7 @@
 //! scope would take every `/api/reviews/...` request, and the routes of `reviews` would
 //! never be reached.
 
-use super::reviews_dto::{OneReviewRule, OneReviewTemplate};
+use super::reviews::{OneReviewRule, OneReviewTemplate};
 use super::serde_helpers::double_option;
 use crate::envelope::{self, Data};
 use crate::error::ApiError;

@@ -13,7 +13,6 @@ mod platform_configs;
 mod projects;
 mod projects_dto;
 mod reviews;
-mod reviews_dto;
 mod runners;
 mod serde_helpers;
 mod system;

@@ -1,0 +1,294 @@
+//! Creating, changing, electing as default and deleting configs.
+
+use super::{
+    PlatformConfigEnvelope, nullable_auth_type_schema, nullable_platform_type_schema,
+    platform_type_schema,
+};
+use crate::envelope::{self, Data};
+use crate::error::ApiError;
+use crate::extract::{RequirePermission, ValidatedJson, perm};
+use crate::openapi::string_enum;
+use crate::state::AppState;
+use actix_web::{HttpResponse, delete, patch, post, web};
+use reviewd_domain::ErrorCode;
+use reviewd_domain::model::{AuthType, PlatformType};
+use reviewd_domain::services::{PlatformConfigInput, PlatformConfigPatch};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use uuid::Uuid;
+use validator::Validate;
+
+/// A new config. A `token` config needs `accessToken`, which the platform must accept
+/// (on hostA with the `api` scope); an `oauth` config needs `appId` and `appSecret`.
+#[derive(Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct CreatePlatformConfigBody {
+    /// Stored trimmed.
+    #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    #[validate(custom(function = "crate::extract::single_line"))]
+    name: String,
+    #[serde(deserialize_with = "crate::routes::serde_helpers::from_text")]
+    #[schema(schema_with = platform_type_schema)]
+    platform_type: PlatformType,
+    /// An `http(s)://` URL; stored trimmed, without trailing slashes.
+    #[validate(length(min = 1, max = 2000, message = "is required"))]
+    #[schema(schema_with = crate::openapi::base_url)]
+    base_url: String,
+    /// `token` when absent.
+    #[serde(
+        default,
+        deserialize_with = "crate::routes::serde_helpers::from_optional_text"
+    )]
+    #[schema(schema_with = nullable_auth_type_schema)]
+    auth_type: Option<AuthType>,
+    #[validate(length(max = 4096))]
+    #[schema(max_length = 4096)]
+    access_token: Option<String>,
+    #[validate(length(max = 500))]
+    #[schema(max_length = 500)]
+    app_id: Option<String>,
+    #[validate(length(max = 4096))]
+    #[schema(max_length = 4096)]
+    app_secret: Option<String>,
+    /// The secret the platform sends with each webhook; empty means none.
+    #[validate(length(max = 4096))]
+    #[schema(max_length = 4096)]
+    webhook_secret: Option<String>,
+    /// `true` when absent.
+    enabled: Option<bool>,
+    /// When absent, the first config of a type becomes its default.
+    is_default: Option<bool>,
+}
+
+/// Not blank once trimmed (the service trims these fields).
+pub(super) const NOT_BLANK: &str = r"^[^\u0000]*[^\u0000\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000]*$";
+
+/// The body of `create_platform_config`: the fields of [`CreatePlatformConfigBody`], and
+/// what each `authType` needs (a token config its `accessToken`, an OAuth one its
+/// `appId` and `appSecret`), which the service checks after the fields.
+pub(super) struct CreatePlatformConfigRequest;
+
+impl utoipa::PartialSchema for CreatePlatformConfigRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, SchemaType};
+        let not_blank = || {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(NOT_BLANK))
+        };
+        let token = ObjectBuilder::new()
+            .property(
+                "authType",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                    .enum_values(Some([
+                        serde_json::Value::from("token"),
+                        serde_json::Value::Null,
+                    ])),
+            )
+            .property("accessToken", not_blank())
+            .required("accessToken");
+        let oauth = ObjectBuilder::new()
+            .property("authType", string_enum(["oauth"]))
+            .property("appId", not_blank())
+            .property("appSecret", not_blank())
+            .required("authType")
+            .required("appId")
+            .required("appSecret");
+        AllOfBuilder::new()
+            .item(utoipa::openapi::Ref::from_schema_name(
+                <CreatePlatformConfigBody as ToSchema>::name(),
+            ))
+            .item(AnyOfBuilder::new().item(token).item(oauth))
+            .into()
+    }
+}
+
+impl ToSchema for CreatePlatformConfigRequest {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        schemas.push((
+            <CreatePlatformConfigBody as ToSchema>::name().into(),
+            <CreatePlatformConfigBody as utoipa::PartialSchema>::schema(),
+        ));
+        <CreatePlatformConfigBody as ToSchema>::schemas(schemas);
+    }
+}
+
+/// Creates a config (`config:create`), after checking its token with the platform.
+#[utoipa::path(
+    request_body = CreatePlatformConfigRequest,
+    responses((status = 200, body = Data<PlatformConfigEnvelope>)),
+)]
+#[post("")]
+pub(super) async fn create_platform_config(
+    state: web::Data<AppState>,
+    _user: RequirePermission<perm::ConfigCreate>,
+    body: ValidatedJson<CreatePlatformConfigBody>,
+) -> Result<HttpResponse, ApiError> {
+    let b = body.0;
+    let config = state
+        .platform_configs
+        .create(PlatformConfigInput {
+            name: b.name,
+            platform_type: b.platform_type,
+            base_url: b.base_url,
+            auth_type: b.auth_type,
+            access_token: b.access_token,
+            app_id: b.app_id,
+            app_secret: b.app_secret,
+            webhook_secret: b.webhook_secret,
+            enabled: b.enabled,
+            is_default: b.is_default,
+        })
+        .await?;
+    Ok(envelope::ok(PlatformConfigEnvelope::from(config)))
+}
+
+/// Changes to a config; an absent or `null` field stays as it is. A secret sent back
+/// as `***` is kept, an empty one cleared. A new token, URL or auth type is checked
+/// with the platform again.
+#[derive(Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct UpdatePlatformConfigBody {
+    #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    #[validate(custom(function = "crate::extract::single_line"))]
+    name: Option<String>,
+    /// The platform type cannot change (409 for another one).
+    #[serde(
+        default,
+        deserialize_with = "crate::routes::serde_helpers::from_optional_text"
+    )]
+    #[schema(schema_with = nullable_platform_type_schema)]
+    platform_type: Option<PlatformType>,
+    #[validate(length(min = 1, max = 2000, message = "must not be empty"))]
+    #[schema(schema_with = crate::openapi::base_url)]
+    base_url: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::routes::serde_helpers::from_optional_text"
+    )]
+    #[schema(schema_with = nullable_auth_type_schema)]
+    auth_type: Option<AuthType>,
+    #[validate(length(max = 4096))]
+    #[schema(max_length = 4096)]
+    access_token: Option<String>,
+    #[validate(length(max = 500))]
+    #[schema(max_length = 500)]
+    app_id: Option<String>,
+    #[validate(length(max = 4096))]
+    #[schema(max_length = 4096)]
+    app_secret: Option<String>,
+    #[validate(length(max = 4096))]
+    #[schema(max_length = 4096)]
+    webhook_secret: Option<String>,
+    enabled: Option<bool>,
+    /// `true` makes it its type's default; `false` on the default is a 409.
+    is_default: Option<bool>,
+}
+
+/// Updates a config (`config:update`).
+#[utoipa::path(
+    request_body = UpdatePlatformConfigBody,
+    responses((status = 200, body = Data<PlatformConfigEnvelope>)),
+)]
+#[patch("/{id}")]
+pub(super) async fn update_platform_config(
+    state: web::Data<AppState>,
+    _user: RequirePermission<perm::ConfigUpdate>,
+    id: web::Path<Uuid>,
+    body: ValidatedJson<UpdatePlatformConfigBody>,
+) -> Result<HttpResponse, ApiError> {
+    let b = body.0;
+    let patch = PlatformConfigPatch {
+        name: b.name,
+        platform_type: b.platform_type,
+        base_url: b.base_url,
+        auth_type: b.auth_type,
+        access_token: b.access_token,
+        app_id: b.app_id,
+        app_secret: b.app_secret,
+        webhook_secret: b.webhook_secret,
+        enabled: b.enabled,
+        is_default: b.is_default,
+    };
+    let config = state.platform_configs.update(*id, patch).await?;
+    Ok(envelope::ok(PlatformConfigEnvelope::from(config)))
+}
+
+/// Makes a config its platform type's default (`config:update`).
+#[utoipa::path(responses((status = 200, body = Data<PlatformConfigEnvelope>)))]
+#[post("/{id}/default")]
+pub(super) async fn set_default_platform_config(
+    state: web::Data<AppState>,
+    _user: RequirePermission<perm::ConfigUpdate>,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(envelope::ok(PlatformConfigEnvelope::from(
+        state.platform_configs.set_default(*id).await?,
+    )))
+}
+
+/// Whether to delete the linked projects too.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(super) struct DeletePlatformConfigQuery {
+    /// `true` deletes the config's projects with it; without it, a config with linked
+    /// projects is not deleted (400 `PROJECTS_LINKED`).
+    #[param(value_type = Option<bool>)]
+    force: Option<String>,
+}
+
+/// `{"success": true, "deletedProjects": n}`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlatformConfigDeletedDto {
+    /// How many projects were deleted with the config.
+    deleted_projects: u64,
+    success: bool,
+}
+
+/// Deletes a config (`config:delete`).
+#[utoipa::path(
+    params(DeletePlatformConfigQuery),
+    responses((status = 200, body = Data<PlatformConfigDeletedDto>)),
+)]
+#[delete("/{id}")]
+pub(super) async fn delete_platform_config(
+    state: web::Data<AppState>,
+    _user: RequirePermission<perm::ConfigDelete>,
+    id: web::Path<Uuid>,
+    query: web::Query<DeletePlatformConfigQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let force = match query.force.as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                ErrorCode::InvalidQuery,
+                "force must be true or false",
+            )
+            .with_details(
+                serde_json::json!({ "fields": { "force": ["must be true or false"] } }),
+            ));
+        }
+    };
+    let deleted = state.platform_configs.delete(*id, force).await?;
+    Ok(envelope::ok(PlatformConfigDeletedDto {
+        deleted_projects: deleted,
+        success: true,
+    }))
+}
