@@ -335,6 +335,7 @@ impl Application {
                 claim_grace: Duration::from_millis(config.runner_claim_grace_ms),
                 retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
             },
+            Arc::new(crate::clock::SystemClock),
         ));
         let workers = if config.review_workers_enabled {
             let consumer = format!(

@@ -10,7 +10,7 @@ use crate::model::runner::{
     ClaimedTask, Runner, RunnerAiConfig, RunnerOutcome, RunnerPhase, RunnerRegistration,
     RunnerResult, RunnerStatus,
 };
-use crate::ports::{HeldTask, RepoError, RunnerRepository, SweepReport, TaskRepository};
+use crate::ports::{Clock, HeldTask, RepoError, RunnerRepository, SweepReport, TaskRepository};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,6 +46,7 @@ pub struct RunnerService {
     engine: Arc<ReviewEngine>,
     projects: Arc<super::ProjectService>,
     settings: RunnerSettings,
+    clock: Arc<dyn Clock>,
 }
 
 fn not_held(task_id: Uuid) -> ServiceError {
@@ -62,6 +63,7 @@ impl RunnerService {
         engine: Arc<ReviewEngine>,
         projects: Arc<super::ProjectService>,
         settings: RunnerSettings,
+        clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
             runners,
@@ -70,6 +72,7 @@ impl RunnerService {
             engine,
             projects,
             settings,
+            clock,
         }
     }
 
@@ -262,7 +265,7 @@ impl RunnerService {
             return false;
         }
         let ago = |d: Duration| {
-            Utc::now() - chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)
+            self.clock.now() - chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)
         };
         match self
             .runners
@@ -458,7 +461,7 @@ impl RunnerService {
     /// Store failures.
     pub async fn sweep(&self, timeout: Duration) -> Result<SweepReport, ServiceError> {
         let before =
-            Utc::now() - chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX);
+            self.clock.now() - chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX);
         let report = self.runners.sweep_silent(before).await?;
         self.requeue(&report).await;
         if report.runners_offline > 0 || !report.requeued.is_empty() {

@@ -11,7 +11,6 @@ use crate::model::notification::{
 use crate::model::review::ReviewStatus;
 use crate::ports::{NewDelivery, Notifier, NotifyError};
 use crate::services::ServiceError;
-use chrono::Utc;
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -52,7 +51,7 @@ impl NotificationService {
         };
         for kind in event_types(&config, &event) {
             if config.notification_frequency == Frequency::Immediate {
-                let notification = self.titled(render_review(kind, &event));
+                let notification = self.titled(render_review(kind, &event, self.clock.now()));
                 self.dispatch(&config, &notification).await?;
             } else {
                 self.repo.add_digest_event(kind, &event).await?;
@@ -72,13 +71,13 @@ impl NotificationService {
         if config.notification_frequency != frequency || frequency == Frequency::Immediate {
             return Ok(0);
         }
-        let now = Utc::now();
+        let now = self.clock.now();
         let events = self.repo.take_digest_events(now).await?;
         if events.is_empty() {
             return Ok(0);
         }
         let digest = summarise(&events, now);
-        let notification = self.titled(render_digest(frequency, &digest));
+        let notification = self.titled(render_digest(frequency, &digest, now));
         self.dispatch(&config, &notification).await?;
         tracing::info!(
             frequency = frequency.as_str(),
@@ -207,8 +206,8 @@ impl NotificationService {
     /// # Errors
     /// Store failures.
     pub async fn resume_interrupted(&self, stale_after: Duration) -> Result<usize, ServiceError> {
-        let before =
-            Utc::now() - chrono::Duration::from_std(stale_after).unwrap_or(chrono::Duration::MAX);
+        let before = self.clock.now()
+            - chrono::Duration::from_std(stale_after).unwrap_or(chrono::Duration::MAX);
         let stale = self.repo.take_stale_pending(before, 100).await?;
         if stale.is_empty() {
             return Ok(0);
@@ -308,7 +307,7 @@ impl NotificationService {
                 .subscriptions(None)
                 .await?
                 .into_iter()
-                .filter(|s| s.expires_at.is_none_or(|t| t > Utc::now()))
+                .filter(|s| s.expires_at.is_none_or(|t| t > self.clock.now()))
                 .map(Recipient::Push)
                 .collect(),
         })

@@ -108,7 +108,7 @@ impl NotificationService {
         }
         let deleted = self
             .repo
-            .clean(Utc::now() - chrono::Duration::days(days))
+            .clean(self.clock.now() - chrono::Duration::days(days))
             .await?;
         tracing::info!(days, deleted, "notifications.history_cleaned");
         Ok(deleted)

@@ -14,7 +14,7 @@ pub(super) fn mr_label(e: &ReviewEvent) -> String {
 
 /// The message of a review event.
 #[must_use]
-pub fn render_review(kind: NotificationType, e: &ReviewEvent) -> Notification {
+pub fn render_review(kind: NotificationType, e: &ReviewEvent, now: DateTime<Utc>) -> Notification {
     let grade = match (&e.rating, e.score) {
         (Some(r), Some(s)) => format!("rating {r} ({s}/100)"),
         (Some(r), None) => format!("rating {r}"),
@@ -57,7 +57,7 @@ pub fn render_review(kind: NotificationType, e: &ReviewEvent) -> Notification {
         url: Some(e.mr_url.clone()).filter(|u| !u.is_empty()),
         review: Some(e.clone()),
         digest: None,
-        created_at: Utc::now(),
+        created_at: now,
     }
 }
 
@@ -94,7 +94,7 @@ pub fn summarise(
 
 /// The message of a digest.
 #[must_use]
-pub fn render_digest(frequency: Frequency, d: &DigestSummary) -> Notification {
+pub fn render_digest(frequency: Frequency, d: &DigestSummary, now: DateTime<Utc>) -> Notification {
     let (kind, label) = if frequency == Frequency::Weekly {
         (NotificationType::WeeklySummary, "Weekly")
     } else {
@@ -132,6 +132,6 @@ pub fn render_digest(frequency: Frequency, d: &DigestSummary) -> Notification {
         url: None,
         review: None,
         digest: Some(d.clone()),
-        created_at: Utc::now(),
+        created_at: now,
     }
 }

@@ -8,7 +8,6 @@ use crate::model::notification::{
     Channel, Notification, NotificationConfig, NotificationConfigPatch, NotificationType, VapidKeys,
 };
 use crate::services::{FieldError, ServiceError};
-use chrono::Utc;
 
 /// The outcome of a test delivery.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,7 +117,7 @@ impl NotificationService {
             url: Some(self.settings.app_url.clone()),
             review: None,
             digest: None,
-            created_at: Utc::now(),
+            created_at: self.clock.now(),
         };
         let mut errors = Vec::new();
         for recipient in &recipients {

@@ -106,7 +106,7 @@ pub(super) fn a_digest_counts_the_period_and_lists_the_lowest_first() {
         d.lowest.iter().map(|e| e.score).collect::<Vec<_>>(),
         vec![Some(40), Some(90)]
     );
-    let n = render_digest(Frequency::Weekly, &d);
+    let n = render_digest(Frequency::Weekly, &d, Utc::now());
     assert_eq!(n.kind, NotificationType::WeeklySummary);
     assert!(
         n.text.contains("2 review(s) completed, 1 failed, 1 below"),
