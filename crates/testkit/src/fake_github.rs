@@ -1,13 +1,18 @@
 //! A GitHub (hostB) REST API stand-in served under `/api/v3` (an Enterprise Server's
 //! layout): real response shapes, `Link` pagination, token checks, request records.
 
+mod hosted;
+
 use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
 use wiremock::matchers::{header, method, path, path_regex, query_param};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
 pub struct FakeGithub {
     pub server: MockServer,
     pub token: String,
+    /// What [`FakeGithub::add_project`] put here and what was posted since.
+    hosted: Arc<Mutex<hosted::Hosted>>,
 }
 
 /// A repository as `GET /user/repos` returns it.
@@ -33,6 +38,7 @@ impl FakeGithub {
         let fake = FakeGithub {
             server,
             token: token.to_owned(),
+            hosted: Arc::default(),
         };
         Mock::given(method("GET"))
             .and(path("/api/v3/user"))

@@ -1,13 +1,20 @@
 //! A GitLab (hostA) REST API v4 stand-in: real response shapes and pagination
 //! headers, token checks, and a record of every request for assertions.
 
+mod hosted;
+
+pub(crate) use hosted::{query_value, requested_page};
+
 use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
 use wiremock::matchers::{header, method, path, path_regex, query_param};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
 pub struct FakeGitlab {
     pub server: MockServer,
     pub token: String,
+    /// What [`FakeGitlab::add_project`] put here and what was posted since.
+    hosted: Arc<Mutex<hosted::Hosted>>,
 }
 
 /// A GitLab project as `GET /projects` returns it.
@@ -37,6 +44,7 @@ impl FakeGitlab {
         let fake = FakeGitlab {
             server,
             token: token.to_owned(),
+            hosted: Arc::default(),
         };
         Mock::given(method("GET"))
             .and(path("/api/v4/user"))

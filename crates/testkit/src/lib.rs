@@ -3,13 +3,16 @@
 //! fake GitLab/GitHub servers that answer with the real APIs' JSON shapes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod contract;
 mod fake_github;
 mod fake_gitlab;
 pub mod fake_smtp;
 pub mod fakes;
+pub mod memory;
 mod test_db;
 
 pub use fake_github::{FakeGithub, github_repo};
 pub use fake_gitlab::{FakeGitlab, gitlab_project};
 pub use fake_smtp::{FakeSmtp, FakeSmtpBuilder, ReceivedMail};
+pub use memory::MemoryStore;
 pub use test_db::{TestDb, test_redis_url};

@@ -1,9 +1,16 @@
 //! In-memory fakes: small working implementations of the ports, for domain tests.
 
+pub mod ai;
 mod auth_store;
+mod clock;
 mod credentials;
+pub mod hosting;
+pub mod notifier;
+pub mod queue;
+pub mod system;
 mod throttle;
 
 pub use auth_store::InMemoryAuthStore;
+pub use clock::FakeClock;
 pub use credentials::{FakePasswordHasher, FakeTokenHasher};
 pub use throttle::InMemoryThrottle;

@@ -1,0 +1,500 @@
+//! The [`HostingPlatform`] contract: what every platform adapter does, checked on the
+//! in-memory [`ScriptedPlatform`] (both flavours, `tests/contract_memory.rs`) and on
+//! the GitLab and GitHub adapters against the fake servers (their crates'
+//! `tests/contract.rs`). Where the platforms differ (ids of line comments, the start
+//! commit, user search), a case checks each by `platform_type`.
+
+use crate::fakes::hosting::{
+    MrFixture, Posted, ProjectFixture, ScriptedPlatform, added, binary, deleted, modified, renamed,
+};
+use async_trait::async_trait;
+use reviewd_domain::model::diff::{FileDiff, InlineComment};
+use reviewd_domain::model::{
+    MergeRequest, MrState, PlatformPage, PlatformType, PlatformUser, TokenIdentity,
+};
+use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// A platform the contract can furnish and look into.
+#[async_trait]
+pub trait PlatformWorld: Sync {
+    /// The platform through a token it knows.
+    fn platform(&self) -> &dyn HostingPlatform;
+
+    /// The same platform through a token it does not know.
+    fn stranger(&self) -> Arc<dyn HostingPlatform>;
+
+    /// Who the known token belongs to.
+    fn token_owner(&self) -> TokenIdentity;
+
+    /// Puts a project with its members and merge requests on the platform.
+    async fn add_project(&self, project: &ProjectFixture) -> ProjectRef;
+
+    /// What the platform answers for the files changed between two commits.
+    async fn add_compare(&self, project: &ProjectRef, from: &str, to: &str, files: &[FileDiff]);
+
+    /// What the platform accepted on a merge request, oldest first.
+    async fn posted(&self, project: &ProjectRef, iid: i64) -> Vec<Posted>;
+}
+
+#[async_trait]
+impl PlatformWorld for ScriptedPlatform {
+    fn platform(&self) -> &dyn HostingPlatform {
+        self
+    }
+
+    fn stranger(&self) -> Arc<dyn HostingPlatform> {
+        Arc::new(self.with_bad_token())
+    }
+
+    fn token_owner(&self) -> TokenIdentity {
+        self.identity()
+    }
+
+    async fn add_project(&self, project: &ProjectFixture) -> ProjectRef {
+        ScriptedPlatform::add_project(self, project.clone())
+    }
+
+    async fn add_compare(&self, project: &ProjectRef, from: &str, to: &str, files: &[FileDiff]) {
+        ScriptedPlatform::add_compare(self, project, from, to, files.to_vec());
+    }
+
+    async fn posted(&self, project: &ProjectRef, iid: i64) -> Vec<Posted> {
+        ScriptedPlatform::posted(self, project, iid)
+    }
+}
+
+pub async fn run(world: &impl PlatformWorld) {
+    token_identity_names_the_owner(world).await;
+    an_unknown_token_is_unauthorized(world).await;
+    projects_are_found_by_ref(world).await;
+    members_are_listed_and_searched(world).await;
+    merge_requests_come_in_pages_newest_first(world).await;
+    merge_requests_are_filtered_by_state_and_title(world).await;
+    a_merge_request_reads_as_fixed(world).await;
+    the_diff_has_every_file_and_the_refs(world).await;
+    compare_gives_the_files_between_commits(world).await;
+    line_comments_get_one_id_slot_each(world).await;
+    a_line_outside_the_diff_is_rejected(world).await;
+    comments_are_posted_and_edited(world).await;
+    assignment_is_recorded(world).await;
+    webhooks_are_created_listed_and_deleted(world).await;
+    user_search_is_hosta_only(world).await;
+}
+
+/// `@@ -1,2 +1,3 @@`: line 2 is added, lines 1 and 3 are context.
+const DIFF: &str = "@@ -1,2 +1,3 @@\n a\n+b\n c\n";
+
+fn unknown_project() -> ProjectRef {
+    ProjectRef {
+        id: "987654".to_owned(),
+        full_path: "contract/missing".to_owned(),
+    }
+}
+
+fn comment(path: &str, line: u32, body: &str) -> InlineComment {
+    InlineComment {
+        file_path: path.to_owned(),
+        old_path: None,
+        line,
+        body: body.to_owned(),
+    }
+}
+
+fn iids(mrs: &[MergeRequest]) -> Vec<i64> {
+    mrs.iter().map(|m| m.iid).collect()
+}
+
+async fn token_identity_names_the_owner(world: &impl PlatformWorld) {
+    let identity = world.platform().token_identity().await.unwrap();
+    assert_eq!(identity, world.token_owner());
+}
+
+async fn an_unknown_token_is_unauthorized(world: &impl PlatformWorld) {
+    let project = world
+        .add_project(&ProjectFixture::new("contract/locked"))
+        .await;
+    let stranger = world.stranger();
+    assert!(matches!(
+        stranger.token_identity().await,
+        Err(PlatformError::Unauthorized(_))
+    ));
+    assert!(matches!(
+        stranger.get_project(&project).await,
+        Err(PlatformError::Unauthorized(_))
+    ));
+}
+
+async fn projects_are_found_by_ref(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let project = world
+        .add_project(&ProjectFixture::new("contract/found"))
+        .await;
+    let found = platform.get_project(&project).await.unwrap();
+    assert_eq!(
+        (
+            found.id.as_str(),
+            found.full_path.as_str(),
+            found.name.as_str()
+        ),
+        (project.id.as_str(), "contract/found", "found")
+    );
+    assert_eq!(found.default_branch.as_deref(), Some("main"));
+    assert_eq!(found.platform_type, platform.platform_type());
+    let listed = platform.list_projects().await.unwrap();
+    assert!(listed.iter().any(|p| p.full_path == "contract/found"));
+    assert!(matches!(
+        platform.get_project(&unknown_project()).await,
+        Err(PlatformError::NotFound(_))
+    ));
+}
+
+async fn members_are_listed_and_searched(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let fixture = ProjectFixture::new("contract/members")
+        .member(21, "alice")
+        .member(22, "bob");
+    let project = world.add_project(&fixture).await;
+    let usernames = |page: PlatformPage<PlatformUser>| -> BTreeSet<String> {
+        page.items.into_iter().map(|u| u.username).collect()
+    };
+    let all = platform.list_members(&project, None, 1, 20).await.unwrap();
+    assert_eq!(
+        usernames(all),
+        BTreeSet::from(["alice".into(), "bob".into()])
+    );
+    let searched = platform
+        .list_members(&project, Some("ALI"), 1, 20)
+        .await
+        .unwrap();
+    assert_eq!(usernames(searched), BTreeSet::from(["alice".into()]));
+    assert!(matches!(
+        platform.list_members(&unknown_project(), None, 1, 20).await,
+        Err(PlatformError::NotFound(_))
+    ));
+}
+
+async fn merge_requests_come_in_pages_newest_first(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let fixture = ProjectFixture::new("contract/paged")
+        .mr(MrFixture::new(1))
+        .mr(MrFixture::new(2))
+        .mr(MrFixture::new(3));
+    let project = world.add_project(&fixture).await;
+    let first = platform
+        .list_merge_requests(&project, MrState::Opened, None, 1, 2)
+        .await
+        .unwrap();
+    assert_eq!(iids(&first.items), [3, 2]);
+    assert!(first.has_next);
+    assert!(first.total.is_none_or(|t| t == 3), "{:?}", first.total);
+    let second = platform
+        .list_merge_requests(&project, MrState::Opened, None, 2, 2)
+        .await
+        .unwrap();
+    assert_eq!(iids(&second.items), [1]);
+    assert!(!second.has_next);
+    assert_eq!((second.page, second.per_page), (2, 2));
+    assert!(matches!(
+        platform
+            .list_merge_requests(&unknown_project(), MrState::All, None, 1, 20)
+            .await,
+        Err(PlatformError::NotFound(_))
+    ));
+}
+
+async fn merge_requests_are_filtered_by_state_and_title(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let fixture = ProjectFixture::new("contract/filtered")
+        .mr(MrFixture::new(1).title("Add parser"))
+        .mr(MrFixture::new(2).state(MrState::Merged))
+        .mr(MrFixture::new(3).state(MrState::Closed));
+    let project = world.add_project(&fixture).await;
+    let list = |state, search| platform.list_merge_requests(&project, state, search, 1, 20);
+    assert_eq!(iids(&list(MrState::Opened, None).await.unwrap().items), [1]);
+    let merged = list(MrState::Merged, None).await.unwrap().items;
+    assert_eq!(iids(&merged), [2]);
+    assert_eq!(merged[0].state, "merged");
+    assert_eq!(iids(&list(MrState::Closed, None).await.unwrap().items), [3]);
+    assert_eq!(
+        iids(&list(MrState::All, None).await.unwrap().items),
+        [3, 2, 1]
+    );
+    let searched = list(MrState::All, Some("parser")).await.unwrap();
+    assert_eq!(iids(&searched.items), [1]);
+}
+
+async fn a_merge_request_reads_as_fixed(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let mr = MrFixture::new(7)
+        .title("Read config")
+        .description("Reads the config file")
+        .branches("config", "develop")
+        .author(31, "carol")
+        .head("h7")
+        .base("b7")
+        .start("s7")
+        .draft();
+    let project = world
+        .add_project(&ProjectFixture::new("contract/one-mr").mr(mr))
+        .await;
+    let got = platform.get_merge_request(&project, 7).await.unwrap();
+    assert_eq!(
+        (got.iid, got.title.as_str(), got.state.as_str()),
+        (7, "Read config", "opened")
+    );
+    assert_eq!(got.description.as_deref(), Some("Reads the config file"));
+    assert_eq!(
+        (got.source_branch.as_str(), got.target_branch.as_str()),
+        ("config", "develop")
+    );
+    assert_eq!(got.author_username.as_deref(), Some("carol"));
+    assert_eq!(got.author_id.as_deref(), Some("31"));
+    assert!(got.draft);
+    assert_eq!(got.created_at, Some(MrFixture::new(7).created_at));
+    let start = match platform.platform_type() {
+        PlatformType::HostA => "s7",
+        PlatformType::HostB => "b7",
+    };
+    assert_eq!(
+        (got.head_sha, got.base_sha, got.start_sha),
+        (Some("h7".into()), Some("b7".into()), Some(start.into()))
+    );
+    assert!(matches!(
+        platform.get_merge_request(&project, 8).await,
+        Err(PlatformError::NotFound(_))
+    ));
+}
+
+async fn the_diff_has_every_file_and_the_refs(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let mr = MrFixture::new(4)
+        .file("src/lib.rs", DIFF)
+        .change(added("src/new.rs", "@@ -0,0 +1 @@\n+x\n"))
+        .change(renamed("src/old_name.rs", "src/new_name.rs", None))
+        .change(deleted("src/gone.rs", "@@ -1 +0,0 @@\n-y\n"))
+        .change(binary("logo.png"));
+    let project = world
+        .add_project(&ProjectFixture::new("contract/diff").mr(mr.clone()))
+        .await;
+    let diff = platform.merge_request_diff(&project, 4).await.unwrap();
+    assert_eq!(diff.files, mr.files);
+    assert_eq!(diff.refs, mr.refs(platform.platform_type()));
+    assert!(matches!(
+        platform.merge_request_diff(&project, 5).await,
+        Err(PlatformError::NotFound(_))
+    ));
+}
+
+async fn compare_gives_the_files_between_commits(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let project = world
+        .add_project(&ProjectFixture::new("contract/compare"))
+        .await;
+    let files = [
+        modified("src/lib.rs", DIFF),
+        added("README.md", "@@ -0,0 +1 @@\n+hi\n"),
+    ];
+    world.add_compare(&project, "c1", "c2", &files).await;
+    assert_eq!(platform.compare(&project, "c1", "c2").await.unwrap(), files);
+    assert!(matches!(
+        platform.compare(&project, "c1", "c404").await,
+        Err(PlatformError::NotFound(_))
+    ));
+}
+
+fn inline(posted: &[Posted]) -> Vec<(String, u32, String, String)> {
+    posted
+        .iter()
+        .filter_map(|p| match p {
+            Posted::Inline { comment, head_sha } => Some((
+                comment.file_path.clone(),
+                comment.line,
+                comment.body.clone(),
+                head_sha.clone(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn line_comments_get_one_id_slot_each(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let mr = MrFixture::new(9)
+        .file("src/a.rs", DIFF)
+        .file("src/b.rs", DIFF);
+    let project = world
+        .add_project(&ProjectFixture::new("contract/inline").mr(mr.clone()))
+        .await;
+    let refs = mr.refs(platform.platform_type());
+    let comments = [comment("src/a.rs", 2, "one"), comment("src/b.rs", 2, "two")];
+    let ids = platform
+        .post_inline_comments(&project, 9, &refs, &comments)
+        .await
+        .unwrap();
+    assert_eq!(ids.len(), 2);
+    match platform.platform_type() {
+        PlatformType::HostA => {
+            assert!(ids.iter().all(Option::is_some), "{ids:?}");
+            assert_ne!(ids[0], ids[1]);
+        }
+        PlatformType::HostB => assert_eq!(ids, [None, None]),
+    }
+    assert_eq!(
+        inline(&world.posted(&project, 9).await),
+        [
+            ("src/a.rs".into(), 2, "one".into(), "head-9".into()),
+            ("src/b.rs".into(), 2, "two".into(), "head-9".into()),
+        ]
+    );
+    let none = platform
+        .post_inline_comments(&project, 9, &refs, &[])
+        .await
+        .unwrap();
+    assert!(none.is_empty());
+}
+
+async fn a_line_outside_the_diff_is_rejected(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let mr = MrFixture::new(10).file("src/a.rs", DIFF);
+    let project = world
+        .add_project(&ProjectFixture::new("contract/outside").mr(mr.clone()))
+        .await;
+    let refs = mr.refs(platform.platform_type());
+    for outside in [
+        comment("src/a.rs", 40, "far"),
+        comment("src/zzz.rs", 2, "no file"),
+    ] {
+        let result = platform
+            .post_inline_comments(&project, 10, &refs, &[outside])
+            .await;
+        assert!(
+            matches!(result, Err(PlatformError::Rejected(_))),
+            "{result:?}"
+        );
+    }
+    assert!(inline(&world.posted(&project, 10).await).is_empty());
+}
+
+async fn comments_are_posted_and_edited(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let project = world
+        .add_project(&ProjectFixture::new("contract/notes").mr(MrFixture::new(11)))
+        .await;
+    let id = platform
+        .post_comment(&project, 11, "summary")
+        .await
+        .unwrap();
+    platform
+        .edit_comment(&project, 11, &id, "summary v2")
+        .await
+        .unwrap();
+    assert_eq!(
+        world.posted(&project, 11).await,
+        [
+            Posted::Comment {
+                id: id.clone(),
+                body: "summary".into()
+            },
+            Posted::Edit {
+                id,
+                body: "summary v2".into()
+            },
+        ]
+    );
+    assert!(matches!(
+        platform.edit_comment(&project, 11, "5550555", "x").await,
+        Err(PlatformError::NotFound(_))
+    ));
+    assert!(matches!(
+        platform.post_comment(&project, 12, "x").await,
+        Err(PlatformError::NotFound(_))
+    ));
+}
+
+/// Both adapters assign (hostB by login, which hostB projects store as ids).
+async fn assignment_is_recorded(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let project = world
+        .add_project(&ProjectFixture::new("contract/assign").mr(MrFixture::new(13)))
+        .await;
+    platform
+        .assign(&project, 13, &["3".into()], &["12".into(), "13".into()])
+        .await
+        .unwrap();
+    let (mut assignees, mut reviewers) = (Vec::new(), Vec::new());
+    for posted in world.posted(&project, 13).await {
+        if let Posted::Assign {
+            assignee_ids,
+            reviewer_ids,
+        } = posted
+        {
+            assignees.extend(assignee_ids);
+            reviewers.extend(reviewer_ids);
+        }
+    }
+    assert_eq!(
+        (assignees, reviewers),
+        (vec!["3".to_owned()], vec!["12".to_owned(), "13".to_owned()])
+    );
+    assert!(matches!(
+        platform.assign(&project, 14, &["3".into()], &[]).await,
+        Err(PlatformError::NotFound(_))
+    ));
+}
+
+async fn webhooks_are_created_listed_and_deleted(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let project = world
+        .add_project(&ProjectFixture::new("contract/hooks"))
+        .await;
+    assert!(platform.list_webhooks(&project).await.unwrap().is_empty());
+    let url = "https://reviewd.example.com/api/webhook/contract";
+    let hook = platform
+        .create_webhook(&project, url, Some("s3cret"))
+        .await
+        .unwrap();
+    assert_eq!(hook.url, url);
+    assert_eq!(
+        platform.list_webhooks(&project).await.unwrap(),
+        std::slice::from_ref(&hook)
+    );
+    platform.delete_webhook(&project, &hook.id).await.unwrap();
+    assert!(platform.list_webhooks(&project).await.unwrap().is_empty());
+    assert!(matches!(
+        platform.delete_webhook(&project, &hook.id).await,
+        Err(PlatformError::NotFound(_))
+    ));
+    assert!(matches!(
+        platform.list_webhooks(&unknown_project()).await,
+        Err(PlatformError::NotFound(_))
+    ));
+}
+
+async fn user_search_is_hosta_only(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let fixture = ProjectFixture::new("contract/users")
+        .member(41, "dora")
+        .member(42, "eve");
+    let project = world.add_project(&fixture).await;
+    let result = platform
+        .search_users(Some("dor"), Some(&project), 1, 20)
+        .await;
+    if platform.platform_type() == PlatformType::HostB {
+        assert_eq!(result, Err(PlatformError::Unsupported("hostB")));
+        return;
+    }
+    let names: Vec<_> = result
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|u| u.username)
+        .collect();
+    assert_eq!(names, ["dora"]);
+    let everyone = platform
+        .search_users(Some("eve"), None, 1, 20)
+        .await
+        .unwrap();
+    assert!(everyone.items.iter().any(|u| u.id == "42"));
+}

@@ -1,0 +1,94 @@
+//! Port contract suites: what every implementation of a port must do, written once
+//! and run against each implementation — the in-memory ones here
+//! (`tests/contract_memory.rs`) and the real adapters in their own crates (the
+//! PostgreSQL repositories, the Redis queue, the HTTP adapters against the fake
+//! servers). An adapter someone adds proves itself by running the same suite.
+//!
+//! A suite is `pub async fn run(..)` in the port's module; its cases are private
+//! functions that each set up the rows they need, so one store serves the whole
+//! suite. Time-dependent cases use zero or past durations instead of waiting.
+
+pub mod ai;
+pub mod catalog;
+pub mod health_checks;
+pub mod hosting;
+pub mod jobs;
+pub mod monitoring;
+pub mod notifications;
+pub mod notifier;
+pub mod platform_configs;
+pub mod projects;
+pub mod queue;
+pub mod review_queries;
+pub mod reviews;
+pub mod runners;
+pub mod seed;
+pub mod settings;
+pub mod tasks;
+
+use reviewd_domain::ports::{
+    CatalogRepository, HealthCheckRepository, JobLedger, MonitoringRepository,
+    NotificationRepository, PlatformConfigRepository, ProjectRepository, ReviewQueries,
+    ReviewRepository, RunnerRepository, SettingsRepository, TaskRepository,
+};
+use std::sync::Arc;
+
+/// The repository ports of one implementation, sharing one store.
+#[derive(Clone)]
+pub struct Stores {
+    pub platform_configs: Arc<dyn PlatformConfigRepository>,
+    pub projects: Arc<dyn ProjectRepository>,
+    pub settings: Arc<dyn SettingsRepository>,
+    pub catalog: Arc<dyn CatalogRepository>,
+    pub tasks: Arc<dyn TaskRepository>,
+    pub runners: Arc<dyn RunnerRepository>,
+    pub reviews: Arc<dyn ReviewRepository>,
+    pub review_queries: Arc<dyn ReviewQueries>,
+    pub notifications: Arc<dyn NotificationRepository>,
+    pub monitoring: Arc<dyn MonitoringRepository>,
+    pub jobs: Arc<dyn JobLedger>,
+    pub health_checks: Arc<dyn HealthCheckRepository>,
+}
+
+impl Stores {
+    /// Every port on one in-memory store.
+    #[must_use]
+    pub fn memory(store: &crate::MemoryStore) -> Self {
+        let s = Arc::new(store.clone());
+        Self {
+            platform_configs: s.clone(),
+            projects: s.clone(),
+            settings: s.clone(),
+            catalog: s.clone(),
+            tasks: s.clone(),
+            runners: s.clone(),
+            reviews: s.clone(),
+            review_queries: s.clone(),
+            notifications: s.clone(),
+            monitoring: s.clone(),
+            jobs: s.clone(),
+            health_checks: s,
+        }
+    }
+}
+
+/// One `#[tokio::test]` per repository port, each on a fresh store made by
+/// `$make` (an async fn returning the [`Stores`] and a guard that keeps the store
+/// alive for the test, e.g. its database).
+#[macro_export]
+macro_rules! repository_contract_tests {
+    ($make:path) => {
+        $crate::repository_contract_tests!(@ports $make;
+            platform_configs, projects, settings, catalog, tasks, runners, reviews,
+            review_queries, notifications, monitoring, jobs, health_checks);
+    };
+    (@ports $make:path; $($port:ident),*) => {
+        $(
+            #[tokio::test]
+            async fn $port() {
+                let (stores, _guard) = $make().await;
+                $crate::contract::$port::run(&stores).await;
+            }
+        )*
+    };
+}

@@ -1,0 +1,244 @@
+//! The `PlatformConfigRepository` contract: configs in creation order, at most one
+//! default per platform type (handed on when the default is deleted), secrets kept,
+//! and deleting a config deletes its projects.
+
+use super::{Stores, seed};
+use reviewd_domain::PageRequest;
+use reviewd_domain::model::{
+    AuthType, PipelineFilter, PlatformConfig, PlatformConfigChanges, PlatformType, SecretString,
+};
+use reviewd_domain::ports::RepoError;
+use uuid::Uuid;
+
+pub async fn run(s: &Stores) {
+    // First: it needs to know every hostB config of the store.
+    deleting_the_default_hands_it_to_the_oldest_remaining(s).await;
+    one_default_per_type(s).await;
+    create_get_and_update_keep_what_is_not_changed(s).await;
+    list_filters_by_type_and_enabled_in_creation_order(s).await;
+    deleting_a_config_deletes_its_projects(s).await;
+    unknown_ids_are_not_found(s).await;
+}
+
+async fn create(s: &Stores, platform_type: PlatformType, is_default: bool) -> PlatformConfig {
+    s.platform_configs
+        .create(seed::new_platform_config(platform_type, is_default))
+        .await
+        .expect("create a platform config")
+}
+
+async fn defaults(s: &Stores, platform_type: PlatformType) -> Vec<Uuid> {
+    s.platform_configs
+        .list(Some(platform_type), false)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.is_default)
+        .map(|c| c.id)
+        .collect()
+}
+
+async fn deleting_the_default_hands_it_to_the_oldest_remaining(s: &Stores) {
+    let first = create(s, PlatformType::HostB, true).await;
+    let second = create(s, PlatformType::HostB, false).await;
+    let third = create(s, PlatformType::HostB, false).await;
+    assert_eq!(
+        s.platform_configs
+            .delete_with_projects(first.id)
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(defaults(s, PlatformType::HostB).await, vec![second.id]);
+    s.platform_configs
+        .delete_with_projects(third.id)
+        .await
+        .unwrap();
+    assert_eq!(
+        defaults(s, PlatformType::HostB).await,
+        vec![second.id],
+        "deleting another config keeps the default"
+    );
+    s.platform_configs
+        .delete_with_projects(second.id)
+        .await
+        .unwrap();
+    assert!(
+        s.platform_configs
+            .list(Some(PlatformType::HostB), false)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+async fn one_default_per_type(s: &Stores) {
+    let a = create(s, PlatformType::HostA, true).await;
+    let b = create(s, PlatformType::HostA, true).await;
+    assert_eq!(
+        defaults(s, PlatformType::HostA).await,
+        vec![b.id],
+        "a new default replaces the old"
+    );
+    assert!(!s.platform_configs.get(a.id).await.unwrap().is_default);
+    let other_type = create(s, PlatformType::HostB, true).await;
+    assert_eq!(defaults(s, PlatformType::HostA).await, vec![b.id]);
+    assert_eq!(defaults(s, PlatformType::HostB).await, vec![other_type.id]);
+
+    let again = s.platform_configs.set_default(a.id).await.unwrap();
+    assert!(again.is_default);
+    assert_eq!(defaults(s, PlatformType::HostA).await, vec![a.id]);
+    s.platform_configs
+        .delete_with_projects(other_type.id)
+        .await
+        .unwrap();
+}
+
+async fn create_get_and_update_keep_what_is_not_changed(s: &Stores) {
+    let created = create(s, PlatformType::HostA, false).await;
+    let got = s.platform_configs.get(created.id).await.unwrap();
+    assert_eq!(got.name, created.name);
+    assert_eq!(got.access_token, Some(SecretString::new("glpat-secret")));
+    assert_eq!(got.token_scopes, vec!["api".to_owned()]);
+    assert_eq!((got.refresh_token, got.oauth_state), (None, None));
+
+    let updated = s
+        .platform_configs
+        .update(
+            created.id,
+            PlatformConfigChanges {
+                name: Some("renamed".into()),
+                auth_type: Some(AuthType::OAuth),
+                access_token: Some(None),
+                refresh_token: Some(Some(SecretString::new("refresh"))),
+                oauth_state: Some(Some("state-1".into())),
+                enabled: Some(false),
+                ..PlatformConfigChanges::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(updated.name, "renamed");
+    assert_eq!(updated.auth_type, AuthType::OAuth);
+    assert_eq!(updated.access_token, None, "Some(None) clears");
+    assert_eq!(updated.refresh_token, Some(SecretString::new("refresh")));
+    assert_eq!(updated.oauth_state.as_deref(), Some("state-1"));
+    assert!(!updated.enabled);
+    assert_eq!(updated.base_url, created.base_url, "None keeps");
+    assert_eq!(updated.token_scopes, created.token_scopes);
+    assert_eq!(updated.created_at, created.created_at);
+    assert!(updated.updated_at >= created.updated_at);
+    let reread = s.platform_configs.get(created.id).await.unwrap();
+    assert_eq!(reread.refresh_token, updated.refresh_token);
+}
+
+async fn list_filters_by_type_and_enabled_in_creation_order(s: &Stores) {
+    let enabled = create(s, PlatformType::HostA, false).await;
+    let disabled = create(s, PlatformType::HostA, false).await;
+    s.platform_configs
+        .update(
+            disabled.id,
+            PlatformConfigChanges {
+                enabled: Some(false),
+                ..PlatformConfigChanges::default()
+            },
+        )
+        .await
+        .unwrap();
+    let hostb = create(s, PlatformType::HostB, false).await;
+
+    let ids = |configs: Vec<PlatformConfig>| configs.into_iter().map(|c| c.id).collect::<Vec<_>>();
+    let all = ids(s.platform_configs.list(None, false).await.unwrap());
+    let position = |id: Uuid| all.iter().position(|&x| x == id).unwrap();
+    assert!(position(enabled.id) < position(disabled.id));
+    assert!(position(disabled.id) < position(hostb.id));
+
+    let host_a = ids(s
+        .platform_configs
+        .list(Some(PlatformType::HostA), false)
+        .await
+        .unwrap());
+    assert!(host_a.contains(&disabled.id) && !host_a.contains(&hostb.id));
+    let enabled_a = ids(s
+        .platform_configs
+        .list(Some(PlatformType::HostA), true)
+        .await
+        .unwrap());
+    assert!(enabled_a.contains(&enabled.id) && !enabled_a.contains(&disabled.id));
+    let enabled_any = ids(s.platform_configs.list(None, true).await.unwrap());
+    assert!(enabled_any.contains(&hostb.id) && !enabled_any.contains(&disabled.id));
+    s.platform_configs
+        .delete_with_projects(hostb.id)
+        .await
+        .unwrap();
+}
+
+async fn deleting_a_config_deletes_its_projects(s: &Stores) {
+    let config = seed::platform_config(s).await;
+    let mut synced = Vec::new();
+    for _ in 0..2 {
+        let p = s
+            .projects
+            .upsert_synced(config.id, &seed::platform_project())
+            .await
+            .unwrap();
+        synced.push(p);
+    }
+    let bystander = seed::project(s).await;
+    seed::task(s, &synced[0], 1, "aaa").await;
+    assert_eq!(
+        s.platform_configs.count_projects(config.id).await.unwrap(),
+        2
+    );
+
+    assert_eq!(
+        s.platform_configs
+            .delete_with_projects(config.id)
+            .await
+            .unwrap(),
+        2
+    );
+    for p in &synced {
+        assert!(matches!(
+            s.projects.get(p.id).await,
+            Err(RepoError::NotFound)
+        ));
+    }
+    let tasks = s
+        .projects
+        .pipelines(
+            &PipelineFilter {
+                project_id: Some(synced[0].id),
+                ..PipelineFilter::default()
+            },
+            PageRequest::new(1, 10, 10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(tasks.total, 0, "the projects' tasks go with them");
+    assert_eq!(
+        s.platform_configs.count_projects(config.id).await.unwrap(),
+        0
+    );
+    assert!(matches!(
+        s.platform_configs.get(config.id).await,
+        Err(RepoError::NotFound)
+    ));
+    assert!(s.projects.get(bystander.id).await.is_ok());
+}
+
+async fn unknown_ids_are_not_found(s: &Stores) {
+    let id = Uuid::new_v4();
+    let pc = &s.platform_configs;
+    assert!(matches!(pc.get(id).await, Err(RepoError::NotFound)));
+    assert!(matches!(
+        pc.update(id, PlatformConfigChanges::default()).await,
+        Err(RepoError::NotFound)
+    ));
+    assert!(matches!(pc.set_default(id).await, Err(RepoError::NotFound)));
+    assert!(matches!(
+        pc.delete_with_projects(id).await,
+        Err(RepoError::NotFound)
+    ));
+    assert_eq!(pc.count_projects(id).await.unwrap(), 0);
+}

@@ -1,0 +1,498 @@
+//! Repositories on the fake GitHub built from [`ProjectFixture`]s: pull requests with
+//! their files, collaborators, compares, reviews, issue comments, assignment and
+//! hooks, answered in GitHub's shapes from what was put there and what was posted
+//! since (what `contract::hosting` runs the GitHub adapter against).
+
+use super::{FakeGithub, github_repo};
+use crate::fake_gitlab::{query_value, requested_page};
+use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};
+use reviewd_domain::model::diff::{ChangeType, FileDiff, InlineComment};
+use reviewd_domain::model::{MrState, PlatformType, PlatformUser};
+use reviewd_domain::ports::ProjectRef;
+use serde_json::{Value, json};
+use std::cmp::Reverse;
+use std::sync::{Arc, Mutex};
+use wiremock::matchers::{header, method, path, path_regex};
+use wiremock::{Match, Mock, Request, Respond, ResponseTemplate};
+
+pub(crate) struct Hosted {
+    repos: Vec<Value>,
+    /// Posts by repository full name and pull request number.
+    posts: Vec<(String, i64, Posted)>,
+    /// `(repository, number, comment id)` of the issue comments.
+    comments: Vec<(String, i64, u64)>,
+    hooks: Vec<(String, Value)>,
+    last_id: u64,
+}
+
+impl Default for Hosted {
+    fn default() -> Self {
+        Self {
+            repos: Vec::new(),
+            posts: Vec::new(),
+            comments: Vec::new(),
+            hooks: Vec::new(),
+            // Clear of the ids `with_repos` serves.
+            last_id: 7000,
+        }
+    }
+}
+
+impl Hosted {
+    fn next_id(&mut self) -> u64 {
+        self.last_id += 1;
+        self.last_id
+    }
+
+    fn post(&mut self, repo: &str, number: i64, posted: Posted) {
+        self.posts.push((repo.to_owned(), number, posted));
+    }
+}
+
+type Shared = Arc<Mutex<Hosted>>;
+
+fn body_json(request: &Request) -> Value {
+    serde_json::from_slice(&request.body).unwrap_or_default()
+}
+
+fn not_found() -> ResponseTemplate {
+    ResponseTemplate::new(404).set_body_json(json!({
+        "message": "Not Found", "documentation_url": "https://docs.github.com/rest", "status": "404",
+    }))
+}
+
+/// The request's URL at another page, for `Link`.
+fn page_url(request: &Request, page: usize) -> String {
+    let mut url = request.url.clone();
+    let kept: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(k, _)| k != "page")
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    url.query_pairs_mut()
+        .clear()
+        .extend_pairs(kept)
+        .append_pair("page", &page.to_string());
+    url.to_string()
+}
+
+/// A page of `items` with GitHub's `Link` header (no total).
+fn page_of(items: Vec<Value>, request: &Request) -> ResponseTemplate {
+    let (page, per_page) = requested_page(request, 30);
+    let pages = items.len().div_ceil(per_page).max(1);
+    let slice: Vec<Value> = items
+        .into_iter()
+        .skip((page - 1) * per_page)
+        .take(per_page)
+        .collect();
+    let response = ResponseTemplate::new(200).set_body_json(slice);
+    if page >= pages {
+        return response;
+    }
+    let link = format!(
+        "<{}>; rel=\"next\", <{}>; rel=\"last\"",
+        page_url(request, page + 1),
+        page_url(request, pages)
+    );
+    response.insert_header("link", link.as_str())
+}
+
+fn github_user(user: &PlatformUser) -> Value {
+    json!({
+        "login": user.username, "id": user.id.parse::<i64>().unwrap_or_default(),
+        "avatar_url": user.avatar_url, "html_url": user.web_url, "type": "User", "site_admin": false,
+    })
+}
+
+fn github_pull(full_name: &str, mr: &MrFixture) -> Value {
+    let open = mr.state == MrState::Opened;
+    json!({
+        "id": 90_000 + mr.iid, "number": mr.iid, "title": mr.title, "body": mr.description,
+        "state": if open { "open" } else { "closed" },
+        "merged_at": (mr.state == MrState::Merged).then_some(mr.updated_at),
+        "closed_at": (!open).then_some(mr.updated_at),
+        "html_url": format!("https://github.example.com/{full_name}/pull/{}", mr.iid),
+        "head": { "ref": mr.source_branch, "sha": mr.head_sha, "label": format!("org:{}", mr.source_branch) },
+        "base": { "ref": mr.target_branch, "sha": mr.base_sha, "label": format!("org:{}", mr.target_branch) },
+        "user": github_user(&mr.author), "draft": mr.draft,
+        "created_at": mr.created_at, "updated_at": mr.updated_at,
+    })
+}
+
+/// A file as `/pulls/{n}/files` and `/compare` list it (no `patch` without one).
+fn github_file(file: &FileDiff) -> Value {
+    let status = match file.change_type {
+        ChangeType::New => "added",
+        ChangeType::Deleted => "removed",
+        ChangeType::Renamed => "renamed",
+        ChangeType::Modified => "modified",
+    };
+    let mut json = json!({ "sha": "0", "filename": file.new_path, "status": status, "additions": 0, "deletions": 0, "changes": 0 });
+    if let Some(old) = &file.old_path {
+        json["previous_filename"] = json!(old);
+    }
+    if let Some(patch) = &file.diff {
+        json["patch"] = json!(patch);
+    }
+    json
+}
+
+/// A pull request list as the API filters it: `state` (open by default), sorted by
+/// `sort` (created by default) in `direction` (desc by default).
+fn list_pulls(full_name: &str, mrs: &[MrFixture], request: &Request) -> ResponseTemplate {
+    let state = query_value(request, "state").unwrap_or_else(|| "open".to_owned());
+    let mut listed: Vec<&MrFixture> = mrs
+        .iter()
+        .filter(|m| state == "all" || (state == "open") == (m.state == MrState::Opened))
+        .collect();
+    if query_value(request, "sort").as_deref() == Some("updated") {
+        listed.sort_by_key(|m| Reverse(m.updated_at));
+    } else {
+        listed.sort_by_key(|m| Reverse(m.created_at));
+    }
+    if query_value(request, "direction").as_deref() == Some("asc") {
+        listed.reverse();
+    }
+    page_of(
+        listed
+            .into_iter()
+            .map(|m| github_pull(full_name, m))
+            .collect(),
+        request,
+    )
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl FakeGithub {
+    /// Mounts `respond` for `verb` on `route`, for the known token only.
+    async fn serve(
+        &self,
+        verb: &str,
+        route: impl Match + 'static,
+        respond: impl Respond + 'static,
+    ) {
+        Mock::given(method(verb))
+            .and(route)
+            .and(header(
+                "authorization",
+                format!("Bearer {}", self.token).as_str(),
+            ))
+            .respond_with(respond)
+            .mount(&self.server)
+            .await;
+    }
+
+    /// Puts a repository on the server (`full_path` is `owner/name`) with the next
+    /// free id: the repository (and, among the token's, `/user/repos`), its
+    /// collaborators, pull requests with files, reviews, comments and assignment, and
+    /// its hooks.
+    pub async fn add_project(&self, fixture: &ProjectFixture) -> ProjectRef {
+        let full_name = fixture.full_path.clone();
+        let (id, repo, first) = {
+            let mut hosted = self.hosted.lock().unwrap();
+            let id = hosted.next_id();
+            let mut repo = github_repo(id, &full_name);
+            repo["default_branch"] = json!(fixture.default_branch);
+            hosted.repos.push(repo.clone());
+            (id, repo, hosted.repos.len() == 1)
+        };
+        if first {
+            self.serve_repo_list().await;
+        }
+        let base = format!("/api/v3/repos/{full_name}");
+        self.serve(
+            "GET",
+            path(base.clone()),
+            ResponseTemplate::new(200).set_body_json(repo),
+        )
+        .await;
+        let users: Vec<Value> = fixture.members.iter().map(github_user).collect();
+        self.serve(
+            "GET",
+            path(format!("{base}/collaborators")),
+            move |r: &Request| page_of(users.clone(), r),
+        )
+        .await;
+        let mrs = fixture.merge_requests.clone();
+        let name = full_name.clone();
+        self.serve("GET", path(format!("{base}/pulls")), move |r: &Request| {
+            list_pulls(&name, &mrs, r)
+        })
+        .await;
+        for mr in &fixture.merge_requests {
+            self.serve_pull(&full_name, mr).await;
+        }
+        self.serve_comment_edits(&full_name).await;
+        self.serve_hooks(&full_name).await;
+        ProjectRef {
+            id: id.to_string(),
+            full_path: full_name,
+        }
+    }
+
+    /// What `GET /compare/{from}...{to}` answers for the repository.
+    pub async fn add_compare(
+        &self,
+        project: &ProjectRef,
+        from: &str,
+        to: &str,
+        files: &[FileDiff],
+    ) {
+        let body = json!({
+            "status": "ahead", "ahead_by": 1, "behind_by": 0, "total_commits": 1, "commits": [{ "sha": to }],
+            "files": files.iter().map(github_file).collect::<Vec<_>>(),
+        });
+        let route = format!("/api/v3/repos/{}/compare/{from}...{to}", project.full_path);
+        self.serve(
+            "GET",
+            path(route),
+            ResponseTemplate::new(200).set_body_json(body),
+        )
+        .await;
+    }
+
+    /// What the server accepted on a pull request of an added repository, oldest first.
+    #[must_use]
+    pub fn posted(&self, project: &ProjectRef, number: i64) -> Vec<Posted> {
+        self.hosted
+            .lock()
+            .unwrap()
+            .posts
+            .iter()
+            .filter(|(repo, n, _)| *repo == project.full_path && *n == number)
+            .map(|(_, _, posted)| posted.clone())
+            .collect()
+    }
+
+    /// `/user/repos` over every added repository, by full name.
+    async fn serve_repo_list(&self) {
+        let hosted = self.hosted.clone();
+        self.serve("GET", path("/api/v3/user/repos"), move |r: &Request| {
+            let mut repos = hosted.lock().unwrap().repos.clone();
+            repos.sort_by(|a, b| a["full_name"].as_str().cmp(&b["full_name"].as_str()));
+            page_of(repos, r)
+        })
+        .await;
+    }
+
+    async fn serve_pull(&self, full_name: &str, mr: &MrFixture) {
+        let repo = format!("/api/v3/repos/{full_name}");
+        let pull = format!("{repo}/pulls/{}", mr.iid);
+        let json = github_pull(full_name, mr);
+        self.serve(
+            "GET",
+            path(pull.clone()),
+            ResponseTemplate::new(200).set_body_json(json.clone()),
+        )
+        .await;
+        let files: Vec<Value> = mr.files.iter().map(github_file).collect();
+        self.serve("GET", path(format!("{pull}/files")), move |r: &Request| {
+            page_of(files.clone(), r)
+        })
+        .await;
+        let (hosted, name, fixture) = (self.hosted.clone(), full_name.to_owned(), mr.clone());
+        self.serve(
+            "POST",
+            path(format!("{pull}/reviews")),
+            move |r: &Request| review(&hosted, &name, &fixture, &body_json(r)),
+        )
+        .await;
+        let (hosted, name, number) = (self.hosted.clone(), full_name.to_owned(), mr.iid);
+        self.serve(
+            "POST",
+            path(format!("{repo}/issues/{number}/comments")),
+            move |r: &Request| comment(&hosted, &name, number, &body_json(r)),
+        )
+        .await;
+        let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
+        self.serve(
+            "POST",
+            path(format!("{repo}/issues/{number}/assignees")),
+            move |r: &Request| {
+                let posted = Posted::Assign {
+                    assignee_ids: strings(&body_json(r)["assignees"]),
+                    reviewer_ids: Vec::new(),
+                };
+                hosted.lock().unwrap().post(&name, number, posted);
+                ResponseTemplate::new(201)
+                    .set_body_json(json!({ "number": number, "state": "open" }))
+            },
+        )
+        .await;
+        let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
+        self.serve(
+            "POST",
+            path(format!("{pull}/requested_reviewers")),
+            move |r: &Request| {
+                let posted = Posted::Assign {
+                    assignee_ids: Vec::new(),
+                    reviewer_ids: strings(&body_json(r)["reviewers"]),
+                };
+                hosted.lock().unwrap().post(&name, number, posted);
+                ResponseTemplate::new(201).set_body_json(json.clone())
+            },
+        )
+        .await;
+    }
+
+    /// `PATCH /issues/comments/{id}`: comment ids are the repository's, not the PR's.
+    async fn serve_comment_edits(&self, full_name: &str) {
+        let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
+        let route = format!("^/api/v3/repos/{full_name}/issues/comments/\\d+$");
+        self.serve("PATCH", path_regex(route), move |r: &Request| {
+            edit_comment(&hosted, &name, r)
+        })
+        .await;
+    }
+
+    /// `/hooks` of a repository: listed, created (the secret masked, as GitHub does)
+    /// and deleted.
+    async fn serve_hooks(&self, full_name: &str) {
+        let hooks = format!("/api/v3/repos/{full_name}/hooks");
+        let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
+        self.serve("GET", path(hooks.clone()), move |r: &Request| {
+            let listed = hosted
+                .lock()
+                .unwrap()
+                .hooks
+                .iter()
+                .filter(|(repo, _)| *repo == name)
+                .map(|(_, h)| h.clone())
+                .collect();
+            page_of(listed, r)
+        })
+        .await;
+        let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
+        self.serve("POST", path(hooks.clone()), move |r: &Request| {
+            let body = body_json(r);
+            let mut hosted = hosted.lock().unwrap();
+            let hook = json!({
+                "type": "Repository", "id": hosted.next_id(), "name": "web", "active": true, "events": body["events"],
+                "config": { "url": body["config"]["url"], "content_type": "json", "insecure_ssl": "0", "secret": "********" },
+            });
+            hosted.hooks.push((name.clone(), hook.clone()));
+            ResponseTemplate::new(201).set_body_json(hook)
+        })
+        .await;
+        let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
+        self.serve(
+            "DELETE",
+            path_regex(format!("^{hooks}/\\d+$")),
+            move |r: &Request| {
+                let hook_id = r
+                    .url
+                    .path()
+                    .rsplit('/')
+                    .next()
+                    .and_then(|s| s.parse::<u64>().ok());
+                let mut hosted = hosted.lock().unwrap();
+                let before = hosted.hooks.len();
+                hosted
+                    .hooks
+                    .retain(|(repo, h)| !(*repo == name && h["id"].as_u64() == hook_id));
+                if hosted.hooks.len() == before {
+                    return not_found();
+                }
+                ResponseTemplate::new(204)
+            },
+        )
+        .await;
+    }
+}
+
+/// `POST /reviews`: one review holds every comment, and GitHub refuses the whole
+/// review (422) when it cannot place one of them.
+fn review(hosted: &Shared, full_name: &str, mr: &MrFixture, body: &Value) -> ResponseTemplate {
+    let comments: Vec<InlineComment> = body["comments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| InlineComment {
+            file_path: c["path"].as_str().unwrap_or_default().to_owned(),
+            old_path: None,
+            line: u32::try_from(c["line"].as_u64().unwrap_or_default()).unwrap_or_default(),
+            body: c["body"].as_str().unwrap_or_default().to_owned(),
+        })
+        .collect();
+    if !comments
+        .iter()
+        .all(|c| mr.takes_comment(PlatformType::HostB, c))
+    {
+        return ResponseTemplate::new(422).set_body_json(json!({
+            "message": "Unprocessable Entity", "errors": ["Line could not be resolved"],
+            "documentation_url": "https://docs.github.com/rest/pulls/reviews", "status": "422",
+        }));
+    }
+    let head_sha = body["commit_id"].as_str().unwrap_or_default().to_owned();
+    let mut hosted = hosted.lock().unwrap();
+    for comment in comments {
+        let posted = Posted::Inline {
+            comment,
+            head_sha: head_sha.clone(),
+        };
+        hosted.post(full_name, mr.iid, posted);
+    }
+    ResponseTemplate::new(200).set_body_json(json!({
+        "id": hosted.next_id(), "state": "COMMENTED", "body": body["body"], "commit_id": head_sha,
+        "user": { "login": "reviewd-bot", "id": 42 }, "submitted_at": "2026-11-22T00:00:00Z",
+    }))
+}
+
+/// `POST /issues/{n}/comments`: a general comment.
+fn comment(hosted: &Shared, full_name: &str, number: i64, body: &Value) -> ResponseTemplate {
+    let mut hosted = hosted.lock().unwrap();
+    let id = hosted.next_id();
+    hosted.comments.push((full_name.to_owned(), number, id));
+    let text = body["body"].as_str().unwrap_or_default().to_owned();
+    let posted = Posted::Comment {
+        id: id.to_string(),
+        body: text.clone(),
+    };
+    hosted.post(full_name, number, posted);
+    ResponseTemplate::new(201).set_body_json(json!({
+        "id": id, "node_id": format!("IC_{id}"), "body": text,
+        "html_url": format!("https://github.example.com/{full_name}/pull/{number}#issuecomment-{id}"),
+        "user": { "login": "reviewd-bot", "id": 42 }, "created_at": "2026-11-22T00:00:00Z", "updated_at": "2026-11-22T00:00:00Z",
+    }))
+}
+
+/// `PATCH /issues/comments/{id}`: 404 for a comment the repository does not have.
+fn edit_comment(hosted: &Shared, full_name: &str, request: &Request) -> ResponseTemplate {
+    let id: u64 = request
+        .url
+        .path()
+        .rsplit('/')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_default();
+    let mut hosted = hosted.lock().unwrap();
+    let Some(number) = hosted
+        .comments
+        .iter()
+        .find(|(repo, _, c)| repo == full_name && *c == id)
+        .map(|(_, n, _)| *n)
+    else {
+        return not_found();
+    };
+    let text = body_json(request)["body"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let posted = Posted::Edit {
+        id: id.to_string(),
+        body: text.clone(),
+    };
+    hosted.post(full_name, number, posted);
+    ResponseTemplate::new(200).set_body_json(json!({ "id": id, "body": text }))
+}

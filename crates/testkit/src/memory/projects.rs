@@ -1,0 +1,402 @@
+//! Synced projects: unique per (config, platform project id), their settings and
+//! webhook state, and the reads over their reviews and tasks.
+
+use super::MemoryStore;
+use super::platform_configs::set;
+use super::tables::Tables;
+use async_trait::async_trait;
+use reviewd_domain::model::{
+    PipelineEntry, PipelineFilter, PlatformProject, PlatformType, Project, ProjectFilter,
+    ProjectSettingsChanges, ProjectStats, ReviewSummary, WebhookState, WebhookStatus,
+    WebhookStatusFilter,
+};
+use reviewd_domain::ports::{ProjectRepository, RepoError};
+use reviewd_domain::{Page, PageRequest};
+use std::cmp::Reverse;
+use uuid::Uuid;
+
+impl Tables {
+    fn project_mut(&mut self, id: Uuid) -> Result<&mut Project, RepoError> {
+        self.projects
+            .iter_mut()
+            .find(|p| p.id == id)
+            .ok_or(RepoError::NotFound)
+    }
+
+    /// Deletes the projects among `ids` with what the schema deletes with them
+    /// (`ON DELETE CASCADE`: their reviews, tasks, templates and rules, and those
+    /// rows' children). Returns the ids deleted.
+    pub(crate) fn delete_projects(&mut self, ids: &[Uuid]) -> Vec<Uuid> {
+        let deleted: Vec<Uuid> = self
+            .projects
+            .iter()
+            .filter(|p| ids.contains(&p.id))
+            .map(|p| p.id)
+            .collect();
+        self.projects.retain(|p| !deleted.contains(&p.id));
+        self.delete_reviews_of(&deleted);
+        self.delete_tasks_of(&deleted);
+        self.delete_catalog_of(&deleted);
+        deleted
+    }
+
+    /// AI call logs stay (`SET NULL`): usage outlives reviews.
+    fn delete_reviews_of(&mut self, projects: &[Uuid]) {
+        let reviews: Vec<Uuid> = self
+            .reviews
+            .iter()
+            .filter(|r| projects.contains(&r.detail.item.project_id))
+            .map(|r| r.detail.item.id)
+            .collect();
+        self.reviews
+            .retain(|r| !reviews.contains(&r.detail.item.id));
+        self.rounds.retain(|r| !reviews.contains(&r.review_id));
+        self.files.retain(|f| !reviews.contains(&f.review_id));
+        self.comments
+            .retain(|c| !reviews.contains(&c.comment.review_id));
+        self.feedbacks.retain(|f| !reviews.contains(&f.review_id));
+        for call in &mut self.ai_calls {
+            if call.review_id.is_some_and(|id| reviews.contains(&id)) {
+                call.review_id = None;
+            }
+        }
+    }
+
+    fn delete_tasks_of(&mut self, projects: &[Uuid]) {
+        let tasks: Vec<Uuid> = self
+            .tasks
+            .iter()
+            .filter(|t| projects.contains(&t.task.project_id))
+            .map(|t| t.task.id)
+            .collect();
+        self.tasks.retain(|t| !tasks.contains(&t.task.id));
+        self.task_logs.retain(|l| !tasks.contains(&l.task_id));
+    }
+
+    /// What pointed at a deleted template keeps going without one (`SET NULL`).
+    fn delete_catalog_of(&mut self, projects: &[Uuid]) {
+        let owned = |owner: Option<Uuid>| owner.is_some_and(|p| projects.contains(&p));
+        let templates: Vec<Uuid> = self
+            .catalog
+            .templates
+            .iter()
+            .filter(|t| owned(t.item.project_id))
+            .map(|t| t.item.id)
+            .collect();
+        self.catalog
+            .templates
+            .retain(|t| !templates.contains(&t.item.id));
+        self.catalog.rules.retain(|r| !owned(r.item.project_id));
+        let gone = |id: &mut Option<Uuid>| {
+            if id.is_some_and(|t| templates.contains(&t)) {
+                *id = None;
+            }
+        };
+        self.projects
+            .iter_mut()
+            .for_each(|p| gone(&mut p.template_id));
+        self.tasks
+            .iter_mut()
+            .for_each(|t| gone(&mut t.task.template_id));
+    }
+}
+
+fn new_project(
+    config_id: Uuid,
+    p: &PlatformProject,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Project {
+    Project {
+        id: Uuid::new_v4(),
+        platform_config_id: config_id,
+        platform_type: p.platform_type,
+        platform_project_id: p.id.clone(),
+        name: p.name.clone(),
+        full_path: p.full_path.clone(),
+        web_url: p.web_url.clone(),
+        default_branch: p.default_branch.clone(),
+        visibility: p.visibility.clone(),
+        enabled: true,
+        auto_review: None,
+        file_ignore_patterns: None,
+        ai_config_id: None,
+        send_to_platform: None,
+        default_reviewer_ids: Vec::new(),
+        auto_assign_author: false,
+        template_id: None,
+        webhook_id: None,
+        webhook_url: None,
+        webhook_status: None,
+        webhook_checked_at: None,
+        last_synced_at: Some(now),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// The platform's fields of a synced project; settings and webhook stay.
+fn refresh(project: &mut Project, p: &PlatformProject) {
+    project.name.clone_from(&p.name);
+    project.full_path.clone_from(&p.full_path);
+    project.web_url.clone_from(&p.web_url);
+    project.default_branch.clone_from(&p.default_branch);
+    project.visibility.clone_from(&p.visibility);
+}
+
+fn matches(p: &Project, f: &ProjectFilter) -> bool {
+    let search = f
+        .search
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_lowercase);
+    search.is_none_or(|s| {
+        p.name.to_lowercase().contains(&s) || p.full_path.to_lowercase().contains(&s)
+    }) && f.platform_type.is_none_or(|t| p.platform_type == t)
+        && f.platform_config_id
+            .is_none_or(|id| p.platform_config_id == id)
+        && f.enabled.is_none_or(|e| p.enabled == e)
+        && f.webhook_status.is_none_or(|w| match w {
+            WebhookStatusFilter::Is(status) => p.webhook_status == Some(status),
+            WebhookStatusFilter::NotConfigured => p.webhook_status.is_none(),
+        })
+}
+
+fn by_path(mut projects: Vec<Project>) -> Vec<Project> {
+    projects.sort_by(|a, b| (&a.full_path, a.id).cmp(&(&b.full_path, b.id)));
+    projects
+}
+
+fn count(projects: &[Project], keep: impl Fn(&Project) -> bool) -> u64 {
+    projects.iter().filter(|p| keep(p)).count() as u64
+}
+
+fn project_stats(projects: &[Project]) -> ProjectStats {
+    let total = projects.len() as u64;
+    let enabled = count(projects, |p| p.enabled);
+    let webhook = |s: WebhookStatus| count(projects, |p| p.webhook_status == Some(s));
+    ProjectStats {
+        total,
+        enabled,
+        disabled: total - enabled,
+        host_a: count(projects, |p| p.platform_type == PlatformType::HostA),
+        host_b: count(projects, |p| p.platform_type == PlatformType::HostB),
+        webhook_active: webhook(WebhookStatus::Active),
+        webhook_inactive: webhook(WebhookStatus::Inactive),
+        webhook_error: webhook(WebhookStatus::Error),
+        webhook_unknown: webhook(WebhookStatus::Unknown),
+        webhook_not_configured: count(projects, |p| p.webhook_status.is_none()),
+        auto_review_overrides: count(projects, |p| p.auto_review.is_some()),
+        ..ProjectStats::default()
+    }
+}
+
+fn pipeline_matches(t: &super::tables::TaskRow, f: &PipelineFilter) -> bool {
+    f.project_id.is_none_or(|id| t.task.project_id == id)
+        && f.runner_id
+            .as_ref()
+            .is_none_or(|r| t.runner_id.as_ref() == Some(r))
+        && f.status
+            .as_ref()
+            .is_none_or(|s| t.task.status.as_str() == s)
+        && f.triggered_by
+            .as_ref()
+            .is_none_or(|s| t.task.triggered_by.as_str() == s)
+        && f.mr_iid.is_none_or(|iid| t.task.mr_iid == iid)
+}
+
+fn pipeline_entry(t: &super::tables::TaskRow) -> PipelineEntry {
+    let task = &t.task;
+    PipelineEntry {
+        id: task.id,
+        review_id: task.review_id,
+        mr_iid: task.mr_iid,
+        head_sha: task.head_sha.clone(),
+        status: task.status.as_str().to_owned(),
+        triggered_by: task.triggered_by.as_str().to_owned(),
+        attempts: task.attempts,
+        runner_id: t.runner_id.clone(),
+        error_message: task.error_message.clone(),
+        created_at: task.created_at,
+        started_at: task.started_at,
+        completed_at: task.completed_at,
+    }
+}
+
+#[async_trait]
+impl ProjectRepository for MemoryStore {
+    async fn upsert_synced(
+        &self,
+        platform_config_id: Uuid,
+        p: &PlatformProject,
+    ) -> Result<Project, RepoError> {
+        let now = self.now();
+        let mut tables = self.tables();
+        if !tables
+            .platform_configs
+            .iter()
+            .any(|c| c.id == platform_config_id)
+        {
+            return Err(RepoError::NotFound);
+        }
+        let existing = tables
+            .projects
+            .iter_mut()
+            .find(|x| x.platform_config_id == platform_config_id && x.platform_project_id == p.id);
+        if let Some(project) = existing {
+            refresh(project, p);
+            project.last_synced_at = Some(now);
+            project.updated_at = now;
+            return Ok(project.clone());
+        }
+        let project = new_project(platform_config_id, p, now);
+        tables.projects.push(project.clone());
+        Ok(project)
+    }
+
+    async fn find_by_platform(
+        &self,
+        platform_type: PlatformType,
+        platform_project_id: &str,
+    ) -> Result<Vec<Project>, RepoError> {
+        Ok(self
+            .tables()
+            .projects
+            .iter()
+            .filter(|p| p.platform_type == platform_type)
+            .filter(|p| p.platform_project_id == platform_project_id)
+            .cloned()
+            .collect())
+    }
+
+    async fn list_all(&self) -> Result<Vec<Project>, RepoError> {
+        Ok(by_path(self.tables().projects.clone()))
+    }
+
+    async fn list(
+        &self,
+        filter: &ProjectFilter,
+        page: PageRequest,
+    ) -> Result<Page<Project>, RepoError> {
+        let all = self
+            .tables()
+            .projects
+            .iter()
+            .filter(|p| matches(p, filter))
+            .cloned()
+            .collect();
+        Ok(Page::from_all(by_path(all), page))
+    }
+
+    async fn get(&self, id: Uuid) -> Result<Project, RepoError> {
+        Ok(self.tables().project_mut(id)?.clone())
+    }
+
+    async fn update_settings(
+        &self,
+        id: Uuid,
+        c: ProjectSettingsChanges,
+    ) -> Result<Project, RepoError> {
+        let now = self.now();
+        let mut tables = self.tables();
+        // The foreign key to ai_configs.
+        if let Some(Some(ai)) = c.ai_config_id
+            && !tables.settings.ai_config_exists(ai)
+        {
+            return Err(RepoError::NotFound);
+        }
+        let project = tables.project_mut(id)?;
+        set(&mut project.enabled, c.enabled);
+        set(&mut project.auto_review, c.auto_review);
+        set(&mut project.file_ignore_patterns, c.file_ignore_patterns);
+        set(&mut project.ai_config_id, c.ai_config_id);
+        set(&mut project.default_reviewer_ids, c.default_reviewer_ids);
+        set(&mut project.auto_assign_author, c.auto_assign_author);
+        project.updated_at = now;
+        Ok(project.clone())
+    }
+
+    async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {
+        let now = self.now();
+        let mut tables = self.tables();
+        let project = tables.project_mut(id)?;
+        project.webhook_id = state.webhook_id;
+        project.webhook_url = state.webhook_url;
+        project.webhook_status = state.status;
+        project.webhook_checked_at = Some(now);
+        project.updated_at = now;
+        Ok(project.clone())
+    }
+
+    async fn delete(&self, id: Uuid) -> Result<(), RepoError> {
+        if self.tables().delete_projects(&[id]).is_empty() {
+            return Err(RepoError::NotFound);
+        }
+        Ok(())
+    }
+
+    async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, RepoError> {
+        Ok(self.tables().delete_projects(ids))
+    }
+
+    async fn stats(&self) -> Result<ProjectStats, RepoError> {
+        let tables = self.tables();
+        let reviews = |status: &str| {
+            tables
+                .reviews
+                .iter()
+                .filter(|r| r.detail.item.status == status)
+                .count() as u64
+        };
+        Ok(ProjectStats {
+            reviews_total: tables.reviews.len() as u64,
+            reviews_pending: reviews("pending"),
+            reviews_completed: reviews("completed"),
+            reviews_failed: reviews("failed"),
+            ..project_stats(&tables.projects)
+        })
+    }
+
+    async fn recent_reviews(&self, id: Uuid, limit: u32) -> Result<Vec<ReviewSummary>, RepoError> {
+        let tables = self.tables();
+        let mut reviews: Vec<_> = tables
+            .reviews
+            .iter()
+            .map(|r| &r.detail.item)
+            .filter(|r| r.project_id == id)
+            .collect();
+        reviews.sort_by_key(|r| Reverse((r.created_at, r.id)));
+        Ok(reviews
+            .into_iter()
+            .take(limit as usize)
+            .map(|r| ReviewSummary {
+                id: r.id,
+                mr_iid: r.mr_iid,
+                mr_title: r.mr_title.clone(),
+                mr_url: r.mr_url.clone(),
+                status: r.status.clone(),
+                overall_rating: r.overall_rating.clone(),
+                comment_count: r.comment_count,
+                triggered_by: r.triggered_by.clone(),
+                created_at: r.created_at,
+                completed_at: r.completed_at,
+            })
+            .collect())
+    }
+
+    async fn pipelines(
+        &self,
+        filter: &PipelineFilter,
+        page: PageRequest,
+    ) -> Result<Page<PipelineEntry>, RepoError> {
+        let tables = self.tables();
+        let mut tasks: Vec<_> = tables
+            .tasks
+            .iter()
+            .filter(|t| pipeline_matches(t, filter))
+            .collect();
+        tasks.sort_by_key(|t| Reverse((t.task.created_at, t.task.id)));
+        let entries = tasks.into_iter().map(pipeline_entry).collect();
+        Ok(Page::from_all(entries, page))
+    }
+}

@@ -1,0 +1,101 @@
+//! The rows the in-memory store keeps: one `Vec` per table of the PostgreSQL schema
+//! the domain reads across ports, holding domain types plus the columns only the
+//! store sees (leases, dedup keys, fingerprints). Ports that nobody else reads keep
+//! their rows in their own module.
+
+use chrono::{DateTime, Utc};
+use reviewd_domain::model::review_views::{
+    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, RoundItem, TaskLogLine,
+};
+use reviewd_domain::model::runner::{Runner, RunnerAssignment, RunnerPhase};
+use reviewd_domain::model::{PlatformConfig, Project, ReviewTask};
+use uuid::Uuid;
+
+/// A review task with the columns of `review_tasks` the domain type leaves out.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskRow {
+    pub task: ReviewTask,
+    /// SQL's `in_progress` (a runner's result accepted, being concluded), which the
+    /// domain reads as `Processing` too; set on every move into `Processing`.
+    pub in_progress: bool,
+    pub dedup_key: Option<String>,
+    pub stream_message_id: Option<String>,
+    pub runner_id: Option<String>,
+    pub runner_phase: Option<RunnerPhase>,
+    pub claimed_at: Option<DateTime<Utc>>,
+    pub heartbeat_at: Option<DateTime<Utc>>,
+    pub lease_expires_at: Option<DateTime<Utc>>,
+    pub required_tags: Vec<String>,
+    pub result: Option<serde_json::Value>,
+    pub metrics: Option<serde_json::Value>,
+    pub assignment: Option<RunnerAssignment>,
+}
+
+/// A runner and the API key it registered with.
+#[derive(Debug, Clone)]
+pub(crate) struct RunnerRow {
+    pub runner: Runner,
+    pub api_key_id: Option<Uuid>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A review as `reviews` holds it: the detail view plus the engine's columns.
+#[derive(Debug, Clone)]
+pub(crate) struct ReviewRow {
+    pub detail: ReviewDetail,
+    pub summary_comment_id: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct RoundRow {
+    pub review_id: Uuid,
+    pub round: RoundItem,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct FileRow {
+    pub review_id: Uuid,
+    pub round_id: Uuid,
+    pub file: FileItem,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct CommentRow {
+    pub round_id: Uuid,
+    pub fingerprint: String,
+    pub comment: CommentItem,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct FeedbackRow {
+    pub review_id: Uuid,
+    pub comment_id: Option<Uuid>,
+    pub feedback: FeedbackItem,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct AiCallRow {
+    pub review_id: Option<Uuid>,
+    pub call: AiLogItem,
+}
+
+/// Every table, behind the store's one lock, so that a port's call is atomic as a
+/// transaction is.
+#[derive(Debug, Default)]
+pub(crate) struct Tables {
+    pub platform_configs: Vec<PlatformConfig>,
+    pub projects: Vec<Project>,
+    pub tasks: Vec<TaskRow>,
+    pub task_logs: Vec<TaskLogLine>,
+    pub runners: Vec<RunnerRow>,
+    pub reviews: Vec<ReviewRow>,
+    pub rounds: Vec<RoundRow>,
+    pub files: Vec<FileRow>,
+    pub comments: Vec<CommentRow>,
+    pub feedbacks: Vec<FeedbackRow>,
+    pub ai_calls: Vec<AiCallRow>,
+    pub catalog: super::catalog::CatalogTables,
+    pub settings: super::settings::SettingsTables,
+    pub notifications: super::notifications::NotificationTables,
+    pub monitoring: super::monitoring::MonitoringTables,
+}
