@@ -1,0 +1,341 @@
+//! The review engine on the in-memory adapters: what a round posts and records,
+//! across rounds, with rules, ignore globs, failures and supersedes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use reviewd_domain::model::review::ReviewStatus;
+use reviewd_domain::model::{ProjectSettingsChanges, TaskStatus};
+use reviewd_domain::ports::{AiError, RuleChanges};
+use reviewd_domain::services::RunOutcome;
+use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
+use support::{World, added_lines, answer, prompt_file};
+
+fn mr_with_files(iid: i64, head: &str, files: &[&str]) -> MrFixture {
+    files
+        .iter()
+        .fold(MrFixture::new(iid).head(head), |mr, path| {
+            mr.file(
+                path,
+                &added_lines(&["let a = 1;", "let b = 2;", "let c = 3;"]),
+            )
+        })
+}
+
+#[tokio::test]
+async fn a_round_posts_its_comments_and_summary_and_completes_the_review() {
+    let world = World::new();
+    world.ai.answer_with(|req| {
+        Ok(match prompt_file(req).as_str() {
+            "src/lib.rs" => answer("Adds a.", &[(2, "error", "a is never used")]),
+            _ => answer("Fine.", &[]),
+        })
+    });
+    let (project, on_platform) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(
+            7,
+            "h1",
+            &["src/lib.rs", "README.md"],
+        )))
+        .await;
+
+    let task = world.enqueue(&project, 7, "h1").await;
+    let RunOutcome::Completed { review_id } = world.run(&task).await else {
+        panic!("the round did not complete");
+    };
+
+    let posted = world.platform.posted(&on_platform, 7);
+    let inline: Vec<_> = posted
+        .iter()
+        .filter_map(|p| match p {
+            Posted::Inline { comment, .. } => Some(comment.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(inline.len(), 1, "one line comment: {posted:?}");
+    assert_eq!(
+        (inline[0].file_path.as_str(), inline[0].line),
+        ("src/lib.rs", 2)
+    );
+    assert!(inline[0].body.contains("a is never used"));
+    assert!(
+        posted
+            .iter()
+            .any(|p| matches!(p, Posted::Comment { body, .. } if body.contains("Adds a."))),
+        "a summary note with the file summaries: {posted:?}"
+    );
+    let review = world.stores.reviews.get(review_id).await.unwrap();
+    assert_eq!(
+        (review.status, review.comment_count),
+        (ReviewStatus::Completed, 1)
+    );
+    assert_eq!(world.task(&task).await.status, TaskStatus::Completed);
+    assert_eq!(
+        world.observer.finished(),
+        vec![(review_id, ReviewStatus::Completed)]
+    );
+    let calls = world
+        .stores
+        .review_queries
+        .ai_logs(review_id, None, None, 50, 0)
+        .await
+        .unwrap();
+    assert_eq!(calls.1, 2, "one AI call per file is logged");
+}
+
+#[tokio::test]
+async fn a_new_head_reviews_only_what_changed_and_never_repeats_a_comment() {
+    let world = World::new();
+    world
+        .ai
+        .answer_with(|_| Ok(answer("Same.", &[(2, "warning", "name b better")])));
+    let (project, on_platform) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(3, "h1", &["a.rs", "b.rs"])))
+        .await;
+    let first = world.enqueue(&project, 3, "h1").await;
+    assert!(matches!(
+        world.run(&first).await,
+        RunOutcome::Completed { .. }
+    ));
+    let after_first = world.platform.inline_comments().len();
+    assert_eq!(after_first, 2);
+
+    // A push changes b.rs only; the compare between the heads says so.
+    world
+        .platform
+        .put_merge_request(&on_platform, mr_with_files(3, "h2", &["a.rs", "b.rs"]));
+    let changed = reviewd_testkit::fakes::hosting::modified(
+        "b.rs",
+        &added_lines(&["let a = 1;", "let b = 2;", "let c = 3;"]),
+    );
+    world
+        .platform
+        .add_compare(&on_platform, "h1", "h2", vec![changed]);
+    let requests_before = world.ai.requests().len();
+    let second = world.enqueue(&project, 3, "h2").await;
+    let RunOutcome::Completed { review_id } = world.run(&second).await else {
+        panic!("the second round did not complete");
+    };
+
+    let reviewed: Vec<_> = world.ai.requests()[requests_before..]
+        .iter()
+        .map(prompt_file)
+        .collect();
+    assert_eq!(
+        reviewed,
+        vec!["b.rs".to_owned()],
+        "only the file changed since h1"
+    );
+    assert_eq!(
+        world.platform.inline_comments().len(),
+        after_first,
+        "the same finding on the same line is not posted again"
+    );
+    let rounds = world.stores.review_queries.rounds(review_id).await.unwrap();
+    assert_eq!(rounds.len(), 2);
+    assert!(rounds.iter().any(|r| r.is_differential));
+}
+
+#[tokio::test]
+async fn ignored_files_are_not_sent_and_rules_reach_only_their_paths() {
+    let world = World::new();
+    let (project, _) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(
+            4,
+            "h1",
+            &["src/api/users.rs", "src/ui/page.tsx", "vendor/lib.js"],
+        )))
+        .await;
+    world
+        .stores
+        .projects
+        .update_settings(
+            project.id,
+            ProjectSettingsChanges {
+                file_ignore_patterns: Some(Some(vec!["vendor/**".into()])),
+                ..ProjectSettingsChanges::default()
+            },
+        )
+        .await
+        .unwrap();
+    let rule = world
+        .stores
+        .catalog
+        .create_rule(RuleChanges {
+            rule_name: Some("Check authorisation".into()),
+            instructions: Some("Every handler checks the caller's role.".into()),
+            enabled: Some(true),
+            file_path_patterns: Some(vec!["src/api/**".into()]),
+            file_type_patterns: Some(vec![]),
+            priority: Some(5),
+            ..RuleChanges::default()
+        })
+        .await
+        .unwrap();
+
+    let task = world.enqueue(&project, 4, "h1").await;
+    let RunOutcome::Completed { review_id } = world.run(&task).await else {
+        panic!("not completed");
+    };
+
+    let requests = world.ai.requests();
+    let mut files: Vec<_> = requests.iter().map(prompt_file).collect();
+    files.sort();
+    assert_eq!(files, vec!["src/api/users.rs", "src/ui/page.tsx"]);
+    for request in &requests {
+        let has_rule = request
+            .user
+            .contains("Every handler checks the caller's role.");
+        assert_eq!(
+            has_rule,
+            prompt_file(request) == "src/api/users.rs",
+            "{}",
+            prompt_file(request)
+        );
+    }
+    let detail = world.stores.review_queries.detail(review_id).await.unwrap();
+    assert_eq!(detail.applied_rule_ids, vec![rule.id.to_string()]);
+}
+
+#[tokio::test]
+async fn a_comment_on_a_line_outside_the_diff_is_not_posted_there() {
+    let world = World::new();
+    // Line 40 is not in the diff of the file (lines 1-4).
+    world.ai.answer_with(|_| {
+        Ok(answer(
+            "x",
+            &[(40, "error", "far away"), (3, "info", "close")],
+        ))
+    });
+    let (project, _) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(5, "h1", &["a.rs"])))
+        .await;
+    let task = world.enqueue(&project, 5, "h1").await;
+    assert!(matches!(
+        world.run(&task).await,
+        RunOutcome::Completed { .. }
+    ));
+    let lines: Vec<_> = world
+        .platform
+        .inline_comments()
+        .iter()
+        .map(|c| c.line)
+        .collect();
+    assert!(
+        !lines.contains(&40),
+        "nothing posted on a line the diff lacks: {lines:?}"
+    );
+    assert!(lines.contains(&3));
+}
+
+#[tokio::test]
+async fn an_ai_outage_is_retried_then_fails_the_review_after_its_attempts() {
+    let world = World::new();
+    world
+        .ai
+        .set_outage(Some(AiError::Unavailable("503".into())));
+    let (project, _) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(6, "h1", &["a.rs"])))
+        .await;
+    let task = world.enqueue(&project, 6, "h1").await;
+
+    let mut outcomes = Vec::new();
+    for _ in 0..task.max_attempts {
+        outcomes.push(world.run(&task).await);
+    }
+    assert!(
+        matches!(outcomes[0], RunOutcome::Retry { .. }),
+        "a provider outage is transient: {outcomes:?}"
+    );
+    assert!(
+        matches!(outcomes.last(), Some(RunOutcome::Failed { .. })),
+        "the last attempt gives up: {outcomes:?}"
+    );
+    assert_eq!(world.task(&task).await.status, TaskStatus::Failed);
+    assert!(
+        matches!(world.run(&task).await, RunOutcome::Skipped),
+        "a failed task is not run again"
+    );
+    let finished = world.observer.finished();
+    assert_eq!(
+        finished.len(),
+        1,
+        "observers hear of the failure once: {finished:?}"
+    );
+    assert_eq!(finished[0].1, ReviewStatus::Failed);
+}
+
+#[tokio::test]
+async fn a_newer_head_supersedes_a_queued_task_which_is_then_skipped() {
+    let world = World::new();
+    let (project, on_platform) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(8, "h1", &["a.rs"])))
+        .await;
+    let old = world.enqueue(&project, 8, "h1").await;
+    world
+        .platform
+        .put_merge_request(&on_platform, mr_with_files(8, "h2", &["a.rs"]));
+    let new = world.enqueue(&project, 8, "h2").await;
+
+    assert_eq!(world.task(&old).await.status, TaskStatus::Superseded);
+    assert!(matches!(world.run(&old).await, RunOutcome::Skipped));
+    assert!(
+        world.ai.requests().is_empty(),
+        "a superseded task costs no AI call"
+    );
+    assert!(matches!(
+        world.run(&new).await,
+        RunOutcome::Completed { .. }
+    ));
+}
+
+#[tokio::test]
+async fn a_second_attempt_on_the_same_mr_waits_while_the_first_holds_its_lease() {
+    let world = World::new();
+    let (project, _) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(9, "h1", &["a.rs"])))
+        .await;
+    let task = world.enqueue(&project, 9, "h1").await;
+    // A worker began the attempt and went silent (no outcome recorded).
+    world
+        .stores
+        .tasks
+        .begin_attempt(task.id, std::time::Duration::from_secs(60))
+        .await
+        .unwrap();
+
+    assert!(
+        matches!(world.run(&task).await, RunOutcome::Busy),
+        "the lease is live"
+    );
+    world
+        .clock
+        .advance(std::time::Duration::from_secs(31 * 60 + 1));
+    assert!(
+        matches!(world.run(&task).await, RunOutcome::Completed { .. }),
+        "after the lease (the engine's attempt lease) another attempt takes over"
+    );
+}
+
+#[tokio::test]
+async fn a_timed_out_review_is_closed_as_failed_with_the_reason() {
+    let world = World::new();
+    let (project, _) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(10, "h1", &["a.rs"])))
+        .await;
+    let task = world.enqueue(&project, 10, "h1").await;
+    assert!(matches!(
+        world.run(&task).await,
+        RunOutcome::Completed { .. }
+    ));
+    let again = world.enqueue(&project, 10, "h2").await;
+    world
+        .engine
+        .time_out(again.id, std::time::Duration::from_secs(600))
+        .await
+        .unwrap();
+    let stored = world.task(&again).await;
+    assert_eq!(stored.status, TaskStatus::Failed);
+    assert!(stored.error_message.unwrap_or_default().contains("600 s"));
+}

@@ -1,0 +1,169 @@
+//! A reviewd core wired on the in-memory adapters of `reviewd-testkit`: no database,
+//! no network, and a clock that only moves when a test (or a wait) moves it.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use reviewd_domain::model::{PlatformType, Project, ReviewTask};
+use reviewd_domain::ports::{Clock, ProjectRef};
+use reviewd_domain::services::{
+    EngineSettings, ProjectService, ReviewEngine, RunOutcome, RunnerService, RunnerSettings,
+    TaskService,
+};
+use reviewd_testkit::MemoryStore;
+use reviewd_testkit::contract::{Stores, seed};
+use reviewd_testkit::fakes::FakeClock;
+use reviewd_testkit::fakes::ai::ScriptedAi;
+use reviewd_testkit::fakes::hosting::{ProjectFixture, ScriptedClients, ScriptedPlatform};
+use reviewd_testkit::fakes::notifier::RecordingObserver;
+use reviewd_testkit::fakes::queue::MemoryQueue;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct World {
+    pub clock: Arc<FakeClock>,
+    pub store: MemoryStore,
+    pub stores: Stores,
+    pub platform: ScriptedPlatform,
+    pub ai: Arc<ScriptedAi>,
+    pub queue: Arc<MemoryQueue>,
+    pub tasks: Arc<TaskService>,
+    pub projects: Arc<ProjectService>,
+    pub engine: Arc<ReviewEngine>,
+    pub observer: Arc<RecordingObserver>,
+}
+
+impl World {
+    pub fn new() -> Self {
+        Self::with(ScriptedAi::default(), EngineSettings::default())
+    }
+
+    pub fn with(ai: ScriptedAi, settings: EngineSettings) -> Self {
+        let clock = Arc::new(FakeClock::default());
+        let store = MemoryStore::new(clock.clone());
+        let stores = Stores::memory(&store);
+        let platform = ScriptedPlatform::new(PlatformType::HostA);
+        let ai = Arc::new(ai.on_clock(clock.clone()));
+        let queue = Arc::new(MemoryQueue::new(clock.clone()));
+        let tasks = Arc::new(TaskService::new(stores.tasks.clone(), queue.clone()));
+        let projects = Arc::new(ProjectService::new(
+            stores.projects.clone(),
+            stores.platform_configs.clone(),
+            stores.settings.clone(),
+            Arc::new(ScriptedClients::new(platform.clone())),
+        ));
+        let observer = Arc::new(RecordingObserver::default());
+        let engine = Arc::new(
+            ReviewEngine::new(
+                stores.tasks.clone(),
+                stores.reviews.clone(),
+                projects.clone(),
+                stores.catalog.clone(),
+                ai.clone(),
+                settings,
+            )
+            .observed_by(observer.clone()),
+        );
+        Self {
+            clock,
+            store,
+            stores,
+            platform,
+            ai,
+            queue,
+            tasks,
+            projects,
+            engine,
+            observer,
+        }
+    }
+
+    /// A project on the platform, synced into the store under a config of its own.
+    pub async fn project(&self, fixture: ProjectFixture) -> (Project, ProjectRef) {
+        let on_platform = self.platform.add_project(fixture);
+        let config = seed::platform_config(&self.stores).await;
+        let platform_project = {
+            use reviewd_domain::ports::HostingPlatform;
+            self.platform.get_project(&on_platform).await.unwrap()
+        };
+        let project = self
+            .stores
+            .projects
+            .upsert_synced(config.id, &platform_project)
+            .await
+            .unwrap();
+        (project, on_platform)
+    }
+
+    /// Queues an automatic review of the MR at `head` and returns its task.
+    pub async fn enqueue(&self, project: &Project, iid: i64, head: &str) -> ReviewTask {
+        let enqueued = self
+            .tasks
+            .enqueue(seed::new_task(project, iid, head))
+            .await
+            .unwrap();
+        enqueued.task().clone()
+    }
+
+    pub async fn run(&self, task: &ReviewTask) -> RunOutcome {
+        self.engine.run(task.id).await.unwrap()
+    }
+
+    pub async fn task(&self, task: &ReviewTask) -> ReviewTask {
+        self.stores.tasks.get(task.id).await.unwrap()
+    }
+
+    /// The runner service over this world's store, engine and queue.
+    pub fn runner_service(&self) -> RunnerService {
+        RunnerService::new(
+            self.stores.runners.clone(),
+            self.stores.tasks.clone(),
+            self.tasks.clone(),
+            self.engine.clone(),
+            self.projects.clone(),
+            RunnerSettings {
+                task_lease: Duration::from_secs(600),
+                ai_endpoint: Some("http://ai.invalid/v1".into()),
+                ai_api_key: Some("sk-test".into()),
+                heartbeat_timeout: Duration::from_secs(30),
+                claim_grace: Duration::from_secs(10),
+                retry_delay: Duration::from_secs(5),
+            },
+            self.clock.clone(),
+        )
+    }
+
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
+    }
+}
+
+/// A unified diff adding `lines` new lines to a file of one old line.
+pub fn added_lines(lines: &[&str]) -> String {
+    let mut diff = format!("@@ -1,1 +1,{} @@\n context\n", lines.len() + 1);
+    for l in lines {
+        diff.push('+');
+        diff.push_str(l);
+        diff.push('\n');
+    }
+    diff
+}
+
+/// A model answer with comments `(line, severity, message)` on the file.
+pub fn answer(summary: &str, comments: &[(u32, &str, &str)]) -> String {
+    let comments: Vec<_> = comments
+        .iter()
+        .map(|(line, severity, message)| {
+            serde_json::json!({"line": line, "severity": severity, "message": message})
+        })
+        .collect();
+    serde_json::json!({"summary": summary, "comments": comments}).to_string()
+}
+
+/// The file path the prompt of a request is about.
+pub fn prompt_file(request: &reviewd_domain::ports::AiRequest) -> String {
+    request
+        .user
+        .lines()
+        .find_map(|l| l.strip_prefix("File: "))
+        .and_then(|l| l.rsplit_once(" (").map(|(path, _)| path.to_owned()))
+        .unwrap_or_default()
+}
