@@ -31,8 +31,8 @@ pub struct AiCompletion {
     pub duration: Duration,
 }
 
-/// Failures after the adapter's bounded retries. Each carries what was spent, so
-/// failed calls are logged with their duration too.
+/// Failures after the adapter's bounded retries. Callers time each call themselves,
+/// so failed calls are logged with their duration too.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AiError {
     #[error("the AI provider rejected the API key")]

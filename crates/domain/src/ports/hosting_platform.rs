@@ -116,6 +116,10 @@ pub trait HostingPlatform: Send + Sync {
     /// them on hostB. Returns, per comment, the platform's id for it when it has one
     /// (hostA discussion ids).
     ///
+    /// On hostA each comment is a call of its own: when one is refused, the ones
+    /// before it stay posted though the call returns the error; on hostB the review
+    /// is posted whole or not at all.
+    ///
     /// # Errors
     /// `Rejected` when the platform refuses a position.
     async fn post_inline_comments(
@@ -149,7 +153,8 @@ pub trait HostingPlatform: Send + Sync {
         body: &str,
     ) -> Result<(), PlatformError>;
 
-    /// Sets assignees and reviewers (platform user ids). hostA only.
+    /// Sets assignees and reviewers: platform user ids on hostA, logins on hostB
+    /// (what each platform's projects store for people).
     ///
     /// # Errors
     /// `Unsupported` on platforms without it.

@@ -89,8 +89,9 @@ pub enum JobOutcome {
 pub trait JobLedger: Send + Sync {
     /// Starts a run of `name` unless one succeeded after starting at or after
     /// `due_since`, or one is still running and younger than `stale_after`; returns
-    /// the run's id when this caller got it. A failed run does not block: the job is
-    /// tried again on the next tick.
+    /// the run's id when this caller got it. A failed run blocks for a short cool-down
+    /// (a minute in the adapters), not until the next period: the job is tried again
+    /// soon, but not on every tick of every replica.
     ///
     /// # Errors
     /// Store failures.

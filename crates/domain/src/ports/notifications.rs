@@ -24,7 +24,7 @@ pub enum NotifyError {
     /// The receiver refused the delivery for good (4xx other than 408/429).
     #[error("{0}")]
     Rejected(String),
-    /// A timeout, a connection failure, 429 or 5xx: worth another attempt.
+    /// A timeout, a connection failure, 408, 429 or 5xx: worth another attempt.
     #[error("{0}")]
     Unavailable(String),
 }
@@ -88,20 +88,21 @@ pub trait NotificationRepository: Send + Sync {
     /// Stores the whole config (secrets encrypted), VAPID keys included.
     ///
     /// # Errors
-    /// Store failures.
+    /// `Conflict` for values the store refuses (SMTP port 0, a rating threshold
+    /// outside 0..=100); store failures.
     async fn save_config(
         &self,
         config: &NotificationConfig,
     ) -> Result<NotificationConfig, RepoError>;
 
     /// # Errors
-    /// Store failures.
+    /// `NotFound` for an unknown review; store failures.
     async fn add_delivery(&self, delivery: NewDelivery) -> Result<NotificationRecord, RepoError>;
 
     /// Records the outcome of an attempt (`attempts` counts it).
     ///
     /// # Errors
-    /// Store failures.
+    /// `NotFound` for an unknown record; store failures.
     async fn finish_attempt(
         &self,
         id: Uuid,
@@ -151,7 +152,7 @@ pub trait NotificationRepository: Send + Sync {
     /// Holds an event for the next digest.
     ///
     /// # Errors
-    /// Store failures.
+    /// `NotFound` for an unknown review; store failures.
     async fn add_digest_event(
         &self,
         kind: NotificationType,
@@ -171,7 +172,7 @@ pub trait NotificationRepository: Send + Sync {
     /// Creates the subscription or, for a known endpoint, updates its keys and owner.
     ///
     /// # Errors
-    /// Store failures.
+    /// `NotFound` for an unknown user; store failures.
     async fn subscribe(&self, sub: NewPushSubscription) -> Result<PushSubscription, RepoError>;
 
     /// # Errors

@@ -20,8 +20,8 @@ pub trait ReviewQueries: Send + Sync {
         page: PageRequest,
     ) -> Result<(Page<ReviewListItem>, ReviewStats), RepoError>;
 
-    /// Reviews created since `since`: counts per UTC day, the ratings of completed
-    /// ones, and the `failures` newest failures with their reason.
+    /// Reviews created since `since`: counts per UTC day and the ratings of completed
+    /// ones; and the `failures` newest failures of any date, with their reason.
     ///
     /// # Errors
     /// Only store failures.

@@ -50,10 +50,12 @@ pub trait ReviewRepository: Send + Sync {
     /// `NotFound` when the project is gone.
     async fn create(&self, review: NewReview) -> Result<Review, RepoError>;
 
-    /// Opens round `number` for `head_sha` and sets the review back to `pending`.
+    /// Opens round `number` for `head_sha` and sets the review back to `pending`. A
+    /// round `number` that exists already (a failed or interrupted attempt) is
+    /// replaced: its files, comments and feedback go, so the engine can redo it.
     ///
     /// # Errors
-    /// `Conflict` when that round exists already.
+    /// `NotFound` for an unknown review; `Conflict` only when two calls race.
     async fn start_round(
         &self,
         review_id: Uuid,

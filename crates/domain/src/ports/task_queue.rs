@@ -40,7 +40,9 @@ pub trait TaskQueue: Send + Sync {
         block: Duration,
     ) -> Result<Vec<Delivery>, QueueError>;
 
-    /// Takes over messages another consumer has held unacknowledged for `min_idle`.
+    /// Takes over messages held unacknowledged for `min_idle` by any consumer, the
+    /// caller included (callers skip what they are still working on). Reads at least
+    /// one message even when `max` is 0.
     ///
     /// # Errors
     /// `Unavailable`.
