@@ -69,6 +69,25 @@ pub struct ReviewOutcome {
     pub applied_rule_ids: Vec<String>,
 }
 
+impl ReviewOutcome {
+    /// A round that failed: the review keeps what earlier rounds posted (its comment
+    /// count and summary note) and says why.
+    #[must_use]
+    pub fn failed(review: &Review, message: &str) -> Self {
+        Self {
+            status: ReviewStatus::Failed,
+            rating: None,
+            score: None,
+            summary: None,
+            comment_count: review.comment_count,
+            reviewed_lines: 0,
+            summary_comment_id: review.summary_comment_id.clone(),
+            error_message: Some(message.to_owned()),
+            applied_rule_ids: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RoundRef {
     pub id: Uuid,

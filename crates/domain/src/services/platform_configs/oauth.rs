@@ -70,19 +70,9 @@ impl PlatformConfigService {
             return Err(mismatch("state does not match the pending authorization"));
         }
         let oauth = self.oauth_flow(config.platform_type)?;
-        let app_secret = config
-            .app_secret
-            .clone()
-            .map(|s| s.expose().to_owned())
-            .unwrap_or_default();
+        let (app_id, app_secret) = app_credentials(&config);
         let tokens = oauth
-            .exchange_code(
-                &config.base_url,
-                config.app_id.as_deref().unwrap_or_default(),
-                &app_secret,
-                code,
-                redirect_uri,
-            )
+            .exchange_code(&config.base_url, app_id, app_secret, code, redirect_uri)
             .await?;
         let changes = PlatformConfigChanges {
             access_token: Some(Some(tokens.access_token)),
@@ -114,18 +104,9 @@ impl PlatformConfigService {
                             .into(),
                 })?;
         let oauth = self.oauth_flow(config.platform_type)?;
-        let app_secret = config
-            .app_secret
-            .clone()
-            .map(|s| s.expose().to_owned())
-            .unwrap_or_default();
+        let (app_id, app_secret) = app_credentials(&config);
         let tokens = oauth
-            .refresh(
-                &config.base_url,
-                config.app_id.as_deref().unwrap_or_default(),
-                &app_secret,
-                refresh_token.expose(),
-            )
+            .refresh(&config.base_url, app_id, app_secret, refresh_token.expose())
             .await?;
         let changes = PlatformConfigChanges {
             access_token: Some(Some(tokens.access_token)),
@@ -180,4 +161,13 @@ impl PlatformConfigService {
             ))
         }
     }
+}
+
+/// The OAuth application's id and secret as the token endpoint takes them (empty
+/// when unset: the platform then refuses, and says why).
+fn app_credentials(config: &PlatformConfig) -> (&str, &str) {
+    (
+        config.app_id.as_deref().unwrap_or_default(),
+        config.app_secret.as_ref().map_or("", |s| s.expose()),
+    )
 }

@@ -124,17 +124,7 @@ impl ReviewEngine {
         head: &str,
         message: &str,
     ) -> Result<(), Failure> {
-        let outcome = ReviewOutcome {
-            status: ReviewStatus::Failed,
-            rating: None,
-            score: None,
-            summary: None,
-            comment_count: review.comment_count,
-            reviewed_lines: 0,
-            summary_comment_id: review.summary_comment_id.clone(),
-            error_message: Some(message.to_owned()),
-            applied_rule_ids: Vec::new(),
-        };
+        let outcome = ReviewOutcome::failed(review, message);
         self.reviews.finish(review.id, round, head, outcome).await?;
         Ok(())
     }
