@@ -1,3 +1,5 @@
+//! Diesel's and the pool's errors as the ports' `RepoError`.
+
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::pooled_connection::deadpool::PoolError;
 use reviewd_domain::ports::RepoError;

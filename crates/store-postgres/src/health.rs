@@ -1,3 +1,5 @@
+//! The database's health probe: reachability and round-trip time.
+
 use crate::PgPool;
 use async_trait::async_trait;
 use reviewd_domain::ports::{HealthProbe, ProbeError};

@@ -8,8 +8,6 @@ mod migrate;
 mod pool;
 mod repos;
 mod rows;
-mod rows_notifications;
-mod rows_platform;
 pub mod schema;
 
 pub use error::map_diesel_error;

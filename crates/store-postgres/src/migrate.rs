@@ -1,3 +1,5 @@
+//! The embedded migrations (`migrations/` at the root), run and reverted.
+
 use diesel::Connection;
 use diesel::connection::SimpleConnection;
 use diesel_async::AsyncPgConnection;

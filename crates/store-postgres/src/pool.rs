@@ -1,3 +1,5 @@
+//! The connection pool, built and proven with one round trip at start-up.
+
 use diesel_async::AsyncPgConnection;
 use diesel_async::RunQueryDsl;
 use diesel_async::pooled_connection::AsyncDieselConnectionManager;

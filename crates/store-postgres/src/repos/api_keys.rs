@@ -1,4 +1,7 @@
-use super::{bounds, conn, count, found};
+//! API keys: created, found while active, revoked, their use recorded at most
+//! once a minute.
+
+use super::{conn, found, paginate};
 use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::rows::{ApiKeyRow, UserRow};
@@ -53,27 +56,14 @@ impl ApiKeyRepository for PgApiKeyRepository {
         page: PageRequest,
     ) -> Result<Page<ApiKey>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let (limit, offset) = bounds(page);
-        let total: i64 = api_keys::table
-            .filter(api_keys::user_id.eq(user_id))
-            .count()
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        let rows: Vec<ApiKeyRow> = api_keys::table
-            .filter(api_keys::user_id.eq(user_id))
+        let owned = || api_keys::table.filter(api_keys::user_id.eq(user_id));
+        let rows = owned()
             .select(ApiKeyRow::as_select())
-            .order((api_keys::created_at.desc(), api_keys::id.desc()))
-            .limit(limit)
-            .offset(offset)
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(Page {
-            items: rows.into_iter().map(Into::into).collect(),
-            total: count(total),
-            request: page,
+            .order((api_keys::created_at.desc(), api_keys::id.desc()));
+        paginate(&mut conn, page, owned().count(), rows, |r: ApiKeyRow| {
+            Ok(r.into())
         })
+        .await
     }
 
     async fn find_active(

@@ -1,6 +1,10 @@
+//! Review templates (one default) and review rules, and the rules a project's
+//! reviews apply.
+
 use super::conn;
 use crate::PgPool;
 use crate::error::map_diesel_error;
+use crate::rows::{ActiveRuleRow, RuleRow, TemplateRow};
 use crate::schema::{review_rules, review_templates};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -48,65 +52,6 @@ struct RuleSet {
     updated_at: DateTime<Utc>,
 }
 
-type TemplateRow = (Uuid, String, Option<String>, bool, Option<Uuid>);
-type RuleRow = (
-    Uuid,
-    String,
-    bool,
-    Vec<String>,
-    Vec<String>,
-    i32,
-    Option<Uuid>,
-);
-
-macro_rules! template_cols {
-    () => {
-        (
-            review_templates::id,
-            review_templates::name,
-            review_templates::description,
-            review_templates::is_default,
-            review_templates::project_id,
-        )
-    };
-}
-
-macro_rules! rule_cols {
-    () => {
-        (
-            review_rules::id,
-            review_rules::rule_name,
-            review_rules::enabled,
-            review_rules::file_type_patterns,
-            review_rules::file_path_patterns,
-            review_rules::priority,
-            review_rules::project_id,
-        )
-    };
-}
-
-fn template(r: TemplateRow) -> TemplateItem {
-    TemplateItem {
-        id: r.0,
-        name: r.1,
-        description: r.2,
-        is_default: r.3,
-        project_id: r.4,
-    }
-}
-
-fn rule(r: RuleRow) -> RuleItem {
-    RuleItem {
-        id: r.0,
-        rule_name: r.1,
-        enabled: r.2,
-        file_type_patterns: r.3,
-        file_path_patterns: r.4,
-        priority: r.5,
-        project_id: r.6,
-    }
-}
-
 /// Upserts a template; a new default replaces the old one in the same transaction.
 async fn save_template(
     conn: &mut diesel_async::AsyncPgConnection,
@@ -132,7 +77,7 @@ async fn save_template(
                 };
                 diesel::update(review_templates::table.find(id))
                     .set(set)
-                    .returning(template_cols!())
+                    .returning(TemplateRow::as_returning())
                     .get_result(conn)
                     .await
             }
@@ -145,7 +90,7 @@ async fn save_template(
                         review_templates::is_default.eq(t.is_default.unwrap_or(false)),
                         review_templates::project_id.eq(t.project_id.flatten()),
                     ))
-                    .returning(template_cols!())
+                    .returning(TemplateRow::as_returning())
                     .get_result(conn)
                     .await
             }
@@ -160,7 +105,7 @@ impl CatalogRepository for PgCatalogRepository {
         let mut conn = conn(&self.pool).await?;
         save_template(&mut conn, None, t)
             .await
-            .map(template)
+            .map(Into::into)
             .map_err(map_diesel_error)
     }
 
@@ -172,7 +117,7 @@ impl CatalogRepository for PgCatalogRepository {
         let mut conn = conn(&self.pool).await?;
         save_template(&mut conn, Some(id), t)
             .await
-            .map(template)
+            .map(Into::into)
             .map_err(map_diesel_error)
     }
 
@@ -208,10 +153,10 @@ impl CatalogRepository for PgCatalogRepository {
                 review_rules::priority.eq(r.priority.unwrap_or(0)),
                 review_rules::project_id.eq(r.project_id.flatten()),
             ))
-            .returning(rule_cols!())
-            .get_result(&mut conn)
+            .returning(RuleRow::as_returning())
+            .get_result::<RuleRow>(&mut conn)
             .await
-            .map(rule)
+            .map(Into::into)
             .map_err(map_diesel_error)
     }
 
@@ -230,17 +175,16 @@ impl CatalogRepository for PgCatalogRepository {
         };
         diesel::update(review_rules::table.find(id))
             .set(set)
-            .returning(rule_cols!())
-            .get_result(&mut conn)
+            .returning(RuleRow::as_returning())
+            .get_result::<RuleRow>(&mut conn)
             .await
-            .map(rule)
+            .map(Into::into)
             .map_err(map_diesel_error)
     }
 
     async fn active_rules(&self, project_id: Uuid) -> Result<Vec<ActiveRule>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        #[allow(clippy::type_complexity)]
-        let rows: Vec<(Uuid, String, String, Vec<String>, Vec<String>, i32)> = review_rules::table
+        let rows: Vec<ActiveRuleRow> = review_rules::table
             .filter(review_rules::enabled.eq(true))
             .filter(
                 review_rules::project_id
@@ -248,27 +192,10 @@ impl CatalogRepository for PgCatalogRepository {
                     .or(review_rules::project_id.eq(project_id)),
             )
             .order((review_rules::priority.desc(), review_rules::rule_name.asc()))
-            .select((
-                review_rules::id,
-                review_rules::rule_name,
-                review_rules::instructions,
-                review_rules::file_type_patterns,
-                review_rules::file_path_patterns,
-                review_rules::priority,
-            ))
+            .select(ActiveRuleRow::as_select())
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        Ok(rows
-            .into_iter()
-            .map(|r| ActiveRule {
-                id: r.0,
-                rule_name: r.1,
-                instructions: r.2,
-                file_type_patterns: r.3,
-                file_path_patterns: r.4,
-                priority: r.5,
-            })
-            .collect())
+        Ok(rows.into_iter().map(Into::into).collect())
     }
 }

@@ -1,12 +1,14 @@
+//! Health check results: a round saved, the latest of each check, history.
+
 use super::conn;
 use crate::PgPool;
-use crate::error::{corrupt, map_diesel_error};
+use crate::error::map_diesel_error;
+use crate::rows::HealthCheckRow;
 use crate::schema::health_checks;
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use reviewd_domain::model::health::{CheckResult, CheckType, HealthHistoryFilter, HealthStatus};
+use reviewd_domain::model::health::{CheckResult, HealthHistoryFilter};
 use reviewd_domain::ports::{HealthCheckRepository, RepoError};
 
 pub struct PgHealthCheckRepository {
@@ -18,41 +20,6 @@ impl PgHealthCheckRepository {
     pub fn new(pool: PgPool) -> Self {
         Self { pool }
     }
-}
-
-type Row = (
-    String,
-    String,
-    String,
-    serde_json::Value,
-    i64,
-    DateTime<Utc>,
-);
-
-fn to_result(r: Row) -> Result<CheckResult, RepoError> {
-    Ok(CheckResult {
-        check_type: CheckType::parse(&r.0)
-            .ok_or_else(|| corrupt(format!("check type `{}`", r.0)))?,
-        check_name: r.1,
-        status: HealthStatus::parse(&r.2)
-            .ok_or_else(|| corrupt(format!("health status `{}`", r.2)))?,
-        details: r.3,
-        response_time: u64::try_from(r.4).unwrap_or(0),
-        checked_at: r.5,
-    })
-}
-
-macro_rules! columns {
-    () => {
-        (
-            health_checks::check_type,
-            health_checks::check_name,
-            health_checks::status,
-            health_checks::details,
-            health_checks::response_time_ms,
-            health_checks::checked_at,
-        )
-    };
 }
 
 #[async_trait]
@@ -86,23 +53,25 @@ impl HealthCheckRepository for PgHealthCheckRepository {
 
     async fn latest(&self) -> Result<Vec<CheckResult>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let rows: Vec<Row> = health_checks::table
+        let rows: Vec<HealthCheckRow> = health_checks::table
             .distinct_on((health_checks::check_type, health_checks::check_name))
             .order((
                 health_checks::check_type,
                 health_checks::check_name,
                 health_checks::checked_at.desc(),
             ))
-            .select(columns!())
+            .select(HealthCheckRow::as_select())
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        rows.into_iter().map(to_result).collect()
+        rows.into_iter().map(CheckResult::try_from).collect()
     }
 
     async fn history(&self, f: &HealthHistoryFilter) -> Result<Vec<CheckResult>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let mut q = health_checks::table.select(columns!()).into_boxed();
+        let mut q = health_checks::table
+            .select(HealthCheckRow::as_select())
+            .into_boxed();
         if let Some(t) = f.check_type {
             q = q.filter(health_checks::check_type.eq(t.as_str()));
         }
@@ -115,12 +84,12 @@ impl HealthCheckRepository for PgHealthCheckRepository {
         if let Some(end) = f.end_date {
             q = q.filter(health_checks::checked_at.le(end));
         }
-        let rows: Vec<Row> = q
+        let rows: Vec<HealthCheckRow> = q
             .order(health_checks::checked_at.desc())
             .limit(i64::from(f.limit.max(1)))
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        rows.into_iter().map(to_result).collect()
+        rows.into_iter().map(CheckResult::try_from).collect()
     }
 }

@@ -1,4 +1,7 @@
+//! The ledger of periodic job runs (`job_runs`).
+
 use super::conn;
+use super::locks::lock_job;
 use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::schema::job_runs;
@@ -42,10 +45,7 @@ impl JobLedger for PgJobLedger {
         let stale_before = Utc::now() - stale_after;
         let cooled_before = Utc::now() - FAILED_COOLDOWN;
         conn.transaction::<_, diesel::result::Error, _>(async move |conn| {
-            diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext('reviewd-job:' || $1))")
-                .bind::<diesel::sql_types::Text, _>(&name)
-                .execute(conn)
-                .await?;
+            lock_job(conn, &name).await?;
             // A run blocks a new one when it succeeded this period, is still going,
             // or failed within the cool-down; an older failure or a run abandoned by a
             // dead replica does not.

@@ -1,9 +1,14 @@
+//! One repository per port, and what they share: a pooled connection, pagination
+//! (`page`), advisory locks (`locks`) and small conversions.
+
 mod api_keys;
 mod catalog;
 mod health_checks;
 mod jobs;
+mod locks;
 mod monitoring;
 mod notifications;
+mod page;
 mod platform_configs;
 mod projects;
 mod review_queries;
@@ -32,24 +37,15 @@ pub use tasks::PgTaskRepository;
 pub use users::PgUserRepository;
 pub use wipe::PgDataWipe;
 
+pub(crate) use crate::rows::count;
+pub(crate) use page::{Window, paginate, paginate_with_total, window};
+
 use crate::error::map_pool_error;
 use crate::pool::{PgConn, PgPool};
 use reviewd_domain::ports::RepoError;
 
 pub(crate) async fn conn(pool: &PgPool) -> Result<PgConn, RepoError> {
     pool.get().await.map_err(map_pool_error)
-}
-
-/// Converts a row count from the database (never negative) to the domain's `u64`.
-pub(crate) fn count(n: i64) -> u64 {
-    u64::try_from(n).unwrap_or(0)
-}
-
-/// Page bounds as the `i64`s diesel's `limit`/`offset` take.
-pub(crate) fn bounds(page: reviewd_domain::PageRequest) -> (i64, i64) {
-    let limit = i64::try_from(page.limit()).unwrap_or(i64::MAX);
-    let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
-    (limit, offset)
 }
 
 /// `%text%` for ILIKE, with the caller's wildcards taken literally.

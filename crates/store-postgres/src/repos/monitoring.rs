@@ -1,6 +1,10 @@
-use super::{bounds, conn, count};
+//! Monitoring samples (system, database, API buckets), their history and pruning,
+//! and the state counts the dashboard shows.
+
+use super::{conn, count, paginate};
 use crate::PgPool;
 use crate::error::map_diesel_error;
+use crate::rows::{DatabaseRow, SystemRow, to_u32};
 use crate::schema::{
     api_metrics, database_metrics, health_checks, job_runs, notification_history, reviews, runners,
     system_metrics,
@@ -33,10 +37,6 @@ fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-fn to_u32(n: i32) -> u32 {
-    u32::try_from(n).unwrap_or(0)
-}
-
 #[derive(QueryableByName)]
 struct Connections {
     #[diesel(sql_type = Integer)]
@@ -65,100 +65,6 @@ struct RouteTotals {
     total_latency_ms: f64,
     #[diesel(sql_type = Double)]
     max_latency_ms: f64,
-}
-
-type SystemRow = (
-    Option<String>,
-    f64,
-    i32,
-    i64,
-    i64,
-    Option<i64>,
-    i64,
-    Option<i64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    DateTime<Utc>,
-);
-
-macro_rules! system_columns {
-    () => {
-        (
-            system_metrics::instance,
-            system_metrics::cpu_usage_percent,
-            system_metrics::cpu_count,
-            system_metrics::memory_used_bytes,
-            system_metrics::memory_total_bytes,
-            system_metrics::process_memory_bytes,
-            system_metrics::uptime_seconds,
-            system_metrics::process_uptime_seconds,
-            system_metrics::load_avg_1,
-            system_metrics::load_avg_5,
-            system_metrics::load_avg_15,
-            system_metrics::collected_at,
-        )
-    };
-}
-
-fn to_system(r: SystemRow) -> SystemSample {
-    SystemSample {
-        instance: r.0.unwrap_or_default(),
-        cpu_usage_percent: r.1,
-        cpu_count: to_u32(r.2),
-        memory_used_bytes: count(r.3),
-        memory_total_bytes: count(r.4),
-        process_memory_bytes: r.5.map(count),
-        uptime_seconds: count(r.6),
-        process_uptime_seconds: r.7.map_or(0, count),
-        load_average: match (r.8, r.9, r.10) {
-            (Some(a), Some(b), Some(c)) => Some([a, b, c]),
-            _ => None,
-        },
-        collected_at: r.11,
-    }
-}
-
-type DatabaseRow = (
-    i32,
-    i32,
-    i32,
-    Option<i32>,
-    i64,
-    f64,
-    Option<i32>,
-    Option<i32>,
-    DateTime<Utc>,
-);
-
-macro_rules! database_columns {
-    () => {
-        (
-            database_metrics::total_connections,
-            database_metrics::active_connections,
-            database_metrics::idle_connections,
-            database_metrics::max_connections,
-            database_metrics::database_size_bytes,
-            database_metrics::query_latency_ms,
-            database_metrics::pool_size,
-            database_metrics::pool_available,
-            database_metrics::collected_at,
-        )
-    };
-}
-
-fn to_database(r: DatabaseRow) -> DatabaseSample {
-    DatabaseSample {
-        total_connections: to_u32(r.0),
-        active_connections: to_u32(r.1),
-        idle_connections: to_u32(r.2),
-        max_connections: r.3.map(to_u32),
-        database_size_bytes: count(r.4),
-        query_latency_ms: r.5,
-        pool_size: r.6.map(to_u32),
-        pool_available: r.7.map(to_u32),
-        collected_at: r.8,
-    }
 }
 
 fn opt_i32(n: Option<u32>) -> Option<i32> {
@@ -253,29 +159,20 @@ impl MonitoringRepository for PgMonitoringRepository {
         since: Option<DateTime<Utc>>,
     ) -> Result<Page<SystemSample>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let (limit, offset) = bounds(page);
         // PostgreSQL's timestamps start at 4713 BC: far enough back for "everything".
         let since = since.unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
-        let total: i64 = system_metrics::table
-            .filter(system_metrics::collected_at.ge(since))
-            .count()
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        let rows: Vec<SystemRow> = system_metrics::table
-            .filter(system_metrics::collected_at.ge(since))
+        let collected = || system_metrics::table.filter(system_metrics::collected_at.ge(since));
+        let rows = collected()
             .order(system_metrics::collected_at.desc())
-            .select(system_columns!())
-            .limit(limit)
-            .offset(offset)
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(Page {
-            items: rows.into_iter().map(to_system).collect(),
-            total: count(total),
-            request: page,
-        })
+            .select(SystemRow::as_select());
+        paginate(
+            &mut conn,
+            page,
+            collected().count(),
+            rows,
+            |r: SystemRow| Ok(r.into()),
+        )
+        .await
     }
 
     async fn database_history(
@@ -284,29 +181,20 @@ impl MonitoringRepository for PgMonitoringRepository {
         since: Option<DateTime<Utc>>,
     ) -> Result<Page<DatabaseSample>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let (limit, offset) = bounds(page);
         // PostgreSQL's timestamps start at 4713 BC: far enough back for "everything".
         let since = since.unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
-        let total: i64 = database_metrics::table
-            .filter(database_metrics::collected_at.ge(since))
-            .count()
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        let rows: Vec<DatabaseRow> = database_metrics::table
-            .filter(database_metrics::collected_at.ge(since))
+        let collected = || database_metrics::table.filter(database_metrics::collected_at.ge(since));
+        let rows = collected()
             .order(database_metrics::collected_at.desc())
-            .select(database_columns!())
-            .limit(limit)
-            .offset(offset)
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(Page {
-            items: rows.into_iter().map(to_database).collect(),
-            total: count(total),
-            request: page,
-        })
+            .select(DatabaseRow::as_select());
+        paginate(
+            &mut conn,
+            page,
+            collected().count(),
+            rows,
+            |r: DatabaseRow| Ok(r.into()),
+        )
+        .await
     }
 
     async fn add_api_buckets(&self, buckets: &[ApiBucket]) -> Result<(), RepoError> {

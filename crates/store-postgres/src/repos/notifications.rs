@@ -5,10 +5,10 @@
 //! `start <= created_at < end`, so consecutive windows never count a record twice.
 //! `take_digest_events(until)` takes events created at or before `until`.
 
-use super::{bounds, conn, count};
+use super::{conn, paginate};
 use crate::PgPool;
 use crate::error::{corrupt, map_diesel_error};
-use crate::rows_notifications::{
+use crate::rows::{
     ConfigRow, HistoryRow, SubscriptionRow, channel, delivery_status, notification_type,
     review_event,
 };
@@ -192,31 +192,20 @@ impl NotificationRepository for PgNotificationRepository {
         page: PageRequest,
     ) -> Result<Page<NotificationRecord>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let (limit, offset) = bounds(page);
-        let total: i64 = filtered(filter)
-            .count()
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        let rows: Vec<HistoryRow> = filtered(filter)
+        let rows = filtered(filter)
             .order((
                 notification_history::created_at.desc(),
                 notification_history::id.desc(),
             ))
-            .select(HistoryRow::as_select())
-            .limit(limit)
-            .offset(offset)
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(NotificationRecord::try_from)
-                .collect::<Result<_, _>>()?,
-            total: count(total),
-            request: page,
-        })
+            .select(HistoryRow::as_select());
+        paginate(
+            &mut conn,
+            page,
+            filtered(filter).count(),
+            rows,
+            NotificationRecord::try_from,
+        )
+        .await
     }
 
     async fn take_stale_pending(

@@ -1,7 +1,10 @@
+//! Platform configs, their secrets sealed at rest, with one default per platform
+//! type.
+
 use super::conn;
 use crate::PgPool;
 use crate::error::map_diesel_error;
-use crate::rows_platform::{PlatformConfigRow, seal};
+use crate::rows::{PlatformConfigRow, seal};
 use crate::schema::{platform_configs, projects};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

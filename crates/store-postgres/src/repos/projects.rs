@@ -1,14 +1,15 @@
-use super::{bounds, conn, contains_pattern, count, found};
+//! Projects synced from the platforms: their settings and webhooks, stats,
+//! recent reviews and pipelines.
+
+use super::{conn, contains_pattern, found, paginate};
 use crate::PgPool;
 use crate::error::map_diesel_error;
-use crate::rows_platform::ProjectRow;
+use crate::rows::{PipelineRow, ProjectCountsRow, ProjectRow, ReviewCountsRow, ReviewSummaryRow};
 use crate::schema::{projects, review_tasks, reviews};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use diesel::dsl::sql;
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
 use diesel::upsert::excluded;
 use diesel_async::RunQueryDsl;
 use reviewd_domain::model::{
@@ -80,11 +81,6 @@ struct SettingsChangeset {
     default_reviewer_ids: Option<Vec<String>>,
     auto_assign_author: Option<bool>,
     updated_at: DateTime<Utc>,
-}
-
-/// A count with a filter, for the one-pass stats queries.
-fn counted(condition: &str) -> diesel::expression::SqlLiteral<BigInt> {
-    sql::<BigInt>(&format!("count(*) FILTER (WHERE {condition})"))
 }
 
 #[async_trait]
@@ -159,25 +155,17 @@ impl ProjectRepository for PgProjectRepository {
         page: PageRequest,
     ) -> Result<Page<Project>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let (limit, offset) = bounds(page);
-        let total: i64 = filtered(filter)
-            .count()
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
         let rows = filtered(filter)
             .select(ProjectRow::as_select())
-            .order((projects::full_path.asc(), projects::id.asc()))
-            .limit(limit)
-            .offset(offset)
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(Page {
-            items: to_projects(rows)?,
-            total: count(total),
-            request: page,
-        })
+            .order((projects::full_path.asc(), projects::id.asc()));
+        paginate(
+            &mut conn,
+            page,
+            filtered(filter).count(),
+            rows,
+            Project::try_from,
+        )
+        .await
     }
 
     async fn get(&self, id: Uuid) -> Result<Project, RepoError> {
@@ -253,100 +241,30 @@ impl ProjectRepository for PgProjectRepository {
 
     async fn stats(&self) -> Result<ProjectStats, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        #[allow(clippy::type_complexity)]
-        let p: (i64, i64, i64, i64, i64, i64, i64, i64, i64) = projects::table
-            .select((
-                sql::<BigInt>("count(*)"),
-                counted("enabled"),
-                counted("platform_type = 'hostA'"),
-                counted("platform_type = 'hostB'"),
-                counted("webhook_status = 'active'"),
-                counted("webhook_status = 'inactive'"),
-                counted("webhook_status = 'error'"),
-                counted("webhook_status = 'unknown'"),
-                counted("auto_review IS NOT NULL"),
-            ))
+        let projects: ProjectCountsRow = projects::table
+            .select(ProjectCountsRow::as_select())
             .get_result(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        let r: (i64, i64, i64, i64) = reviews::table
-            .select((
-                sql::<BigInt>("count(*)"),
-                counted("status = 'pending'"),
-                counted("status = 'completed'"),
-                counted("status = 'failed'"),
-            ))
+        let reviews: ReviewCountsRow = reviews::table
+            .select(ReviewCountsRow::as_select())
             .get_result(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        let configured = p.4 + p.5 + p.6 + p.7;
-        Ok(ProjectStats {
-            total: count(p.0),
-            enabled: count(p.1),
-            disabled: count(p.0 - p.1),
-            host_a: count(p.2),
-            host_b: count(p.3),
-            webhook_active: count(p.4),
-            webhook_inactive: count(p.5),
-            webhook_error: count(p.6),
-            webhook_unknown: count(p.7),
-            webhook_not_configured: count(p.0 - configured),
-            auto_review_overrides: count(p.8),
-            reviews_total: count(r.0),
-            reviews_pending: count(r.1),
-            reviews_completed: count(r.2),
-            reviews_failed: count(r.3),
-        })
+        Ok(projects.into_stats(reviews))
     }
 
     async fn recent_reviews(&self, id: Uuid, limit: u32) -> Result<Vec<ReviewSummary>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        #[allow(clippy::type_complexity)]
-        let rows: Vec<(
-            Uuid,
-            i64,
-            String,
-            String,
-            String,
-            Option<String>,
-            i32,
-            String,
-            DateTime<Utc>,
-            Option<DateTime<Utc>>,
-        )> = reviews::table
+        let rows: Vec<ReviewSummaryRow> = reviews::table
             .filter(reviews::project_id.eq(id))
             .order((reviews::created_at.desc(), reviews::id.desc()))
             .limit(i64::from(limit))
-            .select((
-                reviews::id,
-                reviews::mr_iid,
-                reviews::mr_title,
-                reviews::mr_url,
-                reviews::status,
-                reviews::overall_rating,
-                reviews::comment_count,
-                reviews::triggered_by,
-                reviews::created_at,
-                reviews::completed_at,
-            ))
+            .select(ReviewSummaryRow::as_select())
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        Ok(rows
-            .into_iter()
-            .map(|r| ReviewSummary {
-                id: r.0,
-                mr_iid: r.1,
-                mr_title: r.2,
-                mr_url: r.3,
-                status: r.4,
-                overall_rating: r.5,
-                comment_count: r.6,
-                triggered_by: r.7,
-                created_at: r.8,
-                completed_at: r.9,
-            })
-            .collect())
+        Ok(rows.into_iter().map(Into::into).collect())
     }
 
     async fn pipelines(
@@ -355,7 +273,6 @@ impl ProjectRepository for PgProjectRepository {
         page: PageRequest,
     ) -> Result<Page<PipelineEntry>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let (limit, offset) = bounds(page);
         let query = || {
             let mut q = review_tasks::table.into_boxed::<Pg>();
             if let Some(id) = filter.project_id {
@@ -375,67 +292,12 @@ impl ProjectRepository for PgProjectRepository {
             }
             q
         };
-        let total: i64 = query()
-            .count()
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        #[allow(clippy::type_complexity)]
-        let rows: Vec<(
-            Uuid,
-            Option<Uuid>,
-            i64,
-            Option<String>,
-            String,
-            String,
-            i32,
-            Option<String>,
-            Option<String>,
-            DateTime<Utc>,
-            Option<DateTime<Utc>>,
-            Option<DateTime<Utc>>,
-        )> = query()
+        let rows = query()
             .order((review_tasks::created_at.desc(), review_tasks::id.desc()))
-            .limit(limit)
-            .offset(offset)
-            .select((
-                review_tasks::id,
-                review_tasks::review_id,
-                review_tasks::mr_iid,
-                review_tasks::head_sha,
-                review_tasks::status,
-                review_tasks::triggered_by,
-                review_tasks::attempts,
-                review_tasks::runner_id,
-                review_tasks::error_message,
-                review_tasks::created_at,
-                review_tasks::started_at,
-                review_tasks::completed_at,
-            ))
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        let items = rows
-            .into_iter()
-            .map(|r| PipelineEntry {
-                id: r.0,
-                review_id: r.1,
-                mr_iid: r.2,
-                head_sha: r.3,
-                status: r.4,
-                triggered_by: r.5,
-                attempts: r.6,
-                runner_id: r.7,
-                error_message: r.8,
-                created_at: r.9,
-                started_at: r.10,
-                completed_at: r.11,
-            })
-            .collect();
-        Ok(Page {
-            items,
-            total: count(total),
-            request: page,
+            .select(PipelineRow::as_select());
+        paginate(&mut conn, page, query().count(), rows, |r: PipelineRow| {
+            Ok(r.into())
         })
+        .await
     }
 }

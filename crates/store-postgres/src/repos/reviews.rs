@@ -1,6 +1,10 @@
+//! The review engine's writes and reads: reviews, rounds, files, comments and
+//! model calls.
+
 use super::{conn, found};
 use crate::PgPool;
-use crate::error::{corrupt, map_diesel_error};
+use crate::error::map_diesel_error;
+use crate::rows::{FileRefRow, ReviewRow};
 use crate::schema::{ai_call_logs, review_comments, review_files, review_rounds, reviews};
 use async_trait::async_trait;
 use chrono::Utc;
@@ -25,42 +29,6 @@ impl PgReviewRepository {
     }
 }
 
-type ReviewHead = (Uuid, Uuid, i64, String, String, i32, Option<String>, i32);
-
-fn to_review(r: ReviewHead) -> Result<Review, RepoError> {
-    let status = match r.3.as_str() {
-        "pending" => ReviewStatus::Pending,
-        "completed" => ReviewStatus::Completed,
-        "failed" => ReviewStatus::Failed,
-        other => return Err(corrupt(format!("review {}: status `{other}`", r.0))),
-    };
-    Ok(Review {
-        id: r.0,
-        project_id: r.1,
-        mr_iid: r.2,
-        status,
-        head_commit_sha: r.4,
-        round_number: r.5,
-        summary_comment_id: r.6,
-        comment_count: r.7,
-    })
-}
-
-macro_rules! review_head {
-    () => {
-        (
-            reviews::id,
-            reviews::project_id,
-            reviews::mr_iid,
-            reviews::status,
-            reviews::head_commit_sha,
-            reviews::round_number,
-            reviews::summary_comment_id,
-            reviews::comment_count,
-        )
-    };
-}
-
 fn clamp(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -77,27 +45,27 @@ impl ReviewRepository for PgReviewRepository {
         mr_iid: i64,
     ) -> Result<Option<Review>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let row: Option<ReviewHead> = reviews::table
+        let row: Option<ReviewRow> = reviews::table
             .filter(reviews::project_id.eq(project_id))
             .filter(reviews::mr_iid.eq(mr_iid))
             .order(reviews::created_at.desc())
-            .select(review_head!())
+            .select(ReviewRow::as_select())
             .first(&mut conn)
             .await
             .optional()
             .map_err(map_diesel_error)?;
-        row.map(to_review).transpose()
+        row.map(Review::try_from).transpose()
     }
 
     async fn get(&self, id: Uuid) -> Result<Review, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let row: ReviewHead = reviews::table
+        let row: ReviewRow = reviews::table
             .find(id)
-            .select(review_head!())
+            .select(ReviewRow::as_select())
             .first(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        to_review(row)
+        row.try_into()
     }
 
     async fn file_ref(
@@ -106,28 +74,15 @@ impl ReviewRepository for PgReviewRepository {
         file_id: Uuid,
     ) -> Result<(String, Option<String>, RoundRef), RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let (path, old_path, round_id, number): (String, Option<String>, Uuid, i32) =
-            review_files::table
-                .inner_join(review_rounds::table)
-                .filter(review_files::id.eq(file_id))
-                .filter(review_files::review_id.eq(review_id))
-                .select((
-                    review_files::file_path,
-                    review_files::old_path,
-                    review_rounds::id,
-                    review_rounds::round_number,
-                ))
-                .first(&mut conn)
-                .await
-                .map_err(map_diesel_error)?;
-        Ok((
-            path,
-            old_path,
-            RoundRef {
-                id: round_id,
-                number,
-            },
-        ))
+        let row: FileRefRow = review_files::table
+            .inner_join(review_rounds::table)
+            .filter(review_files::id.eq(file_id))
+            .filter(review_files::review_id.eq(review_id))
+            .select(FileRefRow::as_select())
+            .first(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(row.into_parts())
     }
 
     async fn add_comment_count(&self, review_id: Uuid, delta: i32) -> Result<(), RepoError> {
@@ -158,7 +113,7 @@ impl ReviewRepository for PgReviewRepository {
 
     async fn create(&self, r: NewReview) -> Result<Review, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let row: ReviewHead = diesel::insert_into(reviews::table)
+        let row: ReviewRow = diesel::insert_into(reviews::table)
             .values((
                 reviews::project_id.eq(r.project_id),
                 reviews::project_name.eq(r.project_name),
@@ -177,11 +132,11 @@ impl ReviewRepository for PgReviewRepository {
                 reviews::round_number.eq(1),
                 reviews::started_at.eq(Utc::now()),
             ))
-            .returning(review_head!())
+            .returning(ReviewRow::as_returning())
             .get_result(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        to_review(row)
+        row.try_into()
     }
 
     async fn start_round(

@@ -1,3 +1,5 @@
+//! Login sessions, found by their token's hash while unexpired.
+
 use super::conn;
 use crate::PgPool;
 use crate::error::map_diesel_error;

@@ -1,6 +1,9 @@
+//! The deployment's review settings and the AI config lookups.
+
 use super::conn;
 use crate::PgPool;
 use crate::error::map_diesel_error;
+use crate::rows::GlobalSettingsRow;
 use crate::schema::{ai_configs, global_settings};
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -24,27 +27,12 @@ impl PgSettingsRepository {
 impl SettingsRepository for PgSettingsRepository {
     async fn global(&self) -> Result<GlobalSettings, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let (auto_review, send_to_platform, file_ignore_patterns, review_commands): (
-            bool,
-            bool,
-            Vec<String>,
-            Vec<String>,
-        ) = global_settings::table
-            .select((
-                global_settings::auto_review,
-                global_settings::send_to_platform,
-                global_settings::file_ignore_patterns,
-                global_settings::review_commands,
-            ))
+        let row: GlobalSettingsRow = global_settings::table
+            .select(GlobalSettingsRow::as_select())
             .first(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        Ok(GlobalSettings {
-            auto_review,
-            send_to_platform,
-            file_ignore_patterns,
-            review_commands,
-        })
+        Ok(row.into())
     }
 
     async fn ai_config_exists(&self, id: Uuid) -> Result<bool, RepoError> {

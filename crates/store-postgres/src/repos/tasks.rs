@@ -1,9 +1,14 @@
-use super::{bounds, conn, count, found};
+//! Review tasks: queueing (dedup, superseding older heads), a worker's attempt
+//! under the MR's lock, completion, and the task list.
+
+use super::locks::lock_mr;
+use super::{conn, found, paginate};
 use crate::PgPool;
-use crate::error::{corrupt, map_diesel_error};
+use crate::error::map_diesel_error;
+use crate::rows::TaskRow;
 use crate::schema::{projects, review_tasks};
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
@@ -25,58 +30,6 @@ impl PgTaskRepository {
 
 /// Statuses that hold a dedup key (the partial unique index's condition).
 const ACTIVE: [&str; 4] = ["pending", "queued", "processing", "in_progress"];
-
-#[derive(Debug, Queryable, Selectable)]
-#[diesel(table_name = review_tasks, check_for_backend(diesel::pg::Pg))]
-pub(crate) struct TaskRow {
-    id: Uuid,
-    triggered_by: String,
-    project_id: Uuid,
-    review_id: Option<Uuid>,
-    mr_iid: i64,
-    head_sha: Option<String>,
-    status: String,
-    send_to_platform: bool,
-    template_id: Option<Uuid>,
-    requested_by: Option<Uuid>,
-    attempts: i32,
-    max_attempts: i32,
-    error_message: Option<String>,
-    created_at: DateTime<Utc>,
-    updated_at: DateTime<Utc>,
-    started_at: Option<DateTime<Utc>>,
-    completed_at: Option<DateTime<Utc>>,
-}
-
-impl TryFrom<TaskRow> for ReviewTask {
-    type Error = RepoError;
-
-    fn try_from(r: TaskRow) -> Result<Self, RepoError> {
-        Ok(ReviewTask {
-            triggered_by: match r.triggered_by.as_str() {
-                "manual" => TriggeredBy::Manual,
-                "auto" => TriggeredBy::Auto,
-                other => return Err(corrupt(format!("task {}: triggered_by `{other}`", r.id))),
-            },
-            status: r.status.parse().map_err(|e: String| corrupt(e))?,
-            id: r.id,
-            project_id: r.project_id,
-            review_id: r.review_id,
-            mr_iid: r.mr_iid,
-            head_sha: r.head_sha,
-            send_to_platform: r.send_to_platform,
-            template_id: r.template_id,
-            requested_by: r.requested_by,
-            attempts: r.attempts,
-            max_attempts: r.max_attempts,
-            error_message: r.error_message,
-            created_at: r.created_at,
-            updated_at: r.updated_at,
-            started_at: r.started_at,
-            completed_at: r.completed_at,
-        })
-    }
-}
 
 #[async_trait]
 impl TaskRepository for PgTaskRepository {
@@ -259,14 +212,7 @@ impl TaskRepository for PgTaskRepository {
                 .optional()?;
             // The MR's lock, as runner claims take it: a claim and this attempt
             // never both see the MR free.
-            diesel::sql_query(format!(
-                "SELECT pg_advisory_xact_lock({})",
-                super::runners::mr_lock("$1", "$2")
-            ))
-            .bind::<diesel::sql_types::Uuid, _>(project_id)
-            .bind::<diesel::sql_types::BigInt, _>(mr_iid)
-            .execute(conn)
-            .await?;
+            lock_mr(conn, project_id, mr_iid).await?;
             let busy: bool = diesel::select(diesel::dsl::exists(
                 review_tasks::table
                     .filter(review_tasks::project_id.eq(project_id))
@@ -381,38 +327,28 @@ impl TaskRepository for PgTaskRepository {
         page: PageRequest,
     ) -> Result<Page<ReviewTask>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let (limit, offset) = bounds(page);
         let query = || {
             let mut q = review_tasks::table.into_boxed::<Pg>();
             if let Some(s) = status {
-                q = q.filter(review_tasks::status.eq(s.as_str()));
+                q = q.filter(review_tasks::status.eq_any(stored_statuses(s)));
             }
             if let Some(t) = triggered_by {
                 q = q.filter(review_tasks::triggered_by.eq(t.as_str()));
             }
             q
         };
-        let total: i64 = query()
-            .count()
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        let rows: Vec<TaskRow> = query()
+        let rows = query()
             .select(TaskRow::as_select())
-            .order((review_tasks::created_at.desc(), review_tasks::id.desc()))
-            .limit(limit)
-            .offset(offset)
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        let items = rows
-            .into_iter()
-            .map(ReviewTask::try_from)
-            .collect::<Result<_, _>>()?;
-        Ok(Page {
-            items,
-            total: count(total),
-            request: page,
-        })
+            .order((review_tasks::created_at.desc(), review_tasks::id.desc()));
+        paginate(&mut conn, page, query().count(), rows, ReviewTask::try_from).await
+    }
+}
+
+/// The stored values of a status: a task a runner's result is being concluded for is
+/// stored `in_progress` and read as `processing`, so a filter on one takes both.
+fn stored_statuses(status: TaskStatus) -> Vec<&'static str> {
+    match status {
+        TaskStatus::Processing => vec!["processing", "in_progress"],
+        other => vec![other.as_str()],
     }
 }

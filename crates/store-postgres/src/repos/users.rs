@@ -1,4 +1,6 @@
-use super::{bounds, conn, count};
+//! Users and their credentials.
+
+use super::{conn, paginate};
 use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::rows::UserRow;
@@ -79,29 +81,17 @@ impl UserRepository for PgUserRepository {
 
     async fn list(&self, page: PageRequest) -> Result<Page<User>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let (limit, offset) = bounds(page);
-        let total: i64 = users::table
-            .count()
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        let rows: Vec<UserRow> = users::table
+        let rows = users::table
             .select(UserRow::as_select())
-            .order((users::created_at.asc(), users::id.asc()))
-            .limit(limit)
-            .offset(offset)
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        let items = rows
-            .into_iter()
-            .map(UserRow::into_user)
-            .collect::<Result<_, _>>()?;
-        Ok(Page {
-            items,
-            total: count(total),
-            request: page,
-        })
+            .order((users::created_at.asc(), users::id.asc()));
+        paginate(
+            &mut conn,
+            page,
+            users::table.count(),
+            rows,
+            UserRow::into_user,
+        )
+        .await
     }
 
     async fn update(&self, id: Uuid, changes: UserChanges) -> Result<User, RepoError> {

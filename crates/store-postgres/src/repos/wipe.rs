@@ -1,3 +1,5 @@
+//! Wiping the deployment's data, the caller's account kept.
+
 use super::conn;
 use crate::PgPool;
 use crate::error::map_diesel_error;

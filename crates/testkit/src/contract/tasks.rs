@@ -354,4 +354,25 @@ async fn list_filters_newest_first_and_pages(s: &Stores) {
         .await
         .unwrap();
     assert!(everything.total >= auto.total + 3);
+
+    // A runner holds a and b, and b's result is being concluded (stored apart from
+    // `processing`, read as it): the processing filter lists both.
+    let runner = seed::runner(s, 100, &[]).await;
+    let claimed = s
+        .runners
+        .claim(&runner.id, 100, Duration::from_secs(600), Duration::ZERO)
+        .await
+        .unwrap();
+    assert!(claimed.iter().any(|t| t.id == a) && claimed.iter().any(|t| t.id == b));
+    let nothing = serde_json::json!({});
+    s.runners
+        .accept_result(b, &runner.id, &nothing, &nothing)
+        .await
+        .unwrap();
+    assert_eq!(status(s, b).await, TaskStatus::Processing);
+    assert_eq!(
+        list(Some(TaskStatus::Processing), 1, 10).await,
+        (2, vec![b, a]),
+        "a task being concluded is still processing"
+    );
 }

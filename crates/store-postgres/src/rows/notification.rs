@@ -1,7 +1,8 @@
-//! Rows of the notification tables, and their conversion.
+//! Rows of the notification tables (settings, delivery history, push
+//! subscriptions), and the parsing of their enum columns.
 
+use super::secret::{open, seal};
 use crate::error::corrupt;
-use crate::rows_platform::{open, seal};
 use crate::schema::{notification_configs, notification_history, push_subscriptions};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;

@@ -1,4 +1,4 @@
-//! Diesel row types and their conversion into domain entities.
+//! Rows of users, their sessions and their API keys.
 
 use crate::error::corrupt;
 use crate::schema::{api_keys, sessions, users};

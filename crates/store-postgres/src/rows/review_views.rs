@@ -1,0 +1,362 @@
+//! Rows of the dashboard's review views: the list and its stats, the activity
+//! chart, one review's detail and what hangs off it (comments, files, rounds,
+//! feedback, model calls, task logs).
+
+use super::count;
+use crate::schema::{
+    ai_call_logs, review_comments, review_feedbacks, review_files, review_rounds, review_task_logs,
+    reviews,
+};
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::dsl::sql;
+use diesel::expression::SqlLiteral;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Date, Double, Nullable};
+use reviewd_domain::model::review_views::{
+    AiLogItem, CommentItem, DayCount, FailedReview, FeedbackItem, FileItem, ReviewDetail,
+    ReviewListItem, ReviewStats, RoundItem, TaskLogLine,
+};
+use uuid::Uuid;
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = reviews, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct ListRow {
+    id: Uuid,
+    project_id: Uuid,
+    project_name: String,
+    mr_iid: i64,
+    mr_title: String,
+    mr_url: String,
+    status: String,
+    ai_provider: String,
+    ai_model: String,
+    comment_count: i32,
+    triggered_by: String,
+    overall_rating: Option<String>,
+    summary: Option<String>,
+    created_at: DateTime<Utc>,
+    completed_at: Option<DateTime<Utc>>,
+}
+
+impl From<ListRow> for ReviewListItem {
+    fn from(r: ListRow) -> Self {
+        ReviewListItem {
+            id: r.id,
+            project_id: r.project_id,
+            project_name: r.project_name,
+            mr_iid: r.mr_iid,
+            mr_title: r.mr_title,
+            mr_url: r.mr_url,
+            status: r.status,
+            ai_provider: r.ai_provider,
+            ai_model: r.ai_model,
+            comment_count: r.comment_count,
+            triggered_by: r.triggered_by,
+            overall_rating: r.overall_rating,
+            summary: r.summary,
+            created_at: r.created_at,
+            completed_at: r.completed_at,
+        }
+    }
+}
+
+/// The list's stats over the whole filtered set, in one pass.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = reviews, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct StatsRow {
+    #[diesel(select_expression = sql::<BigInt>("count(*)"), select_expression_type = SqlLiteral<BigInt>)]
+    total: i64,
+    #[diesel(select_expression = sql::<BigInt>("count(*) FILTER (WHERE status = 'pending')"), select_expression_type = SqlLiteral<BigInt>)]
+    pending: i64,
+    #[diesel(select_expression = sql::<BigInt>("count(*) FILTER (WHERE status = 'completed')"), select_expression_type = SqlLiteral<BigInt>)]
+    completed: i64,
+    #[diesel(select_expression = sql::<BigInt>("count(*) FILTER (WHERE status = 'failed')"), select_expression_type = SqlLiteral<BigInt>)]
+    failed: i64,
+    #[diesel(select_expression = sql::<BigInt>("coalesce(sum(comment_count), 0)::bigint"), select_expression_type = SqlLiteral<BigInt>)]
+    comments: i64,
+    #[diesel(select_expression = sql::<Nullable<Double>>("avg(score)::double precision"), select_expression_type = SqlLiteral<Nullable<Double>>)]
+    average: Option<f64>,
+}
+
+impl From<StatsRow> for ReviewStats {
+    fn from(r: StatsRow) -> Self {
+        ReviewStats {
+            total: count(r.total),
+            pending: count(r.pending),
+            completed: count(r.completed),
+            failed: count(r.failed),
+            total_comments: count(r.comments),
+            average_score: r.average.map(|a| (a * 10.0).round() / 10.0),
+        }
+    }
+}
+
+/// One UTC day of the activity chart; the query groups and orders by the first
+/// column, the day.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = reviews, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct DayRow {
+    #[diesel(select_expression = sql::<Date>("(created_at AT TIME ZONE 'UTC')::date"), select_expression_type = SqlLiteral<Date>)]
+    day: NaiveDate,
+    #[diesel(select_expression = sql::<BigInt>("count(*)"), select_expression_type = SqlLiteral<BigInt>)]
+    total: i64,
+    #[diesel(select_expression = sql::<BigInt>("count(*) FILTER (WHERE status = 'completed')"), select_expression_type = SqlLiteral<BigInt>)]
+    completed: i64,
+    #[diesel(select_expression = sql::<BigInt>("count(*) FILTER (WHERE status = 'failed')"), select_expression_type = SqlLiteral<BigInt>)]
+    failed: i64,
+}
+
+impl From<DayRow> for DayCount {
+    fn from(r: DayRow) -> Self {
+        DayCount {
+            day: r.day,
+            total: count(r.total),
+            completed: count(r.completed),
+            failed: count(r.failed),
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = reviews, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct FailedReviewRow {
+    id: Uuid,
+    project_name: String,
+    mr_iid: i64,
+    mr_title: String,
+    error_message: Option<String>,
+    created_at: DateTime<Utc>,
+}
+
+impl From<FailedReviewRow> for FailedReview {
+    fn from(r: FailedReviewRow) -> Self {
+        FailedReview {
+            id: r.id,
+            project_name: r.project_name,
+            mr_iid: r.mr_iid,
+            mr_title: r.mr_title,
+            error_message: r.error_message,
+            created_at: r.created_at,
+        }
+    }
+}
+
+/// A review's list item and the rest its detail page shows.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = reviews, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct DetailRow {
+    #[diesel(embed)]
+    item: ListRow,
+    base_commit_sha: Option<String>,
+    head_commit_sha: String,
+    start_commit_sha: Option<String>,
+    round_number: i32,
+    applied_rule_ids: Vec<String>,
+    reviewed_lines: i32,
+    score: Option<i32>,
+    source_branch: String,
+    target_branch: String,
+    author_username: Option<String>,
+    error_message: Option<String>,
+    started_at: Option<DateTime<Utc>>,
+}
+
+impl From<DetailRow> for ReviewDetail {
+    fn from(r: DetailRow) -> Self {
+        ReviewDetail {
+            item: r.item.into(),
+            base_commit_sha: r.base_commit_sha,
+            head_commit_sha: r.head_commit_sha,
+            start_commit_sha: r.start_commit_sha,
+            round_number: r.round_number,
+            applied_rule_ids: r.applied_rule_ids,
+            reviewed_lines: r.reviewed_lines,
+            score: r.score,
+            source_branch: r.source_branch,
+            target_branch: r.target_branch,
+            author_username: r.author_username,
+            error_message: r.error_message,
+            started_at: r.started_at,
+        }
+    }
+}
+
+/// A comment with its round's number (`review_comments` joined to `review_rounds`).
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = review_comments, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct CommentRow {
+    id: Uuid,
+    review_id: Uuid,
+    file_path: String,
+    line_number: i32,
+    severity: String,
+    message: String,
+    host_a_discussion_id: Option<String>,
+    #[diesel(select_expression = review_rounds::round_number)]
+    round_number: i32,
+    posted_at: Option<DateTime<Utc>>,
+    created_at: DateTime<Utc>,
+}
+
+impl From<CommentRow> for CommentItem {
+    fn from(r: CommentRow) -> Self {
+        CommentItem {
+            id: r.id,
+            review_id: r.review_id,
+            file_path: r.file_path,
+            line_number: r.line_number,
+            severity: r.severity,
+            message: r.message,
+            host_a_discussion_id: r.host_a_discussion_id,
+            round_number: r.round_number,
+            posted_at: r.posted_at,
+            created_at: r.created_at,
+        }
+    }
+}
+
+/// A reviewed file with its round's number (`review_files` joined to `review_rounds`).
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = review_files, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct FileRow {
+    id: Uuid,
+    file_path: String,
+    old_path: Option<String>,
+    change_type: String,
+    summary: Option<String>,
+    comment_count: i32,
+    status: String,
+    prompt_summary: Option<String>,
+    error_message: Option<String>,
+    attempts: i32,
+    #[diesel(select_expression = review_rounds::round_number)]
+    round_number: i32,
+    started_at: Option<DateTime<Utc>>,
+    completed_at: Option<DateTime<Utc>>,
+}
+
+impl From<FileRow> for FileItem {
+    fn from(r: FileRow) -> Self {
+        FileItem {
+            id: r.id,
+            file_path: r.file_path,
+            old_path: r.old_path,
+            change_type: r.change_type,
+            summary: r.summary,
+            comment_count: r.comment_count,
+            status: r.status,
+            prompt_summary: r.prompt_summary,
+            error_message: r.error_message,
+            attempts: r.attempts,
+            round_number: r.round_number,
+            started_at: r.started_at,
+            completed_at: r.completed_at,
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = review_rounds, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct RoundRow {
+    id: Uuid,
+    round_number: i32,
+    is_differential: bool,
+    base_sha: Option<String>,
+    head_sha: String,
+    file_count: i32,
+    comment_count: i32,
+    created_at: DateTime<Utc>,
+    completed_at: Option<DateTime<Utc>>,
+}
+
+impl From<RoundRow> for RoundItem {
+    fn from(r: RoundRow) -> Self {
+        RoundItem {
+            id: r.id,
+            round_number: r.round_number,
+            is_differential: r.is_differential,
+            base_sha: r.base_sha,
+            head_sha: r.head_sha,
+            file_count: r.file_count,
+            comment_count: r.comment_count,
+            created_at: r.created_at,
+            completed_at: r.completed_at,
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = review_feedbacks, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct FeedbackRow {
+    id: Uuid,
+    feedback_type: String,
+    tracking_status: String,
+    username: Option<String>,
+    created_at: DateTime<Utc>,
+}
+
+impl From<FeedbackRow> for FeedbackItem {
+    fn from(r: FeedbackRow) -> Self {
+        FeedbackItem {
+            id: r.id,
+            feedback_type: r.feedback_type,
+            tracking_status: r.tracking_status,
+            username: r.username,
+            created_at: r.created_at,
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = ai_call_logs, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct AiLogRow {
+    id: Uuid,
+    provider: String,
+    model: String,
+    status: String,
+    duration_ms: i64,
+    prompt_tokens: i32,
+    completion_tokens: i32,
+    total_tokens: i32,
+    file_path: Option<String>,
+    error_message: Option<String>,
+    created_at: DateTime<Utc>,
+}
+
+impl From<AiLogRow> for AiLogItem {
+    fn from(r: AiLogRow) -> Self {
+        AiLogItem {
+            id: r.id,
+            provider: r.provider,
+            model: r.model,
+            status: r.status,
+            duration_ms: r.duration_ms,
+            prompt_tokens: r.prompt_tokens,
+            completion_tokens: r.completion_tokens,
+            total_tokens: r.total_tokens,
+            file_path: r.file_path,
+            error_message: r.error_message,
+            created_at: r.created_at,
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = review_task_logs, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct TaskLogRow {
+    task_id: Uuid,
+    line_no: i32,
+    message: String,
+    created_at: DateTime<Utc>,
+}
+
+impl From<TaskLogRow> for TaskLogLine {
+    fn from(r: TaskLogRow) -> Self {
+        TaskLogLine {
+            task_id: r.task_id,
+            line_no: r.line_no,
+            message: r.message,
+            created_at: r.created_at,
+        }
+    }
+}
