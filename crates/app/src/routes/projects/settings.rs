@@ -1,0 +1,180 @@
+//! A project's review settings: changing them, and reading them with the global
+//! values they inherit.
+
+use super::ProjectDto;
+use crate::envelope::{self, Data};
+use crate::error::ApiError;
+use crate::extract::{AuthUser, RequirePermission, ValidatedJson, perm};
+use crate::routes::serde_helpers::double_option;
+use crate::state::AppState;
+use actix_web::{HttpResponse, get, patch, web};
+use reviewd_domain::model::ProjectSettingsChanges;
+use reviewd_domain::services::ResolvedProjectConfig;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+use uuid::Uuid;
+use validator::Validate;
+
+/// A text the service refuses when it is empty or only whitespace (`str::trim`):
+/// at least one character outside Unicode's `White_Space`.
+/// Not blank once trimmed (Unicode white space), and no NUL anywhere.
+const NOT_BLANK: &str = "^[^\\u0000]*[^\\u0000\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000]*$";
+
+/// `fileIgnorePatterns`: `null` (inherit the global patterns) or up to 200 globs,
+/// each non-blank and at most 500 characters.
+fn file_ignore_patterns_schema() -> utoipa::openapi::schema::Array {
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .min_length(Some(1))
+                .max_length(Some(500))
+                .pattern(Some(NOT_BLANK)),
+        )
+        .max_items(Some(200))
+        .description(Some(
+            "Glob patterns of files the review skips (at most 200, each non-blank and at \
+             most 500 bytes); `null` returns to the global patterns.",
+        ))
+        .build()
+}
+
+/// `defaultReviewerIds`: up to 50 non-blank platform user ids.
+fn default_reviewer_ids_schema() -> utoipa::openapi::schema::Array {
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .min_length(Some(1))
+                .pattern(Some(NOT_BLANK)),
+        )
+        .max_items(Some(50))
+        .description(Some(
+            "Platform user ids assigned as reviewers of reviewed merge requests (at most \
+             50, each non-blank); `null` or absent keeps the stored list.",
+        ))
+        .build()
+}
+
+/// The settings to change; an absent field is kept. For `autoReview`,
+/// `fileIgnorePatterns` and `aiConfigId`, `null` returns to the global value.
+#[derive(Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct UpdateProjectBody {
+    /// Whether webhooks of this project trigger anything at all.
+    enabled: Option<bool>,
+    /// Review every new head automatically; `null` inherits the global setting.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<bool>, nullable)]
+    auto_review: Option<Option<bool>>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[validate(length(max = 200, message = "at most 200 patterns"))]
+    #[schema(schema_with = file_ignore_patterns_schema)]
+    file_ignore_patterns: Option<Option<Vec<String>>>,
+    /// An existing AI configuration; `null` inherits the default one.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>, nullable)]
+    ai_config_id: Option<Option<Uuid>>,
+    #[validate(length(max = 50, message = "at most 50 reviewers"))]
+    #[schema(schema_with = default_reviewer_ids_schema)]
+    default_reviewer_ids: Option<Vec<String>>,
+    /// Assign merge requests to their author when reviewed.
+    auto_assign_author: Option<bool>,
+}
+
+/// Changes a project's review settings; answers the project as stored.
+#[utoipa::path(
+    request_body = UpdateProjectBody,
+    responses((status = 200, body = Data<ProjectBody>))
+)]
+#[patch("/{id}")]
+pub(super) async fn update_project(
+    state: web::Data<AppState>,
+    _user: RequirePermission<perm::ProjectUpdate>,
+    id: web::Path<Uuid>,
+    body: ValidatedJson<UpdateProjectBody>,
+) -> Result<HttpResponse, ApiError> {
+    let b = body.0;
+    let changes = ProjectSettingsChanges {
+        enabled: b.enabled,
+        auto_review: b.auto_review,
+        file_ignore_patterns: b.file_ignore_patterns,
+        ai_config_id: b.ai_config_id,
+        default_reviewer_ids: b.default_reviewer_ids,
+        auto_assign_author: b.auto_assign_author,
+    };
+    let project = state.projects.update_settings(*id, changes).await?;
+    Ok(envelope::ok(ProjectBody {
+        project: ProjectDto::from(project),
+    }))
+}
+
+/// A project's settings with the global values it inherits filled in.
+#[utoipa::path(responses((status = 200, body = Data<ResolvedProjectConfigBody>)))]
+#[get("/{id}/config")]
+pub(super) async fn get_project_config(
+    state: web::Data<AppState>,
+    _user: AuthUser,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(envelope::ok(ResolvedProjectConfigBody {
+        config: ResolvedProjectConfigDto::from(state.projects.resolved_config(*id).await?),
+    }))
+}
+
+/// `{"project": {...}}`: the project after a change.
+#[derive(Serialize, ToSchema)]
+struct ProjectBody {
+    project: ProjectDto,
+}
+
+/// A project's settings with the global values it inherits filled in; each
+/// `...Inherited` says whether the value came from the global settings.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct ResolvedProjectConfigDto {
+    project_id: Uuid,
+    enabled: bool,
+    auto_review: bool,
+    auto_review_inherited: bool,
+    file_ignore_patterns: Vec<String>,
+    file_ignore_patterns_inherited: bool,
+    /// The project's AI configuration, else the stored default; `null` means the
+    /// environment's configuration.
+    ai_config_id: Option<Uuid>,
+    ai_config_inherited: bool,
+    send_to_platform: bool,
+    default_reviewer_ids: Vec<String>,
+    auto_assign_author: bool,
+    template_id: Option<Uuid>,
+    review_commands: Vec<String>,
+}
+
+impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
+    fn from(c: ResolvedProjectConfig) -> Self {
+        ResolvedProjectConfigDto {
+            project_id: c.project_id,
+            enabled: c.enabled,
+            auto_review: c.auto_review,
+            auto_review_inherited: c.auto_review_inherited,
+            file_ignore_patterns: c.file_ignore_patterns,
+            file_ignore_patterns_inherited: c.file_ignore_patterns_inherited,
+            ai_config_id: c.ai_config_id,
+            ai_config_inherited: c.ai_config_inherited,
+            send_to_platform: c.send_to_platform,
+            default_reviewer_ids: c.default_reviewer_ids,
+            auto_assign_author: c.auto_assign_author,
+            template_id: c.template_id,
+            review_commands: c.review_commands,
+        }
+    }
+}
+
+/// `{"config": {...}}`.
+#[derive(Serialize, ToSchema)]
+struct ResolvedProjectConfigBody {
+    config: ResolvedProjectConfigDto,
+}
