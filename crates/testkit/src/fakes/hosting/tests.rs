@@ -1,8 +1,9 @@
 //! What the contract does not cover: the scripting a domain test relies on.
 
 use super::*;
+use reviewd_domain::model::diff::DiffRefs;
 use reviewd_domain::model::{AuthType, PlatformConnection, SecretString};
-use reviewd_domain::ports::{PlatformClients, PlatformOAuth};
+use reviewd_domain::ports::{HostingPlatform, PlatformClients, PlatformOAuth};
 
 const DIFF: &str = "@@ -1,2 +1,3 @@\n a\n+b\n c\n";
 

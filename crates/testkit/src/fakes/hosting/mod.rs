@@ -1,0 +1,260 @@
+//! A hosting platform in memory: [`ScriptedPlatform`] holds projects, members, merge
+//! requests with their diffs, compares and webhooks, records everything posted, and
+//! fails on demand; [`ScriptedClients`] hands it out for any connection and
+//! [`FakeOAuth`] stands in for the OAuth2 flow. It answers as the real adapters do
+//! for its `platform_type` (hostB: no user search, no start commit, pages filtered
+//! after the fact), which `contract::hosting` checks against both.
+
+mod fixtures;
+mod oauth;
+mod platform;
+mod state;
+
+pub use fixtures::{
+    MrFixture, ProjectFixture, added, binary, deleted, modified, platform_user, renamed,
+};
+pub use oauth::{FakeOAuth, ScriptedClients};
+
+use reviewd_domain::model::diff::{FileDiff, InlineComment};
+use reviewd_domain::model::{PlatformProject, PlatformType, PlatformWebhook, TokenIdentity};
+use reviewd_domain::ports::{PlatformError, ProjectRef};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+/// The operations of [`HostingPlatform`](reviewd_domain::ports::HostingPlatform), to inject
+/// failures into and count calls of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    TokenIdentity,
+    ListProjects,
+    GetProject,
+    ListMembers,
+    ListMergeRequests,
+    GetMergeRequest,
+    MergeRequestDiff,
+    Compare,
+    PostInline,
+    PostComment,
+    EditComment,
+    Assign,
+    ListWebhooks,
+    CreateWebhook,
+    DeleteWebhook,
+    SearchUsers,
+}
+
+/// Something the platform accepted on a merge request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Posted {
+    /// A line comment, placed at `head_sha`.
+    Inline {
+        comment: InlineComment,
+        head_sha: String,
+    },
+    Comment {
+        id: String,
+        body: String,
+    },
+    Edit {
+        id: String,
+        body: String,
+    },
+    Assign {
+        assignee_ids: Vec<String>,
+        reviewer_ids: Vec<String>,
+    },
+}
+
+/// A post and the merge request it went to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Post {
+    pub project_id: String,
+    pub iid: i64,
+    pub posted: Posted,
+}
+
+struct Project {
+    info: PlatformProject,
+    fixture: ProjectFixture,
+    compares: HashMap<(String, String), Vec<FileDiff>>,
+    hooks: Vec<PlatformWebhook>,
+}
+
+struct State {
+    identity: TokenIdentity,
+    projects: Vec<Project>,
+    posts: Vec<Post>,
+    failures: HashMap<Op, VecDeque<PlatformError>>,
+    calls: Vec<Op>,
+    last_id: u64,
+}
+
+impl State {
+    fn next_id(&mut self) -> u64 {
+        self.last_id += 1;
+        self.last_id
+    }
+}
+
+/// A platform in memory. Clones share the platform.
+#[derive(Clone)]
+pub struct ScriptedPlatform {
+    platform_type: PlatformType,
+    state: Arc<Mutex<State>>,
+    token_known: bool,
+}
+
+impl ScriptedPlatform {
+    /// An empty platform whose token belongs to `reviewd-bot` (user 7).
+    #[must_use]
+    pub fn new(platform_type: PlatformType) -> Self {
+        let scopes = match platform_type {
+            PlatformType::HostA => vec!["api".to_owned()],
+            PlatformType::HostB => vec!["repo".to_owned(), "admin:repo_hook".to_owned()],
+        };
+        let identity = TokenIdentity {
+            user_id: "7".to_owned(),
+            username: "reviewd-bot".to_owned(),
+            name: Some("Reviewd Bot".to_owned()),
+            scopes: Some(scopes),
+        };
+        Self {
+            platform_type,
+            state: Arc::new(Mutex::new(State {
+                identity,
+                projects: Vec::new(),
+                posts: Vec::new(),
+                failures: HashMap::new(),
+                calls: Vec::new(),
+                last_id: 1000,
+            })),
+            token_known: true,
+        }
+    }
+
+    #[must_use]
+    pub fn with_identity(self, identity: TokenIdentity) -> Self {
+        self.lock().identity = identity;
+        self
+    }
+
+    /// The same platform through a token it does not know: every call is `Unauthorized`.
+    #[must_use]
+    pub fn with_bad_token(&self) -> Self {
+        Self {
+            token_known: false,
+            ..self.clone()
+        }
+    }
+
+    #[must_use]
+    pub fn identity(&self) -> TokenIdentity {
+        self.lock().identity.clone()
+    }
+
+    /// Puts a project on the platform, with an id of its own.
+    pub fn add_project(&self, fixture: ProjectFixture) -> ProjectRef {
+        let mut state = self.lock();
+        let id = state.next_id().to_string();
+        let info = PlatformProject {
+            id: id.clone(),
+            name: fixture.name().to_owned(),
+            full_path: fixture.full_path.clone(),
+            web_url: self.web_url(&fixture.full_path),
+            default_branch: Some(fixture.default_branch.clone()),
+            visibility: Some("private".to_owned()),
+            platform_type: self.platform_type,
+        };
+        state.projects.push(Project {
+            info,
+            fixture: fixture.clone(),
+            compares: HashMap::new(),
+            hooks: Vec::new(),
+        });
+        ProjectRef {
+            id,
+            full_path: fixture.full_path,
+        }
+    }
+
+    /// Adds a merge request, or replaces the one with its iid (a new push).
+    ///
+    /// # Panics
+    /// For a project that was never added.
+    pub fn put_merge_request(&self, project: &ProjectRef, mr: MrFixture) {
+        let mut state = self.lock();
+        let index = self.project_index(&state, project).unwrap();
+        let mrs = &mut state.projects[index].fixture.merge_requests;
+        mrs.retain(|m| m.iid != mr.iid);
+        mrs.push(mr);
+    }
+
+    /// What `compare(from, to)` answers for the project.
+    ///
+    /// # Panics
+    /// For a project that was never added.
+    pub fn add_compare(&self, project: &ProjectRef, from: &str, to: &str, files: Vec<FileDiff>) {
+        let mut state = self.lock();
+        let index = self.project_index(&state, project).unwrap();
+        state.projects[index]
+            .compares
+            .insert((from.to_owned(), to.to_owned()), files);
+    }
+
+    /// The next call of `op` fails with `error`.
+    pub fn fail_next(&self, op: Op, error: PlatformError) {
+        self.fail_times(op, 1, error);
+    }
+
+    /// The next `times` calls of `op` fail with `error`.
+    pub fn fail_times(&self, op: Op, times: usize, error: PlatformError) {
+        self.lock()
+            .failures
+            .entry(op)
+            .or_default()
+            .extend(std::iter::repeat_n(error, times));
+    }
+
+    /// Every post accepted so far, oldest first.
+    #[must_use]
+    pub fn posts(&self) -> Vec<Post> {
+        self.lock().posts.clone()
+    }
+
+    /// What was posted on one merge request, oldest first.
+    #[must_use]
+    pub fn posted(&self, project: &ProjectRef, iid: i64) -> Vec<Posted> {
+        let state = self.lock();
+        let Ok(index) = self.project_index(&state, project) else {
+            return Vec::new();
+        };
+        let id = &state.projects[index].info.id;
+        state
+            .posts
+            .iter()
+            .filter(|p| &p.project_id == id && p.iid == iid)
+            .map(|p| p.posted.clone())
+            .collect()
+    }
+
+    /// Every line comment accepted, oldest first.
+    #[must_use]
+    pub fn inline_comments(&self) -> Vec<InlineComment> {
+        self.posts()
+            .into_iter()
+            .filter_map(|p| match p.posted {
+                Posted::Inline { comment, .. } => Some(comment),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every call made, failed ones included, in order.
+    #[must_use]
+    pub fn calls(&self) -> Vec<Op> {
+        self.lock().calls.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests;

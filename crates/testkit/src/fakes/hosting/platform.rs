@@ -1,0 +1,311 @@
+//! [`HostingPlatform`] over the scripted state, answering as the real adapter of the
+//! platform type does.
+
+use super::state::{contains, listed_state, not_found, rejected_position, user_matches};
+use super::{MrFixture, Op, Posted, ScriptedPlatform};
+use async_trait::async_trait;
+use reviewd_domain::model::diff::{DiffRefs, FileDiff, InlineComment, MergeRequestDiff};
+use reviewd_domain::model::{
+    MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
+    PlatformWebhook, TokenIdentity,
+};
+use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
+
+#[async_trait]
+impl HostingPlatform for ScriptedPlatform {
+    fn platform_type(&self) -> PlatformType {
+        self.platform_type
+    }
+
+    async fn token_identity(&self) -> Result<TokenIdentity, PlatformError> {
+        Ok(self.begin(Op::TokenIdentity)?.identity.clone())
+    }
+
+    async fn list_projects(&self) -> Result<Vec<PlatformProject>, PlatformError> {
+        let state = self.begin(Op::ListProjects)?;
+        let mut projects: Vec<_> = state.projects.iter().map(|p| p.info.clone()).collect();
+        if self.platform_type == PlatformType::HostB {
+            projects.sort_by(|a, b| a.full_path.cmp(&b.full_path));
+        }
+        Ok(projects)
+    }
+
+    async fn get_project(&self, project: &ProjectRef) -> Result<PlatformProject, PlatformError> {
+        let state = self.begin(Op::GetProject)?;
+        Ok(self.project(&state, project)?.info.clone())
+    }
+
+    async fn list_members(
+        &self,
+        project: &ProjectRef,
+        search: Option<&str>,
+        page: u32,
+        per_page: u32,
+    ) -> Result<PlatformPage<PlatformUser>, PlatformError> {
+        let state = self.begin(Op::ListMembers)?;
+        let members = self.project(&state, project)?.fixture.members.clone();
+        Ok(self.page(
+            members,
+            |_| true,
+            |u| user_matches(u, search),
+            page,
+            per_page,
+        ))
+    }
+
+    async fn list_merge_requests(
+        &self,
+        project: &ProjectRef,
+        state: MrState,
+        search: Option<&str>,
+        page: u32,
+        per_page: u32,
+    ) -> Result<PlatformPage<MergeRequest>, PlatformError> {
+        let locked = self.begin(Op::ListMergeRequests)?;
+        let p = self.project(&locked, project)?;
+        let mut mrs = p.fixture.merge_requests.clone();
+        // hostA lists newest first, hostB (as the adapter asks) most recently updated first.
+        match self.platform_type {
+            PlatformType::HostA => mrs.sort_by_key(|m| std::cmp::Reverse(m.created_at)),
+            PlatformType::HostB => mrs.sort_by_key(|m| std::cmp::Reverse(m.updated_at)),
+        }
+        let searched = |m: &MrFixture| match self.platform_type {
+            PlatformType::HostA => {
+                contains(&m.title, search)
+                    || contains(m.description.as_deref().unwrap_or(""), search)
+            }
+            PlatformType::HostB => contains(&m.title, search),
+        };
+        let listed = self.page(
+            mrs,
+            |m| listed_state(self.platform_type, state, m.state),
+            |m| (state == MrState::All || m.state == state) && searched(m),
+            page,
+            per_page,
+        );
+        Ok(PlatformPage {
+            items: listed
+                .items
+                .iter()
+                .map(|m| self.to_merge_request(p, m))
+                .collect(),
+            page: listed.page,
+            per_page: listed.per_page,
+            total: listed.total,
+            has_next: listed.has_next,
+        })
+    }
+
+    async fn get_merge_request(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<MergeRequest, PlatformError> {
+        let state = self.begin(Op::GetMergeRequest)?;
+        let mr = self.mr(&state, project, iid)?;
+        Ok(self.to_merge_request(self.project(&state, project)?, mr))
+    }
+
+    async fn merge_request_diff(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<MergeRequestDiff, PlatformError> {
+        let state = self.begin(Op::MergeRequestDiff)?;
+        let mr = self.mr(&state, project, iid)?;
+        Ok(MergeRequestDiff {
+            refs: mr.refs(self.platform_type),
+            files: mr.files.clone(),
+        })
+    }
+
+    async fn compare(
+        &self,
+        project: &ProjectRef,
+        from: &str,
+        to: &str,
+    ) -> Result<Vec<FileDiff>, PlatformError> {
+        let state = self.begin(Op::Compare)?;
+        self.project(&state, project)?
+            .compares
+            .get(&(from.to_owned(), to.to_owned()))
+            .cloned()
+            .ok_or_else(|| not_found("commit", &format!("{from}...{to}")))
+    }
+
+    async fn post_inline_comments(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        refs: &DiffRefs,
+        comments: &[InlineComment],
+    ) -> Result<Vec<Option<String>>, PlatformError> {
+        let mut state = self.begin(Op::PostInline)?;
+        if comments.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mr = self.mr(&state, project, iid)?.clone();
+        if self.platform_type == PlatformType::HostB {
+            // One review holds every comment: one bad position refuses them all.
+            if let Some(bad) = comments
+                .iter()
+                .find(|c| !mr.takes_comment(self.platform_type, c))
+            {
+                return Err(rejected_position(bad));
+            }
+        }
+        let mut ids = Vec::with_capacity(comments.len());
+        for comment in comments {
+            // hostA posts one discussion at a time: those before a refused one stay.
+            if !mr.takes_comment(self.platform_type, comment) {
+                return Err(rejected_position(comment));
+            }
+            let posted = Posted::Inline {
+                comment: comment.clone(),
+                head_sha: refs.head_sha.clone(),
+            };
+            self.record(&mut state, project, iid, posted)?;
+            ids.push(match self.platform_type {
+                PlatformType::HostA => Some(format!("{:040x}", state.next_id())),
+                PlatformType::HostB => None,
+            });
+        }
+        Ok(ids)
+    }
+
+    async fn post_comment(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        body: &str,
+    ) -> Result<String, PlatformError> {
+        let mut state = self.begin(Op::PostComment)?;
+        self.mr(&state, project, iid)?;
+        let id = state.next_id().to_string();
+        let posted = Posted::Comment {
+            id: id.clone(),
+            body: body.to_owned(),
+        };
+        self.record(&mut state, project, iid, posted)?;
+        Ok(id)
+    }
+
+    async fn edit_comment(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        comment_id: &str,
+        body: &str,
+    ) -> Result<(), PlatformError> {
+        let mut state = self.begin(Op::EditComment)?;
+        let project_id = self.project(&state, project)?.info.id.clone();
+        // hostB addresses comments by id across the repository; hostA within the MR.
+        let posted_on = state.posts.iter().find_map(|p| match &p.posted {
+            Posted::Comment { id, .. } if id == comment_id && p.project_id == project_id => {
+                Some(p.iid)
+            }
+            _ => None,
+        });
+        let iid = match (posted_on, self.platform_type) {
+            (Some(on), PlatformType::HostB) => on,
+            (Some(on), PlatformType::HostA) if on == iid => on,
+            _ => return Err(not_found("note", comment_id)),
+        };
+        let posted = Posted::Edit {
+            id: comment_id.to_owned(),
+            body: body.to_owned(),
+        };
+        self.record(&mut state, project, iid, posted)
+    }
+
+    async fn assign(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        assignee_ids: &[String],
+        reviewer_ids: &[String],
+    ) -> Result<(), PlatformError> {
+        let mut state = self.begin(Op::Assign)?;
+        if assignee_ids.is_empty() && reviewer_ids.is_empty() {
+            return Ok(());
+        }
+        // hostA takes numeric user ids (hostB takes logins).
+        let not_numeric = assignee_ids
+            .iter()
+            .chain(reviewer_ids)
+            .find(|id| id.parse::<i64>().is_err());
+        if let (PlatformType::HostA, Some(id)) = (self.platform_type, not_numeric) {
+            return Err(PlatformError::Rejected(format!("`{id}` is not a user id")));
+        }
+        self.mr(&state, project, iid)?;
+        let posted = Posted::Assign {
+            assignee_ids: assignee_ids.to_vec(),
+            reviewer_ids: reviewer_ids.to_vec(),
+        };
+        self.record(&mut state, project, iid, posted)
+    }
+
+    async fn list_webhooks(
+        &self,
+        project: &ProjectRef,
+    ) -> Result<Vec<PlatformWebhook>, PlatformError> {
+        let state = self.begin(Op::ListWebhooks)?;
+        Ok(self.project(&state, project)?.hooks.clone())
+    }
+
+    async fn create_webhook(
+        &self,
+        project: &ProjectRef,
+        url: &str,
+        _secret: Option<&str>,
+    ) -> Result<PlatformWebhook, PlatformError> {
+        let mut state = self.begin(Op::CreateWebhook)?;
+        let index = self.project_index(&state, project)?;
+        let hook = PlatformWebhook {
+            id: state.next_id().to_string(),
+            url: url.to_owned(),
+        };
+        state.projects[index].hooks.push(hook.clone());
+        Ok(hook)
+    }
+
+    async fn delete_webhook(
+        &self,
+        project: &ProjectRef,
+        hook_id: &str,
+    ) -> Result<(), PlatformError> {
+        let mut state = self.begin(Op::DeleteWebhook)?;
+        let index = self.project_index(&state, project)?;
+        let hooks = &mut state.projects[index].hooks;
+        let before = hooks.len();
+        hooks.retain(|h| h.id != hook_id);
+        if hooks.len() == before {
+            return Err(not_found("hook", hook_id));
+        }
+        Ok(())
+    }
+
+    async fn search_users(
+        &self,
+        search: Option<&str>,
+        project: Option<&ProjectRef>,
+        page: u32,
+        per_page: u32,
+    ) -> Result<PlatformPage<PlatformUser>, PlatformError> {
+        let state = self.begin(Op::SearchUsers)?;
+        if self.platform_type == PlatformType::HostB {
+            return Err(PlatformError::Unsupported("hostB"));
+        }
+        let mut users: Vec<PlatformUser> = match project {
+            Some(p) => self.project(&state, p)?.fixture.members.clone(),
+            None => state
+                .projects
+                .iter()
+                .flat_map(|p| p.fixture.members.iter().cloned())
+                .collect(),
+        };
+        users.sort_by(|a, b| a.id.cmp(&b.id));
+        users.dedup_by(|a, b| a.id == b.id);
+        Ok(self.page(users, |_| true, |u| user_matches(u, search), page, per_page))
+    }
+}
