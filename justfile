@@ -16,7 +16,7 @@ run *args:
 test *args:
     ./scripts/test.sh "$@"
 
-# cargo fmt --check, clippy -D warnings, and the domain boundary check: scripts/lint.sh
+# cargo fmt --check, clippy -D warnings, the domain boundary check, cargo machete and the schema check: scripts/lint.sh
 lint:
     ./scripts/lint.sh
 

@@ -35,3 +35,28 @@ reviewd_cmd() {
     fi
     "$@"
 }
+
+# reviewd_cargo_tool BIN CRATE VERSION [cargo install args...]: makes the command BIN (a tool the
+# scripts run, not part of the build) the pinned VERSION, installing CRATE with
+# `cargo install --locked` from crates.io when BIN is missing or reports another version.
+# The build runs in cargo's own temporary directory, not the shared CARGO_TARGET_DIR.
+reviewd_cargo_tool() {
+    local bin="$1" crate="$2" version="$3"
+    shift 3
+    if command -v "$bin" >/dev/null 2>&1 && "$bin" --version 2>/dev/null | grep -qwF -- "$version"; then
+        return 0
+    fi
+    local log
+    log="$(mktemp "${TMPDIR:-/tmp}/reviewd-cargo-install.XXXXXX")"
+    reviewd_info "installing $crate $version with cargo install (a few minutes; log: $log)"
+    if ! env -u CARGO_TARGET_DIR cargo install --locked --quiet --version "$version" "$crate" "$@" \
+        </dev/null >"$log" 2>&1; then
+        tail -n 20 "$log" >&2
+        reviewd_error "cargo install $crate $version failed (full log: $log)"
+        return 1
+    fi
+    if ! command -v "$bin" >/dev/null 2>&1; then
+        reviewd_error "$crate installed, but '$bin' is not on PATH (add ~/.cargo/bin to PATH)"
+        return 1
+    fi
+}

@@ -1,82 +1,35 @@
-// @generated-style: this file mirrors the SQL in `migrations/` (root of the workspace).
-// It is written by hand and must be kept in sync with the migrations, by hand or by
-// regenerating it with `diesel print-schema` (diesel.toml points `print_schema.file` here).
-// Column order, types and nullability match the tables column for column.
+// @generated automatically by Diesel CLI.
+//
+// `diesel print-schema` on a database migrated from `migrations/`, then the patch that
+// diesel.toml names (crates/store-postgres/schema.patch) for these notes, the text arrays
+// and one `joinable!`. Regenerate with `just schema`; `scripts/lint.sh` fails when this file
+// differs from that output.
 //
 // Notes for code written against it:
+// - text arrays are `Array<Text>` (print-schema says `Array<Nullable<Text>>`): no NULL element
+//   is ever written, and the row structs read them as `Vec<String>`;
 // - every table has at most 32 columns (the workspace enables diesel's `32-column-tables`);
 // - `api_metrics.avg_latency_ms` is a GENERATED column: select it, never insert/update it;
-// - `projects <-> review_templates` reference each other; only `projects.template_id` has a
-//   `joinable!` (two `joinable!` between one pair of tables would conflict), join
-//   `review_templates.project_id` with an explicit `.on(...)`;
+// - `projects <-> review_templates` reference each other, so print-schema declares no
+//   `joinable!` between them; the patch adds `projects -> review_templates (template_id)`,
+//   join `review_templates.project_id` with an explicit `.on(...)`;
 // - `global_settings` and `notification_configs` hold exactly one row (`id = 1`), created by
 //   the migrations.
 
-// ---------------------------------------------------------------- 000001_auth
-
 diesel::table! {
-    users (id) {
+    ai_call_logs (id) {
         id -> Uuid,
-        email -> Text,
-        name -> Text,
-        password_hash -> Text,
-        role -> Text,
-        is_root -> Bool,
-        disabled -> Bool,
+        review_id -> Nullable<Uuid>,
+        file_path -> Nullable<Text>,
+        provider -> Text,
+        model -> Text,
+        status -> Text,
+        duration_ms -> Int8,
+        prompt_tokens -> Int4,
+        completion_tokens -> Int4,
+        total_tokens -> Int4,
+        error_message -> Nullable<Text>,
         created_at -> Timestamptz,
-        updated_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    sessions (id) {
-        id -> Uuid,
-        user_id -> Uuid,
-        token_hash -> Text,
-        user_agent -> Nullable<Text>,
-        ip -> Nullable<Text>,
-        created_at -> Timestamptz,
-        last_seen_at -> Timestamptz,
-        expires_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    api_keys (id) {
-        id -> Uuid,
-        user_id -> Uuid,
-        name -> Text,
-        prefix -> Text,
-        key_hash -> Text,
-        created_at -> Timestamptz,
-        expires_at -> Nullable<Timestamptz>,
-        last_used_at -> Nullable<Timestamptz>,
-        revoked_at -> Nullable<Timestamptz>,
-    }
-}
-
-// ---------------------------------------------------------------- 000002_platforms_projects
-
-diesel::table! {
-    platform_configs (id) {
-        id -> Uuid,
-        name -> Text,
-        platform_type -> Text,
-        base_url -> Text,
-        auth_type -> Text,
-        access_token_enc -> Nullable<Text>,
-        app_id -> Nullable<Text>,
-        app_secret_enc -> Nullable<Text>,
-        webhook_secret_enc -> Nullable<Text>,
-        refresh_token_enc -> Nullable<Text>,
-        token_expires_at -> Nullable<Timestamptz>,
-        oauth_state -> Nullable<Text>,
-        oauth_redirect_uri -> Nullable<Text>,
-        token_scopes -> Array<Text>,
-        enabled -> Bool,
-        is_default -> Bool,
-        created_at -> Timestamptz,
-        updated_at -> Timestamptz,
     }
 }
 
@@ -99,13 +52,168 @@ diesel::table! {
 }
 
 diesel::table! {
-    /// Single row, `id = 1`.
+    api_keys (id) {
+        id -> Uuid,
+        user_id -> Uuid,
+        name -> Text,
+        prefix -> Text,
+        key_hash -> Text,
+        created_at -> Timestamptz,
+        expires_at -> Nullable<Timestamptz>,
+        last_used_at -> Nullable<Timestamptz>,
+        revoked_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    api_metrics (id) {
+        id -> Uuid,
+        bucket_start -> Timestamptz,
+        route -> Text,
+        method -> Text,
+        status_code -> Int4,
+        request_count -> Int8,
+        error_count -> Int8,
+        total_latency_ms -> Float8,
+        max_latency_ms -> Float8,
+        avg_latency_ms -> Float8,
+    }
+}
+
+diesel::table! {
+    database_metrics (id) {
+        id -> Uuid,
+        total_connections -> Int4,
+        active_connections -> Int4,
+        idle_connections -> Int4,
+        max_connections -> Nullable<Int4>,
+        database_size_bytes -> Int8,
+        query_latency_ms -> Float8,
+        pool_size -> Nullable<Int4>,
+        pool_available -> Nullable<Int4>,
+        collected_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     global_settings (id) {
         id -> Int2,
         auto_review -> Bool,
         send_to_platform -> Bool,
         file_ignore_patterns -> Array<Text>,
         review_commands -> Array<Text>,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    health_checks (id) {
+        id -> Uuid,
+        check_type -> Text,
+        check_name -> Text,
+        status -> Text,
+        details -> Jsonb,
+        response_time_ms -> Int8,
+        checked_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    job_runs (id) {
+        id -> Uuid,
+        name -> Text,
+        instance -> Nullable<Text>,
+        status -> Text,
+        message -> Nullable<Text>,
+        started_at -> Timestamptz,
+        finished_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    notification_configs (id) {
+        id -> Int2,
+        email_enabled -> Bool,
+        smtp_host -> Nullable<Text>,
+        smtp_port -> Nullable<Int4>,
+        smtp_secure -> Bool,
+        smtp_username -> Nullable<Text>,
+        smtp_password_enc -> Nullable<Text>,
+        email_from -> Nullable<Text>,
+        email_recipients -> Array<Text>,
+        webhook_enabled -> Bool,
+        webhook_urls -> Array<Text>,
+        webhook_secret_enc -> Nullable<Text>,
+        chat_a_enabled -> Bool,
+        chat_a_bot_token_enc -> Nullable<Text>,
+        chat_a_channels -> Array<Text>,
+        chat_b_enabled -> Bool,
+        chat_b_webhook_url_enc -> Nullable<Text>,
+        chat_c_enabled -> Bool,
+        chat_c_webhook_url_enc -> Nullable<Text>,
+        chat_d_enabled -> Bool,
+        chat_d_webhook_url_enc -> Nullable<Text>,
+        chat_d_secret_enc -> Nullable<Text>,
+        push_enabled -> Bool,
+        vapid_public_key -> Nullable<Text>,
+        vapid_private_key_enc -> Nullable<Text>,
+        vapid_subject -> Nullable<Text>,
+        notify_on_review_completed -> Bool,
+        notify_on_review_failed -> Bool,
+        notify_on_rating_low -> Bool,
+        rating_threshold -> Int4,
+        notification_frequency -> Text,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    notification_digest_events (id) {
+        id -> Uuid,
+        review_id -> Nullable<Uuid>,
+        event_type -> Text,
+        payload -> Jsonb,
+        created_at -> Timestamptz,
+        digested_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    notification_history (id) {
+        id -> Uuid,
+        review_id -> Nullable<Uuid>,
+        channel -> Text,
+        notification_type -> Text,
+        recipient -> Nullable<Text>,
+        status -> Text,
+        error_message -> Nullable<Text>,
+        attempts -> Int4,
+        payload -> Nullable<Jsonb>,
+        sent_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    platform_configs (id) {
+        id -> Uuid,
+        name -> Text,
+        platform_type -> Text,
+        base_url -> Text,
+        auth_type -> Text,
+        access_token_enc -> Nullable<Text>,
+        app_id -> Nullable<Text>,
+        app_secret_enc -> Nullable<Text>,
+        webhook_secret_enc -> Nullable<Text>,
+        refresh_token_enc -> Nullable<Text>,
+        token_expires_at -> Nullable<Timestamptz>,
+        oauth_state -> Nullable<Text>,
+        oauth_redirect_uri -> Nullable<Text>,
+        token_scopes -> Array<Text>,
+        enabled -> Bool,
+        is_default -> Bool,
+        created_at -> Timestamptz,
         updated_at -> Timestamptz,
     }
 }
@@ -139,18 +247,86 @@ diesel::table! {
     }
 }
 
-// ---------------------------------------------------------------- 000003_reviews
+diesel::table! {
+    push_subscriptions (id) {
+        id -> Uuid,
+        user_id -> Nullable<Uuid>,
+        endpoint -> Text,
+        p256dh -> Text,
+        auth -> Text,
+        user_agent -> Nullable<Text>,
+        created_at -> Timestamptz,
+        last_used_at -> Nullable<Timestamptz>,
+        expires_at -> Nullable<Timestamptz>,
+    }
+}
 
 diesel::table! {
-    review_templates (id) {
+    review_comments (id) {
         id -> Uuid,
-        name -> Text,
-        description -> Nullable<Text>,
-        content -> Text,
-        is_default -> Bool,
-        project_id -> Nullable<Uuid>,
+        review_id -> Uuid,
+        round_id -> Uuid,
+        file_id -> Nullable<Uuid>,
+        file_path -> Text,
+        line_number -> Int4,
+        severity -> Text,
+        message -> Text,
+        fingerprint -> Text,
+        host_a_discussion_id -> Nullable<Text>,
+        platform_comment_id -> Nullable<Text>,
+        posted_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    review_feedbacks (id) {
+        id -> Uuid,
+        review_id -> Uuid,
+        comment_id -> Nullable<Uuid>,
+        feedback_type -> Text,
+        tracking_status -> Text,
+        username -> Nullable<Text>,
+        note -> Nullable<Text>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    review_files (id) {
+        id -> Uuid,
+        review_id -> Uuid,
+        round_id -> Nullable<Uuid>,
+        file_path -> Text,
+        old_path -> Nullable<Text>,
+        change_type -> Text,
+        status -> Text,
+        summary -> Nullable<Text>,
+        comment_count -> Int4,
+        prompt_summary -> Nullable<Text>,
+        content_hash -> Nullable<Text>,
+        error_message -> Nullable<Text>,
+        attempts -> Int4,
+        started_at -> Nullable<Timestamptz>,
+        completed_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    review_rounds (id) {
+        id -> Uuid,
+        review_id -> Uuid,
+        round_number -> Int4,
+        is_differential -> Bool,
+        base_sha -> Nullable<Text>,
+        head_sha -> Text,
+        file_count -> Int4,
+        comment_count -> Int4,
+        created_at -> Timestamptz,
+        completed_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -164,6 +340,62 @@ diesel::table! {
         file_type_patterns -> Array<Text>,
         file_path_patterns -> Array<Text>,
         priority -> Int4,
+        project_id -> Nullable<Uuid>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    review_task_logs (id) {
+        id -> Uuid,
+        task_id -> Uuid,
+        line_no -> Int4,
+        message -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    review_tasks (id) {
+        id -> Uuid,
+        triggered_by -> Text,
+        project_id -> Uuid,
+        review_id -> Nullable<Uuid>,
+        mr_iid -> Int8,
+        head_sha -> Nullable<Text>,
+        status -> Text,
+        send_to_platform -> Bool,
+        template_id -> Nullable<Uuid>,
+        requested_by -> Nullable<Uuid>,
+        attempts -> Int4,
+        max_attempts -> Int4,
+        runner_id -> Nullable<Text>,
+        runner_phase -> Nullable<Text>,
+        claimed_at -> Nullable<Timestamptz>,
+        heartbeat_at -> Nullable<Timestamptz>,
+        lease_expires_at -> Nullable<Timestamptz>,
+        stream_message_id -> Nullable<Text>,
+        dedup_key -> Nullable<Text>,
+        error_message -> Nullable<Text>,
+        result -> Nullable<Jsonb>,
+        metrics -> Nullable<Jsonb>,
+        required_tags -> Array<Text>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+        started_at -> Nullable<Timestamptz>,
+        completed_at -> Nullable<Timestamptz>,
+        assignment -> Nullable<Jsonb>,
+    }
+}
+
+diesel::table! {
+    review_templates (id) {
+        id -> Uuid,
+        name -> Text,
+        description -> Nullable<Text>,
+        content -> Text,
+        is_default -> Bool,
         project_id -> Nullable<Uuid>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
@@ -206,94 +438,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    review_rounds (id) {
-        id -> Uuid,
-        review_id -> Uuid,
-        round_number -> Int4,
-        is_differential -> Bool,
-        base_sha -> Nullable<Text>,
-        head_sha -> Text,
-        file_count -> Int4,
-        comment_count -> Int4,
-        created_at -> Timestamptz,
-        completed_at -> Nullable<Timestamptz>,
-    }
-}
-
-diesel::table! {
-    review_files (id) {
-        id -> Uuid,
-        review_id -> Uuid,
-        round_id -> Nullable<Uuid>,
-        file_path -> Text,
-        old_path -> Nullable<Text>,
-        change_type -> Text,
-        status -> Text,
-        summary -> Nullable<Text>,
-        comment_count -> Int4,
-        prompt_summary -> Nullable<Text>,
-        content_hash -> Nullable<Text>,
-        error_message -> Nullable<Text>,
-        attempts -> Int4,
-        started_at -> Nullable<Timestamptz>,
-        completed_at -> Nullable<Timestamptz>,
-        created_at -> Timestamptz,
-        updated_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    review_comments (id) {
-        id -> Uuid,
-        review_id -> Uuid,
-        round_id -> Uuid,
-        file_id -> Nullable<Uuid>,
-        file_path -> Text,
-        line_number -> Int4,
-        severity -> Text,
-        message -> Text,
-        fingerprint -> Text,
-        host_a_discussion_id -> Nullable<Text>,
-        platform_comment_id -> Nullable<Text>,
-        posted_at -> Nullable<Timestamptz>,
-        created_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    review_feedbacks (id) {
-        id -> Uuid,
-        review_id -> Uuid,
-        comment_id -> Nullable<Uuid>,
-        feedback_type -> Text,
-        tracking_status -> Text,
-        username -> Nullable<Text>,
-        note -> Nullable<Text>,
-        created_at -> Timestamptz,
-        updated_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    ai_call_logs (id) {
-        id -> Uuid,
-        review_id -> Nullable<Uuid>,
-        file_path -> Nullable<Text>,
-        provider -> Text,
-        model -> Text,
-        status -> Text,
-        duration_ms -> Int8,
-        prompt_tokens -> Int4,
-        completion_tokens -> Int4,
-        total_tokens -> Int4,
-        error_message -> Nullable<Text>,
-        created_at -> Timestamptz,
-    }
-}
-
-// ---------------------------------------------------------------- 000004_tasks_runners
-
-diesel::table! {
     runners (id) {
         id -> Text,
         name -> Text,
@@ -312,152 +456,15 @@ diesel::table! {
 }
 
 diesel::table! {
-    review_tasks (id) {
+    sessions (id) {
         id -> Uuid,
-        triggered_by -> Text,
-        project_id -> Uuid,
-        review_id -> Nullable<Uuid>,
-        mr_iid -> Int8,
-        head_sha -> Nullable<Text>,
-        status -> Text,
-        send_to_platform -> Bool,
-        template_id -> Nullable<Uuid>,
-        requested_by -> Nullable<Uuid>,
-        attempts -> Int4,
-        max_attempts -> Int4,
-        runner_id -> Nullable<Text>,
-        runner_phase -> Nullable<Text>,
-        claimed_at -> Nullable<Timestamptz>,
-        heartbeat_at -> Nullable<Timestamptz>,
-        lease_expires_at -> Nullable<Timestamptz>,
-        stream_message_id -> Nullable<Text>,
-        dedup_key -> Nullable<Text>,
-        error_message -> Nullable<Text>,
-        result -> Nullable<Jsonb>,
-        metrics -> Nullable<Jsonb>,
-        required_tags -> Array<Text>,
-        created_at -> Timestamptz,
-        updated_at -> Timestamptz,
-        started_at -> Nullable<Timestamptz>,
-        completed_at -> Nullable<Timestamptz>,
-        assignment -> Nullable<Jsonb>,
-    }
-}
-
-diesel::table! {
-    review_task_logs (id) {
-        id -> Uuid,
-        task_id -> Uuid,
-        line_no -> Int4,
-        message -> Text,
-        created_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    webhook_deliveries (id) {
-        id -> Uuid,
-        platform_type -> Text,
-        delivery_id -> Text,
-        event -> Text,
-        task_id -> Nullable<Uuid>,
-        received_at -> Timestamptz,
-    }
-}
-
-// ---------------------------------------------------------------- 000005_notifications
-
-diesel::table! {
-    /// Single row, `id = 1`. 32 columns: the limit of diesel's `32-column-tables`.
-    notification_configs (id) {
-        id -> Int2,
-        email_enabled -> Bool,
-        smtp_host -> Nullable<Text>,
-        smtp_port -> Nullable<Int4>,
-        smtp_secure -> Bool,
-        smtp_username -> Nullable<Text>,
-        smtp_password_enc -> Nullable<Text>,
-        email_from -> Nullable<Text>,
-        email_recipients -> Array<Text>,
-        webhook_enabled -> Bool,
-        webhook_urls -> Array<Text>,
-        webhook_secret_enc -> Nullable<Text>,
-        chat_a_enabled -> Bool,
-        chat_a_bot_token_enc -> Nullable<Text>,
-        chat_a_channels -> Array<Text>,
-        chat_b_enabled -> Bool,
-        chat_b_webhook_url_enc -> Nullable<Text>,
-        chat_c_enabled -> Bool,
-        chat_c_webhook_url_enc -> Nullable<Text>,
-        chat_d_enabled -> Bool,
-        chat_d_webhook_url_enc -> Nullable<Text>,
-        chat_d_secret_enc -> Nullable<Text>,
-        push_enabled -> Bool,
-        vapid_public_key -> Nullable<Text>,
-        vapid_private_key_enc -> Nullable<Text>,
-        vapid_subject -> Nullable<Text>,
-        notify_on_review_completed -> Bool,
-        notify_on_review_failed -> Bool,
-        notify_on_rating_low -> Bool,
-        rating_threshold -> Int4,
-        notification_frequency -> Text,
-        updated_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    notification_history (id) {
-        id -> Uuid,
-        review_id -> Nullable<Uuid>,
-        channel -> Text,
-        notification_type -> Text,
-        recipient -> Nullable<Text>,
-        status -> Text,
-        error_message -> Nullable<Text>,
-        attempts -> Int4,
-        payload -> Nullable<Jsonb>,
-        sent_at -> Nullable<Timestamptz>,
-        created_at -> Timestamptz,
-        updated_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    notification_digest_events (id) {
-        id -> Uuid,
-        review_id -> Nullable<Uuid>,
-        event_type -> Text,
-        payload -> Jsonb,
-        created_at -> Timestamptz,
-        digested_at -> Nullable<Timestamptz>,
-    }
-}
-
-diesel::table! {
-    push_subscriptions (id) {
-        id -> Uuid,
-        user_id -> Nullable<Uuid>,
-        endpoint -> Text,
-        p256dh -> Text,
-        auth -> Text,
+        user_id -> Uuid,
+        token_hash -> Text,
         user_agent -> Nullable<Text>,
+        ip -> Nullable<Text>,
         created_at -> Timestamptz,
-        last_used_at -> Nullable<Timestamptz>,
-        expires_at -> Nullable<Timestamptz>,
-    }
-}
-
-// ---------------------------------------------------------------- 000006_health_metrics
-
-diesel::table! {
-    health_checks (id) {
-        id -> Uuid,
-        check_type -> Text,
-        check_name -> Text,
-        status -> Text,
-        details -> Jsonb,
-        response_time_ms -> Int8,
-        checked_at -> Timestamptz,
+        last_seen_at -> Timestamptz,
+        expires_at -> Timestamptz,
     }
 }
 
@@ -482,107 +489,86 @@ diesel::table! {
 }
 
 diesel::table! {
-    database_metrics (id) {
+    users (id) {
         id -> Uuid,
-        total_connections -> Int4,
-        active_connections -> Int4,
-        idle_connections -> Int4,
-        max_connections -> Nullable<Int4>,
-        database_size_bytes -> Int8,
-        query_latency_ms -> Float8,
-        pool_size -> Nullable<Int4>,
-        pool_available -> Nullable<Int4>,
-        collected_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    api_metrics (id) {
-        id -> Uuid,
-        bucket_start -> Timestamptz,
-        route -> Text,
-        method -> Text,
-        status_code -> Int4,
-        request_count -> Int8,
-        error_count -> Int8,
-        total_latency_ms -> Float8,
-        max_latency_ms -> Float8,
-        /// GENERATED ALWAYS (total_latency_ms / request_count): read-only.
-        avg_latency_ms -> Float8,
-    }
-}
-
-diesel::table! {
-    job_runs (id) {
-        id -> Uuid,
+        email -> Text,
         name -> Text,
-        instance -> Nullable<Text>,
-        status -> Text,
-        message -> Nullable<Text>,
-        started_at -> Timestamptz,
-        finished_at -> Nullable<Timestamptz>,
+        password_hash -> Text,
+        role -> Text,
+        is_root -> Bool,
+        disabled -> Bool,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
     }
 }
 
-// ---------------------------------------------------------------- foreign keys
+diesel::table! {
+    webhook_deliveries (id) {
+        id -> Uuid,
+        platform_type -> Text,
+        delivery_id -> Text,
+        event -> Text,
+        task_id -> Nullable<Uuid>,
+        received_at -> Timestamptz,
+    }
+}
 
-diesel::joinable!(sessions -> users (user_id));
+diesel::joinable!(ai_call_logs -> reviews (review_id));
 diesel::joinable!(api_keys -> users (user_id));
-diesel::joinable!(projects -> platform_configs (platform_config_id));
+diesel::joinable!(notification_digest_events -> reviews (review_id));
+diesel::joinable!(notification_history -> reviews (review_id));
 diesel::joinable!(projects -> ai_configs (ai_config_id));
+diesel::joinable!(projects -> platform_configs (platform_config_id));
 diesel::joinable!(projects -> review_templates (template_id));
-// review_templates.project_id -> projects: not declared, it would conflict with the line above.
+diesel::joinable!(push_subscriptions -> users (user_id));
+diesel::joinable!(review_comments -> review_files (file_id));
+diesel::joinable!(review_comments -> review_rounds (round_id));
+diesel::joinable!(review_comments -> reviews (review_id));
+diesel::joinable!(review_feedbacks -> review_comments (comment_id));
+diesel::joinable!(review_feedbacks -> reviews (review_id));
+diesel::joinable!(review_files -> review_rounds (round_id));
+diesel::joinable!(review_files -> reviews (review_id));
+diesel::joinable!(review_rounds -> reviews (review_id));
 diesel::joinable!(review_rules -> projects (project_id));
+diesel::joinable!(review_task_logs -> review_tasks (task_id));
+diesel::joinable!(review_tasks -> projects (project_id));
+diesel::joinable!(review_tasks -> review_templates (template_id));
+diesel::joinable!(review_tasks -> reviews (review_id));
+diesel::joinable!(review_tasks -> runners (runner_id));
+diesel::joinable!(review_tasks -> users (requested_by));
 diesel::joinable!(reviews -> projects (project_id));
 diesel::joinable!(reviews -> review_templates (template_id));
-diesel::joinable!(review_rounds -> reviews (review_id));
-diesel::joinable!(review_files -> reviews (review_id));
-diesel::joinable!(review_files -> review_rounds (round_id));
-diesel::joinable!(review_comments -> reviews (review_id));
-diesel::joinable!(review_comments -> review_rounds (round_id));
-diesel::joinable!(review_comments -> review_files (file_id));
-diesel::joinable!(review_feedbacks -> reviews (review_id));
-diesel::joinable!(review_feedbacks -> review_comments (comment_id));
-diesel::joinable!(ai_call_logs -> reviews (review_id));
 diesel::joinable!(runners -> api_keys (api_key_id));
-diesel::joinable!(review_tasks -> projects (project_id));
-diesel::joinable!(review_tasks -> reviews (review_id));
-diesel::joinable!(review_tasks -> review_templates (template_id));
-diesel::joinable!(review_tasks -> users (requested_by));
-diesel::joinable!(review_tasks -> runners (runner_id));
-diesel::joinable!(review_task_logs -> review_tasks (task_id));
+diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(webhook_deliveries -> review_tasks (task_id));
-diesel::joinable!(notification_history -> reviews (review_id));
-diesel::joinable!(notification_digest_events -> reviews (review_id));
-diesel::joinable!(push_subscriptions -> users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
-    users,
-    sessions,
-    api_keys,
-    platform_configs,
+    ai_call_logs,
     ai_configs,
+    api_keys,
+    api_metrics,
+    database_metrics,
     global_settings,
+    health_checks,
+    job_runs,
+    notification_configs,
+    notification_digest_events,
+    notification_history,
+    platform_configs,
     projects,
-    review_templates,
-    review_rules,
-    reviews,
-    review_rounds,
-    review_files,
+    push_subscriptions,
     review_comments,
     review_feedbacks,
-    ai_call_logs,
-    runners,
-    review_tasks,
+    review_files,
+    review_rounds,
+    review_rules,
     review_task_logs,
-    webhook_deliveries,
-    notification_configs,
-    notification_history,
-    notification_digest_events,
-    push_subscriptions,
-    health_checks,
+    review_tasks,
+    review_templates,
+    reviews,
+    runners,
+    sessions,
     system_metrics,
-    database_metrics,
-    api_metrics,
-    job_runs,
+    users,
+    webhook_deliveries,
 );
