@@ -6,6 +6,8 @@
 # `cargo test --workspace --locked`. Each test creates and drops its own database. Then
 # scripts/schemathesis.sh fuzzes the real server against its OpenAPI document (skipped when
 # extra cargo test args select a subset, or with REVIEWD_SCHEMATHESIS=0).
+# Before any service is needed, the domain's tests run alone with the database and Redis
+# URLs pointing at a closed port: the core is tested on its in-memory adapters only.
 # CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target. REVIEWD_DRY_RUN=1 skips the cargo run.
 set -euo pipefail
 
@@ -13,8 +15,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/services.sh
 source scripts/services.sh
 
-reviewd_services test
 reviewd_cargo_env
+if [ "$#" = 0 ]; then
+    REVIEWD_TEST_DATABASE_URL=postgres://nobody@127.0.0.1:9/none \
+        REVIEWD_TEST_REDIS_URL=redis://127.0.0.1:9 \
+        reviewd_cmd cargo test --locked -p reviewd-domain
+fi
+reviewd_services test
 
 reviewd_cmd cargo test --workspace --locked "$@"
 if [ "$#" = 0 ] && [ "${REVIEWD_SCHEMATHESIS:-1}" != 0 ]; then

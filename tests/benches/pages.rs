@@ -6,7 +6,13 @@
 //!
 //! Environment: BENCH_REVIEWS (10000), BENCH_PROJECTS (500), BENCH_ROUNDS (40 requests
 //! a page).
-#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+// `allow`, not `expect`: each bench uses a different part of the shared helpers.
+#![allow(dead_code)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark stops at its first failure"
+)]
 
 mod common;
 #[path = "../api/helpers.rs"]

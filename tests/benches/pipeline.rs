@@ -8,7 +8,13 @@
 //!
 //! Environment: BENCH_WEBHOOKS (2000), BENCH_CLIENTS (32), BENCH_FILES (12),
 //! BENCH_AI_LATENCY_MS (200), BENCH_CONCURRENCY (3), BENCH_REVIEWS (5).
-#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+// `allow`, not `expect`: each bench uses a different part of the shared helpers.
+#![allow(dead_code)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark stops at its first failure"
+)]
 
 mod common;
 #[path = "../api/helpers.rs"]

@@ -7,7 +7,13 @@
 //! task was claimed twice and none was left unclaimed (the run fails otherwise).
 //!
 //! Environment: BENCH_RUNNERS (50), BENCH_TASKS (1000), BENCH_CLAIM_LIMIT (1).
-#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+// `allow`, not `expect`: each bench uses a different part of the shared helpers.
+#![allow(dead_code)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark stops at its first failure"
+)]
 
 mod common;
 #[path = "../api/helpers.rs"]

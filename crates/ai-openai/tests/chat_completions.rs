@@ -1,6 +1,9 @@
 //! The adapter against an OpenAI-compatible fake: retries, and the ways an answer
 //! can be unusable beyond the port's contract suite (`contract.rs`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use reviewd_ai_openai::OpenAiProvider;
 use reviewd_domain::model::SecretString;

@@ -1,6 +1,9 @@
 //! The AI provider contract suite (`reviewd_testkit::contract::ai`) on the adapter,
 //! against a fake OpenAI-compatible server answering as scripted.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use async_trait::async_trait;
 use reviewd_ai_openai::OpenAiProvider;

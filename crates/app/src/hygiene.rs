@@ -123,7 +123,10 @@ fn whole_floats_to_integers(value: &mut Value) -> bool {
             // Within this bound every whole f64 converts to i64 exactly.
             let whole = f.fract() == 0.0 && f.abs() < 9.2e18;
             if whole {
-                #[allow(clippy::cast_possible_truncation)]
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "whole and within i64's range: checked above"
+                )]
                 let i = f as i64;
                 *value = Value::from(i);
             }

@@ -7,7 +7,10 @@ use rand::rngs::SysRng;
 /// When the operating system cannot supply random bytes: nothing secure can be
 /// done without them, so the process stops rather than issue weak tokens.
 #[must_use]
-#[allow(clippy::expect_used)]
+#[expect(
+    clippy::expect_used,
+    reason = "no secure fallback exists: see # Panics"
+)]
 pub fn random_bytes<const N: usize>() -> [u8; N] {
     let mut bytes = [0u8; N];
     SysRng

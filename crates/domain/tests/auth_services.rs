@@ -1,5 +1,4 @@
 //! Domain services against the in-memory fakes of their ports.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::{AuthMethod, Role};
@@ -7,9 +6,8 @@ use reviewd_domain::services::{
     ApiKeyService, AuthService, AuthSettings, ClientInfo, NewUserInput, RootOutcome, ServiceError,
     UserService, UserUpdateInput,
 };
-use reviewd_testkit::fakes::{
-    FakePasswordHasher, FakeTokenHasher, InMemoryAuthStore, InMemoryThrottle,
-};
+use reviewd_testkit::MemoryStore;
+use reviewd_testkit::fakes::{FakePasswordHasher, FakeTokenHasher, InMemoryThrottle};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,7 +19,7 @@ struct World {
 }
 
 fn world() -> World {
-    let store = Arc::new(InMemoryAuthStore::default());
+    let store = Arc::new(MemoryStore::default());
     let tokens = Arc::new(FakeTokenHasher::default());
     let passwords = Arc::new(FakePasswordHasher);
     let throttle = Arc::new(InMemoryThrottle::new(3));

@@ -1,7 +1,10 @@
 //! Notification dispatch on the in-memory adapters: deliveries recorded, retried
 //! with backoff on the fake clock (no wall time spent), and digests.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 mod support;
 

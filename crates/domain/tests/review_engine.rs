@@ -1,8 +1,6 @@
 //! The review engine on the in-memory adapters: what a round posts and records,
 //! across rounds, with rules, ignore globs, failures and supersedes.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 mod support;
 
 use reviewd_domain::model::review::ReviewStatus;

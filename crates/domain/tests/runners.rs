@@ -1,8 +1,6 @@
 //! Runners on the in-memory adapters: claims, results, and silent runners swept on
 //! the fake clock.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 mod support;
 
 use reviewd_domain::model::TaskStatus;

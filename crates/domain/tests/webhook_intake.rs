@@ -2,8 +2,6 @@
 //! a review, redeliveries processed once, and a queue outage never acknowledged as
 //! queued.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 mod support;
 
 use reviewd_domain::model::{

@@ -1,5 +1,8 @@
 //! The retry policy against a local server.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use reviewd_http::{HttpClient, HttpError, RetryPolicy};
 use std::time::Duration;

@@ -87,7 +87,6 @@ pub fn notifiers(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use reviewd_domain::model::notification::Channel;
 

@@ -55,7 +55,6 @@ pub(crate) fn decode_b64url(text: &str) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

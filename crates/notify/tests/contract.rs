@@ -1,7 +1,10 @@
 //! The `Notifier` port contract (`reviewd_testkit::contract::notifier`) against the
 //! real HTTP adapters — the outbound webhook, a chat channel (chatB) and Web Push —
 //! each receiver a local wiremock server answering as the suite asks.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use async_trait::async_trait;
 use base64::Engine as _;

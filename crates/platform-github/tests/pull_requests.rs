@@ -1,5 +1,8 @@
 //! The GitHub adapter's wire behaviour for the review path.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use reviewd_domain::model::diff::{ChangeType, DiffRefs, InlineComment};
 use reviewd_domain::model::{AuthType, MrState, PlatformConnection, PlatformType, SecretString};

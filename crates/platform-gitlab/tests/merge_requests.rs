@@ -1,6 +1,9 @@
 //! The GitLab adapter's wire behaviour for the review path: diffs, positioned
 //! discussions, notes, assignment.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use reviewd_domain::model::diff::{ChangeType, DiffRefs, InlineComment};
 use reviewd_domain::model::{AuthType, PlatformConnection, SecretString};

@@ -1,19 +1,67 @@
-//! The queue contract suite (`reviewd_testkit::contract::queue`) on the real Redis,
-//! isolated by a random key prefix.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The contract suites of the ports the Redis adapters implement
+//! (`reviewd_testkit::contract::{queue, data_wipe, login_throttle, health_probe}`) on
+//! the real Redis, each isolated by a random key prefix.
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
-use reviewd_queue_redis::{RedisDeliveryLog, RedisTaskQueue, connect};
+use deadpool_redis::{Config, Runtime};
+use reviewd_queue_redis::{
+    RedisDataWipe, RedisDeliveryLog, RedisHealthProbe, RedisLoginThrottle, RedisPool,
+    RedisTaskQueue, ThrottleLimits, connect,
+};
 use reviewd_testkit::test_redis_url;
 use std::time::Duration;
 use uuid::Uuid;
 
-#[tokio::test]
-async fn task_queue() {
+async fn redis() -> (RedisPool, String) {
     let pool = connect(&test_redis_url(), Duration::from_secs(5))
         .await
         .unwrap();
-    let prefix = format!("reviewd-test:{}:", Uuid::new_v4().simple());
+    (pool, format!("reviewd-test:{}:", Uuid::new_v4().simple()))
+}
+
+#[tokio::test]
+async fn task_queue() {
+    let (pool, prefix) = redis().await;
     let queue = RedisTaskQueue::new(pool.clone(), &prefix).await.unwrap();
     let log = RedisDeliveryLog::new(pool, &prefix);
     reviewd_testkit::contract::queue::run(&queue, &log).await;
+}
+
+#[tokio::test]
+async fn queue_data_wipe() {
+    let (pool, prefix) = redis().await;
+    let queue = RedisTaskQueue::new(pool.clone(), &prefix).await.unwrap();
+    let log = RedisDeliveryLog::new(pool.clone(), &prefix);
+    let wipe = RedisDataWipe::new(pool, &prefix);
+    reviewd_testkit::contract::data_wipe::queue(&wipe, &queue, &log).await;
+}
+
+#[tokio::test]
+async fn login_throttle() {
+    let (pool, prefix) = redis().await;
+    reviewd_testkit::contract::login_throttle::run(&|max_failures, window| {
+        let limits = ThrottleLimits {
+            max_failures,
+            window,
+        };
+        Box::new(RedisLoginThrottle::new(pool.clone(), &prefix, limits))
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn health_probe() {
+    let (pool, _) = redis().await;
+    // `connect` refuses an unreachable server: the pool is built without its check.
+    let unreachable = Config::from_url("redis://127.0.0.1:1")
+        .create_pool(Some(Runtime::Tokio1))
+        .unwrap();
+    reviewd_testkit::contract::health_probe::run(
+        &RedisHealthProbe::new(pool),
+        &RedisHealthProbe::new(unreachable),
+    )
+    .await;
 }

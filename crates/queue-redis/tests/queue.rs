@@ -1,6 +1,9 @@
 //! What only the Redis queue has (raw stream entries, the consumer group), isolated by
 //! a random prefix; the port's behaviour is the contract suite in `contract.rs`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use reviewd_domain::ports::TaskQueue;
 use reviewd_queue_redis::{RedisTaskQueue, connect};

@@ -1,7 +1,12 @@
-//! The login throttle's counters on the real Redis, isolated by a random key prefix.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The login throttle on the real Redis, isolated by a random key prefix: what the
+//! port's contract suite (`tests/contract.rs`) cannot show without waiting, a window
+//! that Redis ends by itself.
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
-use reviewd_domain::ports::{LoginThrottle, ThrottleError};
+use reviewd_domain::ports::LoginThrottle;
 use reviewd_queue_redis::{RedisLoginThrottle, ThrottleLimits, connect};
 use reviewd_testkit::test_redis_url;
 use std::time::Duration;
@@ -30,26 +35,6 @@ fn uuid_like() -> String {
             .unwrap()
             .as_nanos()
     )
-}
-
-#[tokio::test]
-async fn blocks_after_the_limit_with_a_retry_time_and_resets() {
-    let t = throttle(2, Duration::from_secs(600)).await;
-    t.check("email:a").await.unwrap();
-    t.record_failure("email:a").await.unwrap();
-    t.check("email:a").await.unwrap();
-    t.record_failure("email:a").await.unwrap();
-    match t.check("email:a").await {
-        Err(ThrottleError::Throttled { retry_after }) => {
-            assert!(
-                retry_after > Duration::from_secs(590) && retry_after <= Duration::from_secs(600)
-            );
-        }
-        other => panic!("expected Throttled, got {other:?}"),
-    }
-    t.check("email:b").await.unwrap();
-    t.reset("email:a").await.unwrap();
-    t.check("email:a").await.unwrap();
 }
 
 #[tokio::test]

@@ -1,6 +1,9 @@
 //! The `reviewd` binary itself: it refuses to start on bad configuration with one
 //! line naming the variable (never a secret), and serves health when all is well.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use reviewd_testkit::{TestDb, test_redis_url};
 use std::path::PathBuf;

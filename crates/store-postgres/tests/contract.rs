@@ -1,11 +1,14 @@
 //! The repository port contract suites (`reviewd_testkit::contract`) against the
 //! PostgreSQL adapters, each on a fresh database.
 
+use diesel_async::AsyncPgConnection;
+use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use reviewd_crypto::SecretBox;
 use reviewd_store_postgres::{
-    PgCatalogRepository, PgHealthCheckRepository, PgJobLedger, PgMonitoringRepository,
-    PgNotificationRepository, PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries,
-    PgReviewRepository, PgRunnerRepository, PgSettingsRepository, PgTaskRepository,
+    PgApiKeyRepository, PgCatalogRepository, PgDataWipe, PgHealthCheckRepository, PgHealthProbe,
+    PgJobLedger, PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository,
+    PgPool, PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
+    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository,
 };
 use reviewd_testkit::TestDb;
 use reviewd_testkit::contract::Stores;
@@ -30,9 +33,28 @@ async fn postgres() -> (Stores, TestDb) {
         notifications: Arc::new(PgNotificationRepository::new(pool.clone(), secrets)),
         monitoring: Arc::new(PgMonitoringRepository::new(pool.clone())),
         jobs: Arc::new(PgJobLedger::new(pool.clone())),
-        health_checks: Arc::new(PgHealthCheckRepository::new(pool)),
+        health_checks: Arc::new(PgHealthCheckRepository::new(pool.clone())),
+        users: Arc::new(PgUserRepository::new(pool.clone())),
+        sessions: Arc::new(PgSessionRepository::new(pool.clone())),
+        api_keys: Arc::new(PgApiKeyRepository::new(pool.clone())),
+        wipe: Arc::new(PgDataWipe::new(pool)),
     };
     (stores, db)
 }
 
 reviewd_testkit::repository_contract_tests!(postgres);
+
+#[tokio::test]
+async fn health_probe() {
+    let db = TestDb::new().await;
+    // `connect` refuses an unreachable server: the pool is built without its check.
+    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(
+        "postgres://reviewd@127.0.0.1:1/reviewd",
+    );
+    let unreachable: PgPool = PgPool::builder(manager).build().unwrap();
+    reviewd_testkit::contract::health_probe::run(
+        &PgHealthProbe::new(db.pool().await),
+        &PgHealthProbe::new(unreachable),
+    )
+    .await;
+}

@@ -3,16 +3,16 @@
 
 mod hosted;
 
+use crate::fake_hosted::{Hosted, Shared};
 use serde_json::{Value, json};
-use std::sync::{Arc, Mutex};
 use wiremock::matchers::{header, method, path, path_regex, query_param};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
 pub struct FakeGithub {
     pub server: MockServer,
     pub token: String,
-    /// What [`FakeGithub::add_project`] put here and what was posted since.
-    hosted: Arc<Mutex<hosted::Hosted>>,
+    /// What `add_project` put here and what was posted since.
+    hosted: Shared,
 }
 
 /// A repository as `GET /user/repos` returns it.
@@ -38,7 +38,8 @@ impl FakeGithub {
         let fake = FakeGithub {
             server,
             token: token.to_owned(),
-            hosted: Arc::default(),
+            // Clear of the ids `with_repos` serves.
+            hosted: Hosted::shared(7000),
         };
         Mock::given(method("GET"))
             .and(path("/api/v3/user"))

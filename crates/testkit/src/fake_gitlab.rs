@@ -3,18 +3,16 @@
 
 mod hosted;
 
-pub(crate) use hosted::{query_value, requested_page};
-
+use crate::fake_hosted::{Hosted, Shared};
 use serde_json::{Value, json};
-use std::sync::{Arc, Mutex};
 use wiremock::matchers::{header, method, path, path_regex, query_param};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
 pub struct FakeGitlab {
     pub server: MockServer,
     pub token: String,
-    /// What [`FakeGitlab::add_project`] put here and what was posted since.
-    hosted: Arc<Mutex<hosted::Hosted>>,
+    /// What `add_project` put here and what was posted since.
+    hosted: Shared,
 }
 
 /// A GitLab project as `GET /projects` returns it.
@@ -44,7 +42,8 @@ impl FakeGitlab {
         let fake = FakeGitlab {
             server,
             token: token.to_owned(),
-            hosted: Arc::default(),
+            // Clear of the ids `with_projects` serves.
+            hosted: Hosted::shared(5000),
         };
         Mock::given(method("GET"))
             .and(path("/api/v4/user"))

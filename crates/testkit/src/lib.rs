@@ -1,11 +1,16 @@
 //! Test support for reviewd: small working in-memory implementations of the ports
 //! (for domain tests), [`TestDb`] (a migrated PostgreSQL database per test), and
 //! fake GitLab/GitHub servers that answer with the real APIs' JSON shapes.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test support: a fake or fixture that cannot be set up fails the test that uses it"
+)]
 
 pub mod contract;
 mod fake_github;
 mod fake_gitlab;
+mod fake_hosted;
 pub mod fake_smtp;
 pub mod fakes;
 pub mod memory;

@@ -54,3 +54,34 @@ async fn notifier() {
         reviewd_testkit::contract::notifier::run(&RecordingWorld::new(*channel)).await;
     }
 }
+
+#[tokio::test]
+async fn queue_data_wipe() {
+    let queue = reviewd_testkit::fakes::queue::MemoryQueue::new(Arc::new(FakeClock::default()));
+    reviewd_testkit::contract::data_wipe::queue(&queue, &queue, &queue).await;
+}
+
+#[tokio::test]
+async fn login_throttle() {
+    use reviewd_testkit::fakes::InMemoryThrottle;
+    let clock = Arc::new(FakeClock::ticking(Duration::from_millis(1)));
+    reviewd_testkit::contract::login_throttle::run(&|max_failures, window| {
+        Box::new(InMemoryThrottle::with_window(
+            max_failures,
+            window,
+            clock.clone(),
+        ))
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn health_probe() {
+    use reviewd_testkit::fakes::system::FakeHealthProbe;
+    let (up, down) = (
+        FakeHealthProbe::up("database"),
+        FakeHealthProbe::up("database"),
+    );
+    down.set_up(false);
+    reviewd_testkit::contract::health_probe::run(&up, &down).await;
+}

@@ -89,7 +89,7 @@ fn percent(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         return 0.0;
     }
-    #[allow(clippy::cast_precision_loss)]
+    #[expect(clippy::cast_precision_loss, reason = "counts far below 2^52")]
     let ratio = part as f64 / whole as f64;
     (ratio * 10_000.0).round() / 100.0
 }
@@ -98,7 +98,7 @@ fn mean(total: f64, count: u64) -> f64 {
     if count == 0 {
         return 0.0;
     }
-    #[allow(clippy::cast_precision_loss)]
+    #[expect(clippy::cast_precision_loss, reason = "counts far below 2^52")]
     let avg = total / count as f64;
     (avg * 100.0).round() / 100.0
 }

@@ -9,7 +9,8 @@ use uuid::Uuid;
 #[async_trait]
 pub trait ApiKeyRepository: Send + Sync {
     /// # Errors
-    /// `Conflict` if the hash already exists (a broken random source).
+    /// `Conflict` if the hash already exists (a broken random source); `NotFound`
+    /// for an unknown user.
     async fn create(&self, key: NewApiKey) -> Result<ApiKey, RepoError>;
 
     /// Keys of one user, newest first, revoked ones included.

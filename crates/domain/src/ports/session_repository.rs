@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 #[async_trait]
 pub trait SessionRepository: Send + Sync {
     /// # Errors
-    /// `NotFound` when the user does not exist; otherwise store failures.
+    /// `NotFound` when the user does not exist; `Conflict` for a token hash in use;
+    /// otherwise store failures.
     async fn create(&self, session: NewSession) -> Result<Session, RepoError>;
 
     /// The unexpired session with this token hash and its user (disabled users included;
@@ -27,7 +28,8 @@ pub trait SessionRepository: Send + Sync {
     /// Only store failures.
     async fn delete(&self, token_hash: &str) -> Result<bool, RepoError>;
 
-    /// Deletes sessions that expired before `now`; returns how many.
+    /// Deletes sessions expired at `now` (expiring at `now` included, as
+    /// `find_active` no longer finds them); returns how many.
     ///
     /// # Errors
     /// Only store failures.

@@ -215,7 +215,10 @@ impl HealthService {
             let started = Instant::now();
             let result = match self.disk.usage(path).await {
                 Ok(space) => {
-                    #[allow(clippy::cast_precision_loss)]
+                    #[expect(
+                        clippy::cast_precision_loss,
+                        reason = "a percentage: 2^52 bytes of precision is plenty"
+                    )]
                     let free = if space.total_bytes == 0 {
                         0.0
                     } else {

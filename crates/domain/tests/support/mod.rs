@@ -1,6 +1,11 @@
 //! A reviewd core wired on the in-memory adapters of `reviewd-testkit`: no database,
 //! no network, and a clock that only moves when a test (or a wait) moves it.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+// `allow`, not `expect`: each test binary that includes this module uses a different part of it.
+#![allow(dead_code)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use reviewd_domain::model::{PlatformType, Project, ReviewTask};
 use reviewd_domain::ports::{Clock, ProjectRef};

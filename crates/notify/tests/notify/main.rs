@@ -1,7 +1,10 @@
 //! The notifiers against local fake servers (wiremock for HTTP, the testkit's fake
 //! SMTP server for email): the exact requests a receiver sees, and how each way a
 //! delivery can fail is reported. One test binary, one module per channel.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 mod discord;
 mod email;

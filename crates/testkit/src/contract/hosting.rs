@@ -10,11 +10,13 @@ use crate::fakes::hosting::{
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{FileDiff, InlineComment};
 use reviewd_domain::model::{
-    MergeRequest, MrState, PlatformPage, PlatformType, PlatformUser, TokenIdentity,
+    AuthType, MergeRequest, MrState, PlatformConnection, PlatformPage, PlatformType, PlatformUser,
+    SecretString, TokenIdentity,
 };
 use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use wiremock::MockServer;
 
 /// A platform the contract can furnish and look into.
 #[async_trait]
@@ -62,6 +64,94 @@ impl PlatformWorld for ScriptedPlatform {
 
     async fn posted(&self, project: &ProjectRef, iid: i64) -> Vec<Posted> {
         ScriptedPlatform::posted(self, project, iid)
+    }
+}
+
+/// A fake platform server (`FakeGitlab`, `FakeGithub`) an adapter is run against.
+#[async_trait]
+pub trait FakeServer: Send + Sync {
+    fn account(&self) -> ServerAccount<'_>;
+
+    /// Puts a project with its members and merge requests on the server.
+    async fn add_project(&self, project: &ProjectFixture) -> ProjectRef;
+
+    /// What the server answers for the files changed between two commits.
+    async fn add_compare(&self, project: &ProjectRef, from: &str, to: &str, files: &[FileDiff]);
+
+    /// What the server accepted on a merge request, oldest first.
+    fn posted(&self, project: &ProjectRef, iid: i64) -> Vec<Posted>;
+}
+
+/// Where a fake server is, the token it knows and who that token belongs to.
+pub struct ServerAccount<'a> {
+    pub platform_type: PlatformType,
+    /// Its URI is what a platform config holds as the base URL.
+    pub server: &'a MockServer,
+    pub token: &'a str,
+    pub owner: TokenIdentity,
+}
+
+/// Builds an adapter for a connection.
+type Connect = Box<dyn Fn(&PlatformConnection) -> Arc<dyn HostingPlatform> + Send + Sync>;
+
+/// A platform adapter against a fake server: the world the adapters' crates run the
+/// contract in.
+pub struct ServerWorld<F> {
+    fake: F,
+    connect: Connect,
+    platform: Arc<dyn HostingPlatform>,
+}
+
+impl<F: FakeServer> ServerWorld<F> {
+    /// `connect` builds the adapter under test for a connection to `fake`.
+    pub fn new(
+        fake: F,
+        connect: impl Fn(&PlatformConnection) -> Arc<dyn HostingPlatform> + Send + Sync + 'static,
+    ) -> Self {
+        let platform = connect(&connection(&fake, fake.account().token));
+        Self {
+            fake,
+            connect: Box::new(connect),
+            platform,
+        }
+    }
+}
+
+fn connection(fake: &impl FakeServer, token: &str) -> PlatformConnection {
+    let account = fake.account();
+    PlatformConnection {
+        platform_type: account.platform_type,
+        base_url: account.server.uri(),
+        auth_type: AuthType::Token,
+        token: SecretString::new(token),
+    }
+}
+
+#[async_trait]
+impl<F: FakeServer> PlatformWorld for ServerWorld<F> {
+    fn platform(&self) -> &dyn HostingPlatform {
+        self.platform.as_ref()
+    }
+
+    fn stranger(&self) -> Arc<dyn HostingPlatform> {
+        let unknown = format!("{}-unknown", self.fake.account().token);
+        (self.connect)(&connection(&self.fake, &unknown))
+    }
+
+    fn token_owner(&self) -> TokenIdentity {
+        self.fake.account().owner
+    }
+
+    async fn add_project(&self, project: &ProjectFixture) -> ProjectRef {
+        self.fake.add_project(project).await
+    }
+
+    async fn add_compare(&self, project: &ProjectRef, from: &str, to: &str, files: &[FileDiff]) {
+        self.fake.add_compare(project, from, to, files).await;
+    }
+
+    async fn posted(&self, project: &ProjectRef, iid: i64) -> Vec<Posted> {
+        self.fake.posted(project, iid)
     }
 }
 

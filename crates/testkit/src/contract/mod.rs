@@ -9,10 +9,14 @@
 //! suite. Time-dependent cases use zero or past durations instead of waiting.
 
 pub mod ai;
+pub mod api_keys;
 pub mod catalog;
+pub mod data_wipe;
 pub mod health_checks;
+pub mod health_probe;
 pub mod hosting;
 pub mod jobs;
+pub mod login_throttle;
 pub mod monitoring;
 pub mod notifications;
 pub mod notifier;
@@ -23,15 +27,34 @@ pub mod review_queries;
 pub mod reviews;
 pub mod runners;
 pub mod seed;
+pub mod sessions;
 pub mod settings;
 pub mod tasks;
+pub mod users;
 
 use reviewd_domain::ports::{
-    CatalogRepository, HealthCheckRepository, JobLedger, MonitoringRepository,
-    NotificationRepository, PlatformConfigRepository, ProjectRepository, ReviewQueries,
-    ReviewRepository, RunnerRepository, SettingsRepository, TaskRepository,
+    ApiKeyRepository, CatalogRepository, DataWipe, HealthCheckRepository, JobLedger,
+    MonitoringRepository, NotificationRepository, PlatformConfigRepository, ProjectRepository,
+    RepoError, ReviewQueries, ReviewRepository, RunnerRepository, SessionRepository,
+    SettingsRepository, TaskRepository, UserRepository,
 };
 use std::sync::Arc;
+
+/// Asserts that the store refused with `NotFound`, showing what it answered if not.
+pub(crate) fn assert_not_found<T: std::fmt::Debug>(result: Result<T, RepoError>) {
+    assert!(
+        matches!(result, Err(RepoError::NotFound)),
+        "expected NotFound, got {result:?}"
+    );
+}
+
+/// Asserts that the store refused with `Conflict`, showing what it answered if not.
+pub(crate) fn assert_conflict<T: std::fmt::Debug>(result: Result<T, RepoError>) {
+    assert!(
+        matches!(result, Err(RepoError::Conflict(_))),
+        "expected Conflict, got {result:?}"
+    );
+}
 
 /// The repository ports of one implementation, sharing one store.
 #[derive(Clone)]
@@ -48,6 +71,10 @@ pub struct Stores {
     pub monitoring: Arc<dyn MonitoringRepository>,
     pub jobs: Arc<dyn JobLedger>,
     pub health_checks: Arc<dyn HealthCheckRepository>,
+    pub users: Arc<dyn UserRepository>,
+    pub sessions: Arc<dyn SessionRepository>,
+    pub api_keys: Arc<dyn ApiKeyRepository>,
+    pub wipe: Arc<dyn DataWipe>,
 }
 
 impl Stores {
@@ -67,7 +94,11 @@ impl Stores {
             notifications: s.clone(),
             monitoring: s.clone(),
             jobs: s.clone(),
-            health_checks: s,
+            health_checks: s.clone(),
+            users: s.clone(),
+            sessions: s.clone(),
+            api_keys: s.clone(),
+            wipe: s,
         }
     }
 }
@@ -80,7 +111,8 @@ macro_rules! repository_contract_tests {
     ($make:path) => {
         $crate::repository_contract_tests!(@ports $make;
             platform_configs, projects, settings, catalog, tasks, runners, reviews,
-            review_queries, notifications, monitoring, jobs, health_checks);
+            review_queries, notifications, monitoring, jobs, health_checks, users, sessions,
+            api_keys, data_wipe);
     };
     (@ports $make:path; $($port:ident),*) => {
         $(

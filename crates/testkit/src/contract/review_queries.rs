@@ -188,13 +188,7 @@ async fn comment_on(
 }
 
 async fn comments_by_file_then_line(s: &Stores) {
-    let project = seed::project(s).await;
-    let review = seed::review(s, &project, 31, "h1").await;
-    let one = s
-        .reviews
-        .start_round(review.id, 1, false, None, "h1")
-        .await
-        .unwrap();
+    let (_, review, one) = seed::review_in_first_round(s, 31).await;
     let b = seed::file(s, &review, one, "b.rs").await;
     let a = seed::file(s, &review, one, "a.rs").await;
     comment_on(s, review.id, one, b, ("b.rs", 3, Severity::Warning)).await;
@@ -204,11 +198,7 @@ async fn comments_by_file_then_line(s: &Stores) {
         .finish(review.id, one, "h1", seed::completed(Rating::C, 70, 3))
         .await
         .unwrap();
-    let two = s
-        .reviews
-        .start_round(review.id, 2, true, Some("h1"), "h2")
-        .await
-        .unwrap();
+    let two = seed::second_round(s, &review, "h2").await;
     let a2 = seed::file(s, &review, two, "a.rs").await;
     comment_on(s, review.id, two, a2, ("a.rs", 5, Severity::Warning)).await;
 
@@ -249,22 +239,14 @@ async fn files_of_the_latest_round(s: &Stores) {
     let project = seed::project(s).await;
     let review = seed::review(s, &project, 41, "h1").await;
     assert!(s.review_queries.files(review.id).await.unwrap().is_empty());
-    let one = s
-        .reviews
-        .start_round(review.id, 1, false, None, "h1")
-        .await
-        .unwrap();
+    let one = seed::first_round(s, &review).await;
     seed::file(s, &review, one, "x.rs").await;
     seed::file(s, &review, one, "y.rs").await;
     s.reviews
         .finish(review.id, one, "h1", seed::completed(Rating::A, 90, 0))
         .await
         .unwrap();
-    let two = s
-        .reviews
-        .start_round(review.id, 2, true, Some("h1"), "h2")
-        .await
-        .unwrap();
+    let two = seed::second_round(s, &review, "h2").await;
     seed::file(s, &review, two, "z.rs").await;
     seed::file(s, &review, two, "a.rs").await;
 

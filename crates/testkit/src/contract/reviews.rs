@@ -67,20 +67,12 @@ async fn rounds_accumulate_on_one_review(s: &Stores) {
     assert_eq!(found, Some(review.clone()));
     assert_eq!(s.reviews.find_for_mr(project.id, 8).await.unwrap(), None);
 
-    let one = s
-        .reviews
-        .start_round(review.id, 1, false, None, "h1")
-        .await
-        .unwrap();
+    let one = seed::first_round(s, &review).await;
     s.reviews
         .finish(review.id, one, "h1", seed::completed(Rating::A, 95, 0))
         .await
         .unwrap();
-    let two = s
-        .reviews
-        .start_round(review.id, 2, true, Some("h1"), "h2")
-        .await
-        .unwrap();
+    let two = seed::second_round(s, &review, "h2").await;
     assert_eq!(two.number, 2);
     assert_ne!(two.id, one.id);
     let again = s.reviews.find_for_mr(project.id, 7).await.unwrap().unwrap();
@@ -107,13 +99,7 @@ async fn rounds_accumulate_on_one_review(s: &Stores) {
 }
 
 async fn a_round_started_again_is_redone(s: &Stores) {
-    let project = seed::project(s).await;
-    let review = seed::review(s, &project, 3, "h1").await;
-    let first = s
-        .reviews
-        .start_round(review.id, 1, false, None, "h1")
-        .await
-        .unwrap();
+    let (_, review, first) = seed::review_in_first_round(s, 3).await;
     let file = seed::file(s, &review, first, "src/lib.rs").await;
     let comment = seed::comment(file, "src/lib.rs", 4, Severity::Warning);
     let ids = s
@@ -124,11 +110,7 @@ async fn a_round_started_again_is_redone(s: &Stores) {
     s.reviews.mark_posted(ids[0], None).await.unwrap();
 
     // An interrupted attempt is retried under its own number: what it stored goes.
-    let redo = s
-        .reviews
-        .start_round(review.id, 1, false, None, "h1")
-        .await
-        .unwrap();
+    let redo = seed::first_round(s, &review).await;
     assert_eq!(redo.number, 1);
     let rounds = s.review_queries.rounds(review.id).await.unwrap();
     assert_eq!(rounds.iter().map(|r| r.id).collect::<Vec<_>>(), [redo.id]);
@@ -148,13 +130,7 @@ async fn a_round_started_again_is_redone(s: &Stores) {
 }
 
 async fn files_record_their_progress(s: &Stores) {
-    let project = seed::project(s).await;
-    let review = seed::review(s, &project, 4, "h1").await;
-    let round = s
-        .reviews
-        .start_round(review.id, 1, false, None, "h1")
-        .await
-        .unwrap();
+    let (project, review, round) = seed::review_in_first_round(s, 4).await;
     let id = seed::file(s, &review, round, "src/main.rs").await;
     let stored = file_item(s, review.id, id).await;
     assert_eq!((stored.status.as_str(), stored.attempts), ("pending", 0));
@@ -212,13 +188,7 @@ async fn files_record_their_progress(s: &Stores) {
 }
 
 async fn comments_are_stored_and_marked_posted(s: &Stores) {
-    let project = seed::project(s).await;
-    let review = seed::review(s, &project, 9, "h1").await;
-    let round = s
-        .reviews
-        .start_round(review.id, 1, false, None, "h1")
-        .await
-        .unwrap();
+    let (_, review, round) = seed::review_in_first_round(s, 9).await;
     let file = seed::file(s, &review, round, "a.rs").await;
     let placed = [
         seed::comment(file, "a.rs", 1, Severity::Error),
@@ -256,13 +226,7 @@ async fn comments_are_stored_and_marked_posted(s: &Stores) {
 }
 
 async fn fingerprints_are_what_was_said(s: &Stores) {
-    let project = seed::project(s).await;
-    let review = seed::review(s, &project, 11, "h1").await;
-    let one = s
-        .reviews
-        .start_round(review.id, 1, false, None, "h1")
-        .await
-        .unwrap();
+    let (_, review, one) = seed::review_in_first_round(s, 11).await;
     let file = seed::file(s, &review, one, "a.rs").await;
     let (posted, kept) = (
         seed::comment(file, "a.rs", 1, Severity::Error),
@@ -287,11 +251,7 @@ async fn fingerprints_are_what_was_said(s: &Stores) {
     let said = set(&[&posted.fingerprint, &kept.fingerprint]);
     assert_eq!(s.reviews.fingerprints(review.id).await.unwrap(), said);
 
-    let two = s
-        .reviews
-        .start_round(review.id, 2, true, Some("h1"), "h2")
-        .await
-        .unwrap();
+    let two = seed::second_round(s, &review, "h2").await;
     let file2 = seed::file(s, &review, two, "b.rs").await;
     let pending = seed::comment(file2, "b.rs", 3, Severity::Warning);
     s.reviews
@@ -302,13 +262,7 @@ async fn fingerprints_are_what_was_said(s: &Stores) {
 }
 
 async fn finish_writes_the_outcome(s: &Stores) {
-    let project = seed::project(s).await;
-    let review = seed::review(s, &project, 12, "h1").await;
-    let round = s
-        .reviews
-        .start_round(review.id, 1, false, None, "h1")
-        .await
-        .unwrap();
+    let (_, review, round) = seed::review_in_first_round(s, 12).await;
     let file = seed::file(s, &review, round, "a.rs").await;
     let placed = [
         seed::comment(file, "a.rs", 1, Severity::Error),
@@ -364,11 +318,7 @@ async fn finish_writes_the_outcome(s: &Stores) {
 async fn a_failed_round_is_not_completed(s: &Stores) {
     let project = seed::project(s).await;
     let review = seed::finished_review(s, &project, seed::completed(Rating::C, 60, 0)).await;
-    let two = s
-        .reviews
-        .start_round(review.id, 2, true, Some("head1"), "head2")
-        .await
-        .unwrap();
+    let two = seed::second_round(s, &review, "head2").await;
     s.reviews
         .finish(review.id, two, "head2", seed::failed("model timed out"))
         .await
@@ -381,10 +331,7 @@ async fn a_failed_round_is_not_completed(s: &Stores) {
         Some((1, "head1".to_owned()))
     );
 
-    s.reviews
-        .start_round(review.id, 2, true, Some("head1"), "head2")
-        .await
-        .unwrap();
+    seed::second_round(s, &review, "head2").await;
     let retried = s.review_queries.detail(review.id).await.unwrap();
     assert_eq!(
         (retried.item.status.as_str(), retried.error_message),

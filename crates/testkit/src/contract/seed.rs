@@ -3,14 +3,16 @@
 //! call, so cases sharing one store do not see each other's rows.
 
 use super::Stores;
+use chrono::{DateTime, SubsecRound, Utc};
 use reviewd_domain::model::diff::ChangeType;
 use reviewd_domain::model::grade::{Rating, Severity};
 use reviewd_domain::model::review::{
     NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome, ReviewStatus, RoundRef,
 };
 use reviewd_domain::model::{
-    AuthType, NewPlatformConfig, NewReviewTask, PlatformConfig, PlatformProject, PlatformType,
-    Project, ReviewTask, SecretString, TriggeredBy,
+    AuthType, NewApiKey, NewPlatformConfig, NewReviewTask, NewSession, NewUser, PlatformConfig,
+    PlatformProject, PlatformType, Project, ReviewTask, Role, SecretString, Session, TriggeredBy,
+    User,
 };
 use reviewd_domain::ports::TaskInsert;
 use uuid::Uuid;
@@ -123,6 +125,31 @@ pub async fn review(s: &Stores, project: &Project, mr_iid: i64, head_sha: &str) 
         .expect("create a review")
 }
 
+/// Round 1 of the review, on the head it was created with.
+pub async fn first_round(s: &Stores, review: &Review) -> RoundRef {
+    s.reviews
+        .start_round(review.id, 1, false, None, &review.head_commit_sha)
+        .await
+        .expect("start round 1")
+}
+
+/// Round 2 of the review, differential from the head it was created with to `head`.
+pub async fn second_round(s: &Stores, review: &Review, head: &str) -> RoundRef {
+    let base = Some(review.head_commit_sha.as_str());
+    s.reviews
+        .start_round(review.id, 2, true, base, head)
+        .await
+        .expect("start round 2")
+}
+
+/// A review of an MR (head `h1`) of a new project, in its first round.
+pub async fn review_in_first_round(s: &Stores, mr_iid: i64) -> (Project, Review, RoundRef) {
+    let project = project(s).await;
+    let review = review(s, &project, mr_iid, "h1").await;
+    let round = first_round(s, &review).await;
+    (project, review, round)
+}
+
 /// A pending file of a round.
 pub async fn file(s: &Stores, review: &Review, round: RoundRef, path: &str) -> Uuid {
     s.reviews
@@ -190,11 +217,7 @@ pub fn failed(error: &str) -> ReviewOutcome {
 pub async fn finished_review(s: &Stores, project: &Project, outcome: ReviewOutcome) -> Review {
     let mr_iid = i64::from(u16::from_str_radix(&unique()[..4], 16).unwrap_or(1));
     let review = review(s, project, mr_iid, "head1").await;
-    let round = s
-        .reviews
-        .start_round(review.id, 1, false, None, "head1")
-        .await
-        .expect("start a round");
+    let round = first_round(s, &review).await;
     s.reviews
         .finish(review.id, round, "head1", outcome)
         .await
@@ -229,4 +252,57 @@ pub async fn runner(
         .upsert(&registration(max_concurrent_jobs, tags))
         .await
         .expect("register a runner")
+}
+
+/// Now to the whole second, so that "expires exactly now" survives a store's
+/// rounding of timestamps.
+#[must_use]
+pub fn now() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(0)
+}
+
+/// A maintainer with a unique email and the password hash `h`.
+#[must_use]
+pub fn new_user(is_root: bool) -> NewUser {
+    NewUser {
+        email: format!("{}@example.com", unique()),
+        name: "N".into(),
+        password_hash: "h".into(),
+        role: Role::Maintainer,
+        is_root,
+    }
+}
+
+/// A maintainer, not root.
+pub async fn user(s: &Stores) -> User {
+    s.users
+        .create(new_user(false))
+        .await
+        .expect("create a user")
+}
+
+/// A session of `user_id` under a unique token hash, returned with it.
+pub async fn session(s: &Stores, user_id: Uuid, expires_at: DateTime<Utc>) -> (Session, String) {
+    let token_hash = format!("session-{}", unique());
+    let new = NewSession {
+        user_id,
+        token_hash: token_hash.clone(),
+        user_agent: None,
+        ip: None,
+        expires_at,
+    };
+    let session = s.sessions.create(new).await.expect("create a session");
+    (session, token_hash)
+}
+
+/// A key of `user_id` under a unique hash.
+#[must_use]
+pub fn new_api_key(user_id: Uuid, expires_at: Option<DateTime<Utc>>) -> NewApiKey {
+    NewApiKey {
+        user_id,
+        name: "k".into(),
+        prefix: "rvd_abc".into(),
+        key_hash: format!("key-{}", unique()),
+        expires_at,
+    }
 }

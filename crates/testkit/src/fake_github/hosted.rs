@@ -4,62 +4,17 @@
 //! since (what `contract::hosting` runs the GitHub adapter against).
 
 use super::{FakeGithub, github_repo};
-use crate::fake_gitlab::{query_value, requested_page};
+use crate::contract::hosting::{FakeServer, ServerAccount};
+use crate::fake_hosted::{HostedFake, Shared, body_json, paged, query_value, token_owner};
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};
+use async_trait::async_trait;
 use reviewd_domain::model::diff::{ChangeType, FileDiff, InlineComment};
 use reviewd_domain::model::{MrState, PlatformType, PlatformUser};
 use reviewd_domain::ports::ProjectRef;
 use serde_json::{Value, json};
 use std::cmp::Reverse;
-use std::sync::{Arc, Mutex};
-use wiremock::matchers::{header, method, path, path_regex};
-use wiremock::{Match, Mock, Request, Respond, ResponseTemplate};
-
-pub(crate) struct Hosted {
-    repos: Vec<Value>,
-    /// Posts by repository full name and pull request number.
-    posts: Vec<(String, i64, Posted)>,
-    /// `(repository, number, comment id)` of the issue comments.
-    comments: Vec<(String, i64, u64)>,
-    hooks: Vec<(String, Value)>,
-    last_id: u64,
-}
-
-impl Default for Hosted {
-    fn default() -> Self {
-        Self {
-            repos: Vec::new(),
-            posts: Vec::new(),
-            comments: Vec::new(),
-            hooks: Vec::new(),
-            // Clear of the ids `with_repos` serves.
-            last_id: 7000,
-        }
-    }
-}
-
-impl Hosted {
-    fn next_id(&mut self) -> u64 {
-        self.last_id += 1;
-        self.last_id
-    }
-
-    fn post(&mut self, repo: &str, number: i64, posted: Posted) {
-        self.posts.push((repo.to_owned(), number, posted));
-    }
-}
-
-type Shared = Arc<Mutex<Hosted>>;
-
-fn body_json(request: &Request) -> Value {
-    serde_json::from_slice(&request.body).unwrap_or_default()
-}
-
-fn not_found() -> ResponseTemplate {
-    ResponseTemplate::new(404).set_body_json(json!({
-        "message": "Not Found", "documentation_url": "https://docs.github.com/rest", "status": "404",
-    }))
-}
+use wiremock::matchers::{path, path_regex};
+use wiremock::{Request, ResponseTemplate};
 
 /// The request's URL at another page, for `Link`.
 fn page_url(request: &Request, page: usize) -> String {
@@ -74,27 +29,6 @@ fn page_url(request: &Request, page: usize) -> String {
         .extend_pairs(kept)
         .append_pair("page", &page.to_string());
     url.to_string()
-}
-
-/// A page of `items` with GitHub's `Link` header (no total).
-fn page_of(items: Vec<Value>, request: &Request) -> ResponseTemplate {
-    let (page, per_page) = requested_page(request, 30);
-    let pages = items.len().div_ceil(per_page).max(1);
-    let slice: Vec<Value> = items
-        .into_iter()
-        .skip((page - 1) * per_page)
-        .take(per_page)
-        .collect();
-    let response = ResponseTemplate::new(200).set_body_json(slice);
-    if page >= pages {
-        return response;
-    }
-    let link = format!(
-        "<{}>; rel=\"next\", <{}>; rel=\"last\"",
-        page_url(request, page + 1),
-        page_url(request, pages)
-    );
-    response.insert_header("link", link.as_str())
 }
 
 fn github_user(user: &PlatformUser) -> Value {
@@ -153,13 +87,8 @@ fn list_pulls(full_name: &str, mrs: &[MrFixture], request: &Request) -> Response
     if query_value(request, "direction").as_deref() == Some("asc") {
         listed.reverse();
     }
-    page_of(
-        listed
-            .into_iter()
-            .map(|m| github_pull(full_name, m))
-            .collect(),
-        request,
-    )
+    let listed = listed.into_iter().map(|m| github_pull(full_name, m));
+    FakeGithub::page_of(listed.collect(), request)
 }
 
 fn strings(value: &Value) -> Vec<String> {
@@ -174,56 +103,84 @@ fn strings(value: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-impl FakeGithub {
-    /// Mounts `respond` for `verb` on `route`, for the known token only.
-    async fn serve(
-        &self,
-        verb: &str,
-        route: impl Match + 'static,
-        respond: impl Respond + 'static,
-    ) {
-        Mock::given(method(verb))
-            .and(route)
-            .and(header(
-                "authorization",
-                format!("Bearer {}", self.token).as_str(),
-            ))
-            .respond_with(respond)
-            .mount(&self.server)
-            .await;
+#[async_trait]
+impl HostedFake for FakeGithub {
+    /// `/user/repos` over every added repository, by full name.
+    async fn serve_lists(&self) {
+        let by_name = |repos: &mut Vec<Value>| {
+            repos.sort_by(|a, b| a["full_name"].as_str().cmp(&b["full_name"].as_str()));
+        };
+        self.serve_projects("/api/v3/user/repos", by_name).await;
+    }
+
+    fn hosted(&self) -> &Shared {
+        &self.hosted
+    }
+
+    fn auth(&self) -> (&'static str, String) {
+        ("authorization", format!("Bearer {}", self.token))
+    }
+
+    /// With GitHub's `Link` header (no total).
+    fn page_of(items: Vec<Value>, request: &Request) -> ResponseTemplate {
+        let page = paged(items, request, 30);
+        let response = ResponseTemplate::new(200).set_body_json(page.items);
+        if page.page >= page.pages {
+            return response;
+        }
+        let link = format!(
+            "<{}>; rel=\"next\", <{}>; rel=\"last\"",
+            page_url(request, page.page + 1),
+            page_url(request, page.pages)
+        );
+        response.insert_header("link", link.as_str())
+    }
+
+    fn not_found() -> ResponseTemplate {
+        ResponseTemplate::new(404).set_body_json(json!({
+            "message": "Not Found", "documentation_url": "https://docs.github.com/rest", "status": "404",
+        }))
+    }
+
+    /// The secret masked, as GitHub does.
+    fn hook(id: u64, _repo: &str, body: &Value) -> Value {
+        json!({
+            "type": "Repository", "id": id, "name": "web", "active": true, "events": body["events"],
+            "config": { "url": body["config"]["url"], "content_type": "json", "insecure_ssl": "0", "secret": "********" },
+        })
+    }
+}
+
+#[async_trait]
+impl FakeServer for FakeGithub {
+    /// Who [`FakeGithub::start`] says the token belongs to (classic-token scopes).
+    fn account(&self) -> ServerAccount<'_> {
+        let owner = token_owner(
+            "42",
+            "reviewd-bot",
+            "Reviewd Bot",
+            &["repo", "admin:repo_hook"],
+        );
+        ServerAccount {
+            platform_type: PlatformType::HostB,
+            server: &self.server,
+            token: &self.token,
+            owner,
+        }
     }
 
     /// Puts a repository on the server (`full_path` is `owner/name`) with the next
     /// free id: the repository (and, among the token's, `/user/repos`), its
     /// collaborators, pull requests with files, reviews, comments and assignment, and
     /// its hooks.
-    pub async fn add_project(&self, fixture: &ProjectFixture) -> ProjectRef {
+    async fn add_project(&self, fixture: &ProjectFixture) -> ProjectRef {
         let full_name = fixture.full_path.clone();
-        let (id, repo, first) = {
-            let mut hosted = self.hosted.lock().unwrap();
-            let id = hosted.next_id();
-            let mut repo = github_repo(id, &full_name);
-            repo["default_branch"] = json!(fixture.default_branch);
-            hosted.repos.push(repo.clone());
-            (id, repo, hosted.repos.len() == 1)
-        };
-        if first {
-            self.serve_repo_list().await;
-        }
+        let (id, repo) = self.list_project(fixture, github_repo).await;
         let base = format!("/api/v3/repos/{full_name}");
-        self.serve(
-            "GET",
-            path(base.clone()),
-            ResponseTemplate::new(200).set_body_json(repo),
-        )
-        .await;
+        self.serve_json(path(base.clone()), repo).await;
         let users: Vec<Value> = fixture.members.iter().map(github_user).collect();
-        self.serve(
-            "GET",
-            path(format!("{base}/collaborators")),
-            move |r: &Request| page_of(users.clone(), r),
-        )
-        .await;
+        self.serve_list(&format!("{base}/collaborators"), users)
+            .await;
         let mrs = fixture.merge_requests.clone();
         let name = full_name.clone();
         self.serve("GET", path(format!("{base}/pulls")), move |r: &Request| {
@@ -234,7 +191,7 @@ impl FakeGithub {
             self.serve_pull(&full_name, mr).await;
         }
         self.serve_comment_edits(&full_name).await;
-        self.serve_hooks(&full_name).await;
+        self.serve_hooks(&format!("{base}/hooks"), &full_name).await;
         ProjectRef {
             id: id.to_string(),
             full_path: full_name,
@@ -242,65 +199,28 @@ impl FakeGithub {
     }
 
     /// What `GET /compare/{from}...{to}` answers for the repository.
-    pub async fn add_compare(
-        &self,
-        project: &ProjectRef,
-        from: &str,
-        to: &str,
-        files: &[FileDiff],
-    ) {
+    async fn add_compare(&self, project: &ProjectRef, from: &str, to: &str, files: &[FileDiff]) {
         let body = json!({
             "status": "ahead", "ahead_by": 1, "behind_by": 0, "total_commits": 1, "commits": [{ "sha": to }],
             "files": files.iter().map(github_file).collect::<Vec<_>>(),
         });
         let route = format!("/api/v3/repos/{}/compare/{from}...{to}", project.full_path);
-        self.serve(
-            "GET",
-            path(route),
-            ResponseTemplate::new(200).set_body_json(body),
-        )
-        .await;
+        self.serve_json(path(route), body).await;
     }
 
-    /// What the server accepted on a pull request of an added repository, oldest first.
-    #[must_use]
-    pub fn posted(&self, project: &ProjectRef, number: i64) -> Vec<Posted> {
-        self.hosted
-            .lock()
-            .unwrap()
-            .posts
-            .iter()
-            .filter(|(repo, n, _)| *repo == project.full_path && *n == number)
-            .map(|(_, _, posted)| posted.clone())
-            .collect()
+    fn posted(&self, project: &ProjectRef, number: i64) -> Vec<Posted> {
+        self.lock().posted(&project.full_path, number)
     }
+}
 
-    /// `/user/repos` over every added repository, by full name.
-    async fn serve_repo_list(&self) {
-        let hosted = self.hosted.clone();
-        self.serve("GET", path("/api/v3/user/repos"), move |r: &Request| {
-            let mut repos = hosted.lock().unwrap().repos.clone();
-            repos.sort_by(|a, b| a["full_name"].as_str().cmp(&b["full_name"].as_str()));
-            page_of(repos, r)
-        })
-        .await;
-    }
-
+impl FakeGithub {
     async fn serve_pull(&self, full_name: &str, mr: &MrFixture) {
         let repo = format!("/api/v3/repos/{full_name}");
         let pull = format!("{repo}/pulls/{}", mr.iid);
         let json = github_pull(full_name, mr);
-        self.serve(
-            "GET",
-            path(pull.clone()),
-            ResponseTemplate::new(200).set_body_json(json.clone()),
-        )
-        .await;
+        self.serve_json(path(pull.clone()), json.clone()).await;
         let files: Vec<Value> = mr.files.iter().map(github_file).collect();
-        self.serve("GET", path(format!("{pull}/files")), move |r: &Request| {
-            page_of(files.clone(), r)
-        })
-        .await;
+        self.serve_list(&format!("{pull}/files"), files).await;
         let (hosted, name, fixture) = (self.hosted.clone(), full_name.to_owned(), mr.clone());
         self.serve(
             "POST",
@@ -355,60 +275,6 @@ impl FakeGithub {
         })
         .await;
     }
-
-    /// `/hooks` of a repository: listed, created (the secret masked, as GitHub does)
-    /// and deleted.
-    async fn serve_hooks(&self, full_name: &str) {
-        let hooks = format!("/api/v3/repos/{full_name}/hooks");
-        let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
-        self.serve("GET", path(hooks.clone()), move |r: &Request| {
-            let listed = hosted
-                .lock()
-                .unwrap()
-                .hooks
-                .iter()
-                .filter(|(repo, _)| *repo == name)
-                .map(|(_, h)| h.clone())
-                .collect();
-            page_of(listed, r)
-        })
-        .await;
-        let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
-        self.serve("POST", path(hooks.clone()), move |r: &Request| {
-            let body = body_json(r);
-            let mut hosted = hosted.lock().unwrap();
-            let hook = json!({
-                "type": "Repository", "id": hosted.next_id(), "name": "web", "active": true, "events": body["events"],
-                "config": { "url": body["config"]["url"], "content_type": "json", "insecure_ssl": "0", "secret": "********" },
-            });
-            hosted.hooks.push((name.clone(), hook.clone()));
-            ResponseTemplate::new(201).set_body_json(hook)
-        })
-        .await;
-        let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
-        self.serve(
-            "DELETE",
-            path_regex(format!("^{hooks}/\\d+$")),
-            move |r: &Request| {
-                let hook_id = r
-                    .url
-                    .path()
-                    .rsplit('/')
-                    .next()
-                    .and_then(|s| s.parse::<u64>().ok());
-                let mut hosted = hosted.lock().unwrap();
-                let before = hosted.hooks.len();
-                hosted
-                    .hooks
-                    .retain(|(repo, h)| !(*repo == name && h["id"].as_u64() == hook_id));
-                if hosted.hooks.len() == before {
-                    return not_found();
-                }
-                ResponseTemplate::new(204)
-            },
-        )
-        .await;
-    }
 }
 
 /// `POST /reviews`: one review holds every comment, and GitHub refuses the whole
@@ -451,15 +317,8 @@ fn review(hosted: &Shared, full_name: &str, mr: &MrFixture, body: &Value) -> Res
 
 /// `POST /issues/{n}/comments`: a general comment.
 fn comment(hosted: &Shared, full_name: &str, number: i64, body: &Value) -> ResponseTemplate {
-    let mut hosted = hosted.lock().unwrap();
-    let id = hosted.next_id();
-    hosted.comments.push((full_name.to_owned(), number, id));
-    let text = body["body"].as_str().unwrap_or_default().to_owned();
-    let posted = Posted::Comment {
-        id: id.to_string(),
-        body: text.clone(),
-    };
-    hosted.post(full_name, number, posted);
+    let text = body["body"].as_str().unwrap_or_default();
+    let id = hosted.lock().unwrap().comment(full_name, number, text);
     ResponseTemplate::new(201).set_body_json(json!({
         "id": id, "node_id": format!("IC_{id}"), "body": text,
         "html_url": format!("https://github.example.com/{full_name}/pull/{number}#issuecomment-{id}"),
@@ -469,30 +328,14 @@ fn comment(hosted: &Shared, full_name: &str, number: i64, body: &Value) -> Respo
 
 /// `PATCH /issues/comments/{id}`: 404 for a comment the repository does not have.
 fn edit_comment(hosted: &Shared, full_name: &str, request: &Request) -> ResponseTemplate {
-    let id: u64 = request
-        .url
-        .path()
-        .rsplit('/')
-        .next()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_default();
-    let mut hosted = hosted.lock().unwrap();
-    let Some(number) = hosted
-        .comments
-        .iter()
-        .find(|(repo, _, c)| repo == full_name && *c == id)
-        .map(|(_, n, _)| *n)
-    else {
-        return not_found();
-    };
-    let text = body_json(request)["body"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    let posted = Posted::Edit {
-        id: id.to_string(),
-        body: text.clone(),
-    };
-    hosted.post(full_name, number, posted);
-    ResponseTemplate::new(200).set_body_json(json!({ "id": id, "body": text }))
+    match hosted
+        .lock()
+        .unwrap()
+        .edit_comment(full_name, None, request)
+    {
+        Some((id, body)) => {
+            ResponseTemplate::new(200).set_body_json(json!({ "id": id, "body": body }))
+        }
+        None => FakeGithub::not_found(),
+    }
 }

@@ -1,7 +1,6 @@
 //! In-memory fakes: small working implementations of the ports, for domain tests.
 
 pub mod ai;
-mod auth_store;
 mod clock;
 mod credentials;
 pub mod hosting;
@@ -10,7 +9,6 @@ pub mod queue;
 pub mod system;
 mod throttle;
 
-pub use auth_store::InMemoryAuthStore;
 pub use clock::FakeClock;
 pub use credentials::{FakePasswordHasher, FakeTokenHasher};
 pub use throttle::InMemoryThrottle;

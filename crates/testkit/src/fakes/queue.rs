@@ -4,7 +4,9 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use reviewd_domain::ports::{Clock, Delivery, DeliveryLog, QueueError, TaskQueue};
+use reviewd_domain::ports::{
+    Clock, DataWipe, Delivery, DeliveryLog, QueueError, RepoError, ResetCaller, TaskQueue,
+};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -244,6 +246,28 @@ impl DeliveryLog for MemoryQueue {
             .seen
             .remove(&(platform.to_owned(), delivery_id.to_owned()));
         Ok(())
+    }
+}
+
+/// As `RedisDataWipe`: counts the stream (always there) and each delivery id as a
+/// key. Message ids go on from where they were, as a recreated stream's do, so an
+/// old id acknowledged late takes no new message.
+#[async_trait]
+impl DataWipe for MemoryQueue {
+    fn store(&self) -> &'static str {
+        "queue"
+    }
+
+    async fn wipe(&self, _caller: &ResetCaller) -> Result<u64, RepoError> {
+        let mut state = self
+            .up()
+            .map_err(|e| RepoError::Unavailable(e.to_string()))?;
+        let keys = 1 + state.seen.len() as u64;
+        *state = State {
+            next_seq: state.next_seq,
+            ..State::default()
+        };
+        Ok(keys)
     }
 }
 

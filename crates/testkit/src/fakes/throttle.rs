@@ -1,49 +1,76 @@
+use crate::fakes::FakeClock;
 use async_trait::async_trait;
-use reviewd_domain::ports::{LoginThrottle, ThrottleError};
+use chrono::{DateTime, Utc};
+use reviewd_domain::ports::{Clock, LoginThrottle, ThrottleError};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Failure counters without expiry: a key is throttled once it has `max_failures`.
+/// Failures counted per key in fixed windows on a clock, as `RedisLoginThrottle`'s
+/// `INCR` + `EXPIRE NX`: a window starts at a key's first failure, and a key is
+/// throttled once it has `max_failures` in it.
 pub struct InMemoryThrottle {
     max_failures: u32,
-    counts: Mutex<HashMap<String, u32>>,
+    window: Duration,
+    clock: Arc<dyn Clock>,
+    /// Failures and when their window ends.
+    counts: Mutex<HashMap<String, (u32, DateTime<Utc>)>>,
 }
 
 impl InMemoryThrottle {
+    /// Fifteen-minute windows (the Redis throttle's default) on a frozen clock.
     #[must_use]
     pub fn new(max_failures: u32) -> Self {
+        let clock = Arc::new(FakeClock::default());
+        Self::with_window(max_failures, Duration::from_secs(15 * 60), clock)
+    }
+
+    #[must_use]
+    pub fn with_window(max_failures: u32, window: Duration, clock: Arc<dyn Clock>) -> Self {
         Self {
             max_failures,
+            window,
+            clock,
             counts: Mutex::default(),
         }
     }
 
-    /// Failures counted for `key`.
+    /// Failures counted for `key` in its current window.
     #[must_use]
     pub fn failures(&self, key: &str) -> u32 {
-        self.counts.lock().unwrap().get(key).copied().unwrap_or(0)
+        self.current(key).map_or(0, |(n, _)| n)
+    }
+
+    /// The key's failures and the end of their window, unless it has ended.
+    fn current(&self, key: &str) -> Option<(u32, DateTime<Utc>)> {
+        let now = self.clock.now();
+        let counts = self.counts.lock().unwrap();
+        counts.get(key).copied().filter(|&(_, ends)| ends > now)
     }
 }
 
 #[async_trait]
 impl LoginThrottle for InMemoryThrottle {
     async fn check(&self, key: &str) -> Result<(), ThrottleError> {
-        if self.failures(key) >= self.max_failures {
-            return Err(ThrottleError::Throttled {
-                retry_after: Duration::from_secs(60),
-            });
+        match self.current(key) {
+            Some((failures, ends)) if failures >= self.max_failures => {
+                let left = (ends - self.clock.now()).to_std().unwrap_or_default();
+                Err(ThrottleError::Throttled {
+                    retry_after: left.max(Duration::from_secs(1)),
+                })
+            }
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     async fn record_failure(&self, key: &str) -> Result<(), ThrottleError> {
-        *self
-            .counts
-            .lock()
-            .unwrap()
-            .entry(key.to_owned())
-            .or_default() += 1;
+        let now = self.clock.now();
+        let mut counts = self.counts.lock().unwrap();
+        let (failures, ends) = counts.entry(key.to_owned()).or_insert((0, now));
+        if *ends <= now {
+            (*failures, *ends) = (0, now + chrono::Duration::from_std(self.window).unwrap());
+        }
+        *failures += 1;
         Ok(())
     }
 

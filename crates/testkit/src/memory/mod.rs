@@ -4,6 +4,7 @@
 //! them work on [`tables::Tables`] under one lock, so a call is as atomic as the
 //! transaction it stands for, and reads that join tables see one state.
 
+mod auth;
 mod catalog;
 mod monitoring;
 mod notifications;
@@ -15,6 +16,7 @@ mod runners;
 mod settings;
 mod tables;
 mod tasks;
+mod wipe;
 
 use crate::fakes::FakeClock;
 use chrono::{DateTime, Utc};

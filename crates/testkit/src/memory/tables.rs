@@ -98,4 +98,5 @@ pub(crate) struct Tables {
     pub settings: super::settings::SettingsTables,
     pub notifications: super::notifications::NotificationTables,
     pub monitoring: super::monitoring::MonitoringTables,
+    pub auth: super::auth::AuthTables,
 }

@@ -192,7 +192,10 @@ impl ReviewEngine {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the figures of one summary comment"
+)]
 pub(super) fn summary_body(
     round: i32,
     grade: crate::review::rating::Rating,

@@ -1,0 +1,295 @@
+//! What the fake GitLab and GitHub have in common: the projects put on them and what
+//! was posted since, kept by project (GitLab's numeric id, GitHub's `owner/name`) and
+//! merge request number; reading requests; and mounting routes for the server's
+//! token, hooks among them. The platforms differ in routes, JSON shapes and headers,
+//! which each fake supplies through [`HostedFake`].
+
+use crate::contract::hosting::FakeServer;
+use crate::fakes::hosting::{Posted, ProjectFixture};
+use async_trait::async_trait;
+use reviewd_domain::model::TokenIdentity;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex, MutexGuard};
+use wiremock::matchers::{header, method, path, path_regex};
+use wiremock::{Match, Mock, Request, Respond, ResponseTemplate};
+
+pub(crate) struct Hosted {
+    /// Projects as the platform lists them.
+    pub projects: Vec<Value>,
+    /// The instance's users (GitLab's `/users`).
+    pub users: Vec<Value>,
+    posts: Vec<(String, i64, Posted)>,
+    /// `(project, number, comment id)` of the general comments.
+    comments: Vec<(String, i64, u64)>,
+    hooks: Vec<(String, Value)>,
+    last_id: u64,
+}
+
+pub(crate) type Shared = Arc<Mutex<Hosted>>;
+
+impl Hosted {
+    /// Nothing hosted yet; ids handed out start after `last_id`, clear of the ones a
+    /// fake's fixed lists serve.
+    pub fn shared(last_id: u64) -> Shared {
+        Arc::new(Mutex::new(Self {
+            projects: Vec::new(),
+            users: Vec::new(),
+            posts: Vec::new(),
+            comments: Vec::new(),
+            hooks: Vec::new(),
+            last_id,
+        }))
+    }
+
+    pub fn next_id(&mut self) -> u64 {
+        self.last_id += 1;
+        self.last_id
+    }
+
+    pub fn post(&mut self, project: &str, number: i64, posted: Posted) {
+        self.posts.push((project.to_owned(), number, posted));
+    }
+
+    /// What was accepted on a merge request, oldest first.
+    pub fn posted(&self, project: &str, number: i64) -> Vec<Posted> {
+        self.posts
+            .iter()
+            .filter(|(p, n, _)| p == project && *n == number)
+            .map(|(_, _, posted)| posted.clone())
+            .collect()
+    }
+
+    /// Records a general comment on a merge request; returns its new id.
+    pub fn comment(&mut self, project: &str, number: i64, body: &str) -> u64 {
+        let id = self.next_id();
+        self.comments.push((project.to_owned(), number, id));
+        let posted = Posted::Comment {
+            id: id.to_string(),
+            body: body.to_owned(),
+        };
+        self.post(project, number, posted);
+        id
+    }
+
+    /// Records the edit `request` makes to the comment its route ends in, if the
+    /// project has it (on merge request `number` when given): the comment's id and new
+    /// body; `None` for a comment it does not have.
+    pub fn edit_comment(
+        &mut self,
+        project: &str,
+        number: Option<i64>,
+        request: &Request,
+    ) -> Option<(u64, String)> {
+        let id = trailing_id(request)?;
+        let &(_, on, _) = self
+            .comments
+            .iter()
+            .find(|(p, n, c)| p == project && number.is_none_or(|x| x == *n) && *c == id)?;
+        let body = body_json(request)["body"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let posted = Posted::Edit {
+            id: id.to_string(),
+            body: body.clone(),
+        };
+        self.post(project, on, posted);
+        Some((id, body))
+    }
+}
+
+/// One query parameter of a request.
+pub(crate) fn query_value(request: &Request, key: &str) -> Option<String> {
+    request
+        .url
+        .query_pairs()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.into_owned())
+}
+
+/// One page of a list, as a request asked for it.
+pub(crate) struct Paged {
+    pub items: Vec<Value>,
+    pub page: usize,
+    pub per_page: usize,
+    pub pages: usize,
+    pub total: usize,
+}
+
+/// The page of `items` the request's `page` and `per_page` ask for (the platform's
+/// default size without one).
+pub(crate) fn paged(items: Vec<Value>, request: &Request, default_per_page: usize) -> Paged {
+    let number = |key, default: usize| {
+        query_value(request, key)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+            .max(1)
+    };
+    let (page, per_page) = (number("page", 1), number("per_page", default_per_page));
+    let total = items.len();
+    Paged {
+        items: items
+            .into_iter()
+            .skip((page - 1) * per_page)
+            .take(per_page)
+            .collect(),
+        page,
+        per_page,
+        pages: total.div_ceil(per_page).max(1),
+        total,
+    }
+}
+
+pub(crate) fn body_json(request: &Request) -> Value {
+    serde_json::from_slice(&request.body).unwrap_or_default()
+}
+
+/// The id a route ends in (`…/notes/12`).
+fn trailing_id(request: &Request) -> Option<u64> {
+    request.url.path().rsplit('/').next()?.parse().ok()
+}
+
+/// Who a fake server says its token belongs to.
+pub(crate) fn token_owner(id: &str, username: &str, name: &str, scopes: &[&str]) -> TokenIdentity {
+    TokenIdentity {
+        user_id: id.to_owned(),
+        username: username.to_owned(),
+        name: Some(name.to_owned()),
+        scopes: Some(scopes.iter().map(|&s| s.to_owned()).collect()),
+    }
+}
+
+/// A fake platform server: the shared state and what differs between platforms.
+#[async_trait]
+pub(crate) trait HostedFake: FakeServer {
+    fn hosted(&self) -> &Shared;
+
+    /// The header that carries the server's token, with its value.
+    fn auth(&self) -> (&'static str, String);
+
+    /// A page of `items` with the platform's pagination headers.
+    fn page_of(items: Vec<Value>, request: &Request) -> ResponseTemplate
+    where
+        Self: Sized;
+
+    fn not_found() -> ResponseTemplate
+    where
+        Self: Sized;
+
+    /// A hook as the platform answers its creation from the request `body`.
+    fn hook(id: u64, project: &str, body: &Value) -> Value
+    where
+        Self: Sized;
+
+    /// Mounts the lists over every project put on the server.
+    async fn serve_lists(&self);
+
+    fn lock(&self) -> MutexGuard<'_, Hosted> {
+        self.hosted().lock().unwrap()
+    }
+
+    /// Mounts `respond` for `verb` on `route`, for the known token only.
+    async fn serve(
+        &self,
+        verb: &str,
+        route: impl Match + 'static,
+        respond: impl Respond + 'static,
+    ) {
+        let (name, value) = self.auth();
+        Mock::given(method(verb))
+            .and(route)
+            .and(header(name, value.as_str()))
+            .respond_with(respond)
+            .mount(self.account().server)
+            .await;
+    }
+
+    /// `GET` on `route` answers `json`.
+    async fn serve_json(&self, route: impl Match + 'static, json: Value) {
+        let answer = ResponseTemplate::new(200).set_body_json(json);
+        self.serve("GET", route, answer).await;
+    }
+
+    /// `GET` on `route` answers `items`, a page at a time.
+    async fn serve_list(&self, route: &str, items: Vec<Value>)
+    where
+        Self: Sized + 'static,
+    {
+        let list = move |r: &Request| Self::page_of(items.clone(), r);
+        self.serve("GET", path(route), list).await;
+    }
+
+    /// `GET` on `route` lists every project put on the server, sorted by `order`.
+    async fn serve_projects(&self, route: &str, order: for<'a> fn(&'a mut Vec<Value>))
+    where
+        Self: Sized + 'static,
+    {
+        let hosted = self.hosted().clone();
+        let list = move |r: &Request| {
+            let mut projects = hosted.lock().unwrap().projects.clone();
+            order(&mut projects);
+            Self::page_of(projects, r)
+        };
+        self.serve("GET", path(route), list).await;
+    }
+
+    /// Lists the fixture's project, as `shape` has it with the fixture's default
+    /// branch, under the next free id, and returns both; the first one mounts the
+    /// lists.
+    async fn list_project(
+        &self,
+        fixture: &ProjectFixture,
+        shape: for<'a> fn(u64, &'a str) -> Value,
+    ) -> (u64, Value) {
+        let (id, project, first) = {
+            let mut hosted = self.lock();
+            let id = hosted.next_id();
+            let mut project = shape(id, &fixture.full_path);
+            project["default_branch"] = json!(fixture.default_branch);
+            hosted.projects.push(project.clone());
+            (id, project, hosted.projects.len() == 1)
+        };
+        if first {
+            self.serve_lists().await;
+        }
+        (id, project)
+    }
+
+    /// A project's hooks at `route`: listed, created (as [`HostedFake::hook`]) and
+    /// deleted by id (404 for one it does not have).
+    async fn serve_hooks(&self, route: &str, project: &str)
+    where
+        Self: Sized,
+    {
+        let (hosted, key) = (self.hosted().clone(), project.to_owned());
+        self.serve("GET", path(route), move |r: &Request| {
+            let hosted = hosted.lock().unwrap();
+            let listed = hosted.hooks.iter().filter(|(p, _)| *p == key);
+            Self::page_of(listed.map(|(_, h)| h.clone()).collect(), r)
+        })
+        .await;
+        let (hosted, key) = (self.hosted().clone(), project.to_owned());
+        self.serve("POST", path(route), move |r: &Request| {
+            let mut hosted = hosted.lock().unwrap();
+            let hook = Self::hook(hosted.next_id(), &key, &body_json(r));
+            hosted.hooks.push((key.clone(), hook.clone()));
+            ResponseTemplate::new(201).set_body_json(hook)
+        })
+        .await;
+        let (hosted, key) = (self.hosted().clone(), project.to_owned());
+        let one = path_regex(format!("^{route}/\\d+$"));
+        self.serve("DELETE", one, move |r: &Request| {
+            let id = trailing_id(r);
+            let mut hosted = hosted.lock().unwrap();
+            let before = hosted.hooks.len();
+            hosted
+                .hooks
+                .retain(|(p, h)| !(*p == key && h["id"].as_u64() == id));
+            if hosted.hooks.len() == before {
+                return Self::not_found();
+            }
+            ResponseTemplate::new(204)
+        })
+        .await;
+    }
+}
