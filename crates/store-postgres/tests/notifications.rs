@@ -11,15 +11,14 @@ use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
 use reviewd_crypto::SecretBox;
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::notification::{
-    Channel, Frequency, HistoryFilter, NewPushSubscription, NotificationConfig, NotificationType,
-    ReviewEvent,
+    Channel, HistoryFilter, NewPushSubscription, NotificationConfig, NotificationType, ReviewEvent,
 };
 use reviewd_domain::model::{NewUser, Role};
 use reviewd_domain::ports::{NewDelivery, NotificationRepository, RepoError, UserRepository};
 use reviewd_store_postgres::schema::notification_configs;
 use reviewd_store_postgres::{PgNotificationRepository, PgPool, PgUserRepository};
 use reviewd_testkit::TestDb;
-use reviewd_testkit::contract::notifications::push_subscriptions;
+use reviewd_testkit::contract::notifications::{full_config, push_subscriptions, without_time};
 use uuid::Uuid;
 
 fn secrets() -> SecretBox {
@@ -61,48 +60,6 @@ async fn reviews(pool: &PgPool, n: usize) -> Vec<Uuid> {
     ids
 }
 
-fn full_config() -> NotificationConfig {
-    NotificationConfig {
-        email_enabled: true,
-        smtp_host: Some("smtp.example.com".into()),
-        smtp_port: Some(65_535),
-        smtp_secure: false,
-        smtp_username: Some("mailer".into()),
-        smtp_password: Some("plain-smtp-password".into()),
-        email_from: Some("reviewd@example.com".into()),
-        email_recipients: vec!["a@example.com".into(), "b@example.com".into()],
-        webhook_enabled: true,
-        webhook_urls: vec!["https://hooks.example.com/x".into()],
-        webhook_secret: Some("plain-webhook-secret".into()),
-        chat_a_enabled: true,
-        chat_a_bot_token: Some("plain-chat-a-token".into()),
-        chat_a_channels: vec!["C1".into(), "C2".into()],
-        chat_b_enabled: true,
-        chat_b_webhook_url: Some("https://chat-b.example.com/plain-chat-b-token".into()),
-        chat_c_enabled: true,
-        chat_c_webhook_url: Some("https://chat-c.example.com/plain-chat-c-token".into()),
-        chat_d_enabled: true,
-        chat_d_webhook_url: Some("https://chat-d.example.com/plain-chat-d-token".into()),
-        chat_d_secret: Some("plain-chat-d-secret".into()),
-        push_enabled: true,
-        vapid_public_key: Some("BPublicKey".into()),
-        vapid_private_key: Some("plain-vapid-private".into()),
-        vapid_subject: Some("mailto:ops@example.com".into()),
-        notify_on_review_completed: false,
-        notify_on_review_failed: false,
-        notify_on_rating_low: false,
-        rating_threshold: 42,
-        notification_frequency: Frequency::Weekly,
-        updated_at: None,
-    }
-}
-
-fn without_time(mut c: NotificationConfig) -> NotificationConfig {
-    assert!(c.updated_at.is_some(), "updated_at comes from the row");
-    c.updated_at = None;
-    c
-}
-
 type EncColumns = (
     Option<String>,
     Option<String>,
@@ -141,14 +98,14 @@ async fn every_secret_is_sealed_at_rest() {
 
     let enc = enc_columns(&pool).await;
     let stored = [
-        (&enc.0, "plain-smtp-password"),
-        (&enc.1, "plain-webhook-secret"),
-        (&enc.2, "plain-chat-a-token"),
-        (&enc.3, "plain-chat-b-token"),
-        (&enc.4, "plain-chat-c-token"),
-        (&enc.5, "plain-chat-d-token"),
-        (&enc.6, "plain-chat-d-secret"),
-        (&enc.7, "plain-vapid-private"),
+        (&enc.0, "smtp-password"),
+        (&enc.1, "webhook-secret"),
+        (&enc.2, "chat-a-token"),
+        (&enc.3, "chat-b-token"),
+        (&enc.4, "chat-c-token"),
+        (&enc.5, "chat-d-token"),
+        (&enc.6, "chat-d-secret"),
+        (&enc.7, "vapid-private"),
     ];
     for (column, plain) in stored {
         let column = column.as_deref().expect("a sealed value");

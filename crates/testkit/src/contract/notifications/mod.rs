@@ -16,6 +16,7 @@ mod push;
 mod settings;
 
 pub use push::push_subscriptions;
+pub use settings::{full_config, without_time};
 
 use super::{Stores, seed};
 use chrono::{DateTime, TimeZone, Utc};

@@ -5,8 +5,9 @@ use reviewd_domain::model::SecretString;
 use reviewd_domain::model::notification::{Frequency, NotificationConfig, NotificationConfigPatch};
 use reviewd_domain::ports::RepoError;
 
-/// Every setting away from its default, every secret set.
-fn full_config() -> NotificationConfig {
+/// Every setting away from its default, every secret set (the store tests check
+/// that these secrets are not stored in clear).
+pub fn full_config() -> NotificationConfig {
     NotificationConfig {
         email_enabled: true,
         smtp_host: Some("smtp.example.com".into()),
@@ -43,7 +44,7 @@ fn full_config() -> NotificationConfig {
 }
 
 /// `c` without its `updated_at`, which the store sets.
-fn without_time(mut c: NotificationConfig) -> NotificationConfig {
+pub fn without_time(mut c: NotificationConfig) -> NotificationConfig {
     assert!(
         c.updated_at.is_some(),
         "the stored settings carry updated_at"
