@@ -1,6 +1,10 @@
 //! End-to-end HTTP tests: each test starts the real server on its own database and
 //! Redis key prefix, and talks to it over loopback.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 mod helpers;
 

@@ -6,8 +6,10 @@
 //!
 //! Environment: BENCH_REVIEWS (10000), BENCH_PROJECTS (500), BENCH_ROUNDS (40 requests
 //! a page).
-// `allow`, not `expect`: each bench uses a different part of the shared helpers.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "`allow`, not `expect`: each bench uses a different part of the shared helpers"
+)]
 #![expect(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -8,8 +8,10 @@
 //!
 //! Environment: BENCH_WEBHOOKS (2000), BENCH_CLIENTS (32), BENCH_FILES (12),
 //! BENCH_AI_LATENCY_MS (200), BENCH_CONCURRENCY (3), BENCH_REVIEWS (5).
-// `allow`, not `expect`: each bench uses a different part of the shared helpers.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "`allow`, not `expect`: each bench uses a different part of the shared helpers"
+)]
 #![expect(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -7,8 +7,10 @@
 //! task was claimed twice and none was left unclaimed (the run fails otherwise).
 //!
 //! Environment: BENCH_RUNNERS (50), BENCH_TASKS (1000), BENCH_CLAIM_LIMIT (1).
-// `allow`, not `expect`: each bench uses a different part of the shared helpers.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "`allow`, not `expect`: each bench uses a different part of the shared helpers"
+)]
 #![expect(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -21,7 +21,7 @@ struct World {
 fn world() -> World {
     let store = Arc::new(MemoryStore::default());
     let tokens = Arc::new(FakeTokenHasher::default());
-    let passwords = Arc::new(FakePasswordHasher);
+    let passwords = Arc::new(FakePasswordHasher::default());
     let throttle = Arc::new(InMemoryThrottle::new(3));
     World {
         auth: AuthService::new(

@@ -180,3 +180,8 @@ async fn chat_b_keeps_the_notifier_contract() {
 async fn web_push_keeps_the_notifier_contract() {
     run(&HttpWorld::new(Adapter::Push)).await;
 }
+
+#[test]
+fn p256_vapid_keys_keep_the_key_generator_contract() {
+    reviewd_testkit::contract::vapid::run(&P256VapidKeys);
+}

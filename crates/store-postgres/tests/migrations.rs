@@ -1,5 +1,8 @@
 //! Migrations go up, all the way down, and up again to the identical schema.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use diesel::QueryableByName;
 use diesel::sql_types::Text;

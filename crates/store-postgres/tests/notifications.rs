@@ -3,7 +3,10 @@
 //! push subscription owners). The port's behaviour is the contract suite's
 //! (`reviewd_testkit::contract::notifications`), run from `tests/contract.rs` and,
 //! for push subscriptions, here.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use chrono::{Duration, Utc};
 use diesel::prelude::*;

@@ -1,6 +1,5 @@
 //! The Postgres repositories against a real database (one per test), for what the
 //! port contract suites (`tests/contract.rs`) cannot reach through the ports.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use reviewd_testkit::TestDb;
 

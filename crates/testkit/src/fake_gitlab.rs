@@ -2,6 +2,7 @@
 //! headers, token checks, and a record of every request for assertions.
 
 mod hosted;
+mod oauth;
 
 use crate::fake_hosted::{Hosted, Shared};
 use serde_json::{Value, json};
@@ -13,6 +14,8 @@ pub struct FakeGitlab {
     pub token: String,
     /// What `add_project` put here and what was posted since.
     hosted: Shared,
+    /// What `with_oauth_app` grants.
+    oauth: oauth::SharedGrants,
 }
 
 /// A GitLab project as `GET /projects` returns it.
@@ -44,6 +47,7 @@ impl FakeGitlab {
             token: token.to_owned(),
             // Clear of the ids `with_projects` serves.
             hosted: Hosted::shared(5000),
+            oauth: oauth::SharedGrants::default(),
         };
         Mock::given(method("GET"))
             .and(path("/api/v4/user"))

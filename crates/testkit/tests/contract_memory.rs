@@ -85,3 +85,87 @@ async fn health_probe() {
     down.set_up(false);
     reviewd_testkit::contract::health_probe::run(&up, &down).await;
 }
+
+#[tokio::test]
+async fn credentials() {
+    use reviewd_testkit::fakes::{FakePasswordHasher, FakeTokenHasher};
+    reviewd_testkit::contract::credentials::password_hasher(&FakePasswordHasher::default()).await;
+    reviewd_testkit::contract::credentials::token_hasher(&FakeTokenHasher::default());
+}
+
+#[test]
+fn vapid_keys() {
+    reviewd_testkit::contract::vapid::run(
+        &reviewd_testkit::fakes::notifier::FakeVapidKeys::default(),
+    );
+}
+
+#[tokio::test]
+async fn system_sampler() {
+    use reviewd_testkit::fakes::system::FakeSystemSampler;
+    let clock = Arc::new(FakeClock::ticking(Duration::from_millis(1)));
+    reviewd_testkit::contract::system::sampler(&FakeSystemSampler::new(clock)).await;
+}
+
+struct FakeDisk(reviewd_testkit::fakes::system::FakeDiskUsage);
+
+#[async_trait::async_trait]
+impl reviewd_testkit::contract::system::DiskWorld for FakeDisk {
+    fn disk(&self) -> &dyn reviewd_domain::ports::DiskUsage {
+        &self.0
+    }
+
+    fn readable(&self) -> std::path::PathBuf {
+        "/var/lib/reviewd".into()
+    }
+
+    async fn unreadable(&self) -> std::path::PathBuf {
+        self.0.fail("df: /mnt/gone: No such file or directory");
+        "/mnt/gone".into()
+    }
+}
+
+#[tokio::test]
+async fn disk_usage() {
+    use reviewd_testkit::fakes::system::FakeDiskUsage;
+    reviewd_testkit::contract::system::disk_usage(&FakeDisk(FakeDiskUsage::new(100, 40))).await;
+}
+
+#[derive(Default)]
+struct FakeOAuthWorld {
+    oauth: reviewd_testkit::fakes::hosting::FakeOAuth,
+    approved: std::sync::atomic::AtomicU64,
+}
+
+#[async_trait::async_trait]
+impl reviewd_testkit::contract::oauth::OAuthWorld for FakeOAuthWorld {
+    fn oauth(&self) -> &dyn reviewd_domain::ports::PlatformOAuth {
+        &self.oauth
+    }
+
+    fn base_url(&self) -> String {
+        "https://gitlab.example.com".into()
+    }
+
+    async fn approve(&self, _redirect_uri: &str) -> String {
+        let n = self
+            .approved
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("code-{n}")
+    }
+
+    async fn go_down(&self) {
+        self.oauth.set_down(true);
+    }
+}
+
+#[tokio::test]
+async fn platform_oauth() {
+    reviewd_testkit::contract::oauth::run(&FakeOAuthWorld::default()).await;
+}
+
+#[tokio::test]
+async fn clock() {
+    reviewd_testkit::contract::clock::run(&FakeClock::default()).await;
+    reviewd_testkit::contract::clock::run(&FakeClock::ticking(Duration::from_millis(1))).await;
+}

@@ -1,7 +1,9 @@
 //! A reviewd core wired on the in-memory adapters of `reviewd-testkit`: no database,
 //! no network, and a clock that only moves when a test (or a wait) moves it.
-// `allow`, not `expect`: each test binary that includes this module uses a different part of it.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "`allow`, not `expect`: each test binary that includes this module uses a different part of it"
+)]
 #![expect(
     clippy::unwrap_used,
     reason = "tests: a panic fails the test, with its message"

@@ -11,6 +11,8 @@
 pub mod ai;
 pub mod api_keys;
 pub mod catalog;
+pub mod clock;
+pub mod credentials;
 pub mod data_wipe;
 pub mod health_checks;
 pub mod health_probe;
@@ -20,6 +22,7 @@ pub mod login_throttle;
 pub mod monitoring;
 pub mod notifications;
 pub mod notifier;
+pub mod oauth;
 pub mod platform_configs;
 pub mod projects;
 pub mod queue;
@@ -29,8 +32,10 @@ pub mod runners;
 pub mod seed;
 pub mod sessions;
 pub mod settings;
+pub mod system;
 pub mod tasks;
 pub mod users;
+pub mod vapid;
 
 use reviewd_domain::ports::{
     ApiKeyRepository, CatalogRepository, DataWipe, HealthCheckRepository, JobLedger,

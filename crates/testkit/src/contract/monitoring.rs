@@ -136,7 +136,6 @@ async fn a_database_sample_is_plausible(s: &Stores) {
 }
 
 fn bucket(start: DateTime<Utc>, route: &str, method: &str, status: u16, n: u64) -> ApiBucket {
-    #[allow(clippy::cast_precision_loss)]
     let latency = n as f64 * 4.0;
     ApiBucket {
         bucket_start: start,

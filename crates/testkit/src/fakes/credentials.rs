@@ -2,25 +2,37 @@ use async_trait::async_trait;
 use reviewd_domain::ports::{CredentialError, PasswordHasher, TokenHasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Reversible "hashing" that keeps domain tests fast; never use outside tests.
+/// Fast "hashing" for domain tests, salted with a counter so equal passwords
+/// differ as they do under argon2 (`fake$<salt>$<hex of the password>`); never use
+/// outside tests.
 #[derive(Default)]
-pub struct FakePasswordHasher;
+pub struct FakePasswordHasher {
+    salt: AtomicU64,
+}
+
+fn hex(text: &str) -> String {
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}
 
 #[async_trait]
 impl PasswordHasher for FakePasswordHasher {
     async fn hash(&self, password: &str) -> Result<String, CredentialError> {
-        Ok(format!("fake${password}"))
+        let salt = self.salt.fetch_add(1, Ordering::Relaxed) + 1;
+        Ok(format!("fake${salt}${}", hex(password)))
     }
 
     async fn verify(&self, password: &str, hash: &str) -> Result<bool, CredentialError> {
         let stored = hash
             .strip_prefix("fake$")
+            .and_then(|rest| rest.split_once('$'))
+            .filter(|(salt, _)| salt.parse::<u64>().is_ok())
+            .map(|(_, stored)| stored)
             .ok_or(CredentialError::MalformedHash)?;
-        Ok(stored == password)
+        Ok(stored == hex(password))
     }
 }
 
-/// Sequential tokens (`<prefix>tok1`, ...) and readable hashes.
+/// Sequential tokens (`<prefix>tok1`, ...) and readable hashes (`h(<token>)`).
 #[derive(Default)]
 pub struct FakeTokenHasher {
     next: AtomicU64,

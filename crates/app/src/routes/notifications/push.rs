@@ -73,7 +73,7 @@ pub(super) async fn subscribe_push(
                 .map(|ms| {
                     // Up to the end of year 9999: what RFC 3339 can write back.
                     let in_range = (0.0..=253_402_300_799_999.0).contains(&ms);
-                    #[allow(clippy::cast_possible_truncation)]
+                    // In range, so the cast to whole milliseconds cannot truncate.
                     in_range.then(|| chrono::DateTime::from_timestamp_millis(ms as i64)).flatten().ok_or_else(|| {
                         ApiError::bad_request(
                             ErrorCode::ValidationFailed,

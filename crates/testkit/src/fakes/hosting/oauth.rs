@@ -58,12 +58,16 @@ impl PlatformClients for ScriptedClients {
 struct OAuthState {
     /// Codes and refresh tokens already spent: the platform refuses them again.
     spent: HashSet<String>,
+    /// Refresh tokens handed out: the only ones the platform takes.
+    refresh_tokens: HashSet<String>,
     issued: u64,
     failures: VecDeque<PlatformError>,
+    down: bool,
 }
 
-/// An OAuth2 provider that takes any code or refresh token once (a used code, or a
-/// refresh token already rotated, is `Rejected`), issuing `access-<n>`/`refresh-<n>`.
+/// An OAuth2 provider that takes any code once (a used code is `Rejected`) and the
+/// refresh tokens it issued once each (a rotated or unknown one is `Rejected`),
+/// issuing `access-<n>`/`refresh-<n>`.
 #[derive(Default)]
 pub struct FakeOAuth {
     state: Mutex<OAuthState>,
@@ -85,38 +89,47 @@ impl FakeOAuth {
         self.state.lock().unwrap().failures.push_back(error);
     }
 
-    fn issue(&self, spending: &str) -> Result<OAuthTokens, PlatformError> {
+    /// While down, every exchange and refresh is `Unavailable`.
+    pub fn set_down(&self, down: bool) {
+        self.state.lock().unwrap().down = down;
+    }
+
+    fn issue(&self, grant: Grant<'_>) -> Result<OAuthTokens, PlatformError> {
         let mut state = self.state.lock().unwrap();
+        if state.down {
+            return Err(PlatformError::Unavailable("HTTP 503: injected".to_owned()));
+        }
         if let Some(error) = state.failures.pop_front() {
             return Err(error);
         }
-        if !state.spent.insert(spending.to_owned()) {
+        let (spending, known) = match grant {
+            Grant::Code(code) => (format!("code:{code}"), true),
+            Grant::Refresh(token) => (
+                format!("refresh:{token}"),
+                state.refresh_tokens.contains(token),
+            ),
+        };
+        if !known || !state.spent.insert(spending) {
             return Err(PlatformError::Rejected(
-                "invalid_grant: the grant was already used".to_owned(),
+                "invalid_grant: the grant is unknown or was already used".to_owned(),
             ));
         }
         state.issued += 1;
         let n = state.issued;
+        let refresh_token = format!("refresh-{n}");
+        state.refresh_tokens.insert(refresh_token.clone());
         Ok(OAuthTokens {
             access_token: SecretString::new(format!("access-{n}")),
-            refresh_token: Some(SecretString::new(format!("refresh-{n}"))),
+            refresh_token: Some(SecretString::new(refresh_token)),
             expires_at: self.expires_at,
             scopes: vec!["api".to_owned()],
         })
     }
 }
 
-/// Percent-encodes a query value (unreserved characters stay).
-fn encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+enum Grant<'a> {
+    Code(&'a str),
+    Refresh(&'a str),
 }
 
 #[async_trait]
@@ -128,13 +141,14 @@ impl PlatformOAuth for FakeOAuth {
         redirect_uri: &str,
         state: &str,
     ) -> String {
-        format!(
-            "{}/oauth/authorize?client_id={}&redirect_uri={}&response_type=code&state={}&scope=api",
-            base_url.trim_end_matches('/'),
-            encode(app_id),
-            encode(redirect_uri),
-            encode(state)
-        )
+        let query: String = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("client_id", app_id)
+            .append_pair("redirect_uri", redirect_uri)
+            .append_pair("response_type", "code")
+            .append_pair("state", state)
+            .append_pair("scope", "api")
+            .finish();
+        format!("{}/oauth/authorize?{query}", base_url.trim_end_matches('/'))
     }
 
     async fn exchange_code(
@@ -145,7 +159,7 @@ impl PlatformOAuth for FakeOAuth {
         code: &str,
         _redirect_uri: &str,
     ) -> Result<OAuthTokens, PlatformError> {
-        self.issue(&format!("code:{code}"))
+        self.issue(Grant::Code(code))
     }
 
     async fn refresh(
@@ -155,6 +169,6 @@ impl PlatformOAuth for FakeOAuth {
         _app_secret: &str,
         refresh_token: &str,
     ) -> Result<OAuthTokens, PlatformError> {
-        self.issue(&format!("refresh:{refresh_token}"))
+        self.issue(Grant::Refresh(refresh_token))
     }
 }

@@ -3,7 +3,7 @@
 use super::*;
 use reviewd_domain::model::diff::DiffRefs;
 use reviewd_domain::model::{AuthType, PlatformConnection, SecretString};
-use reviewd_domain::ports::{HostingPlatform, PlatformClients, PlatformOAuth};
+use reviewd_domain::ports::{HostingPlatform, PlatformClients};
 
 const DIFF: &str = "@@ -1,2 +1,3 @@\n a\n+b\n c\n";
 
@@ -92,37 +92,4 @@ async fn clients_hand_out_the_platform_and_remember_connections() {
     );
     assert!(clients.oauth(PlatformType::HostA).is_some());
     assert!(clients.oauth(PlatformType::HostB).is_none());
-}
-
-#[tokio::test]
-async fn oauth_codes_and_refresh_tokens_work_once() {
-    let oauth = FakeOAuth::default();
-    let url = oauth.authorize_url(
-        "https://gl.example.com/",
-        "app",
-        "https://r.example/cb",
-        "s 1",
-    );
-    assert_eq!(
-        url,
-        "https://gl.example.com/oauth/authorize?client_id=app&redirect_uri=https%3A%2F%2Fr.example%2Fcb&response_type=code&state=s%201&scope=api"
-    );
-    let tokens = oauth
-        .exchange_code("b", "a", "s", "code1", "r")
-        .await
-        .unwrap();
-    assert!(matches!(
-        oauth.exchange_code("b", "a", "s", "code1", "r").await,
-        Err(PlatformError::Rejected(_))
-    ));
-    let refresh = tokens.refresh_token.unwrap();
-    let rotated = oauth
-        .refresh("b", "a", "s", refresh.expose())
-        .await
-        .unwrap();
-    assert_ne!(rotated.access_token.expose(), tokens.access_token.expose());
-    assert!(matches!(
-        oauth.refresh("b", "a", "s", refresh.expose()).await,
-        Err(PlatformError::Rejected(_))
-    ));
 }
