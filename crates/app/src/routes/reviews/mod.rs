@@ -3,9 +3,13 @@
 //! handlers and the response shapes they answer with.
 
 mod catalog;
-mod detail;
+mod comments;
+mod files;
 mod history;
+mod items_page;
+mod logs;
 mod manual;
+mod rounds;
 mod schemas;
 mod tasks;
 
@@ -13,16 +17,16 @@ pub(super) use catalog::{OneReviewRule, OneReviewTemplate};
 
 use crate::error::ApiError;
 use catalog::{list_review_rules, list_review_templates};
-use detail::{
-    get_review_file_progress, get_review_logs, list_review_ai_logs, list_review_comments,
-    list_review_feedbacks, list_review_files, list_review_rounds, retry_review_file,
-};
+use comments::list_review_comments;
+use files::{get_review_file_progress, list_review_files, retry_review_file};
 use history::{get_review, list_reviews};
+use logs::{get_review_logs, list_review_ai_logs};
 use manual::{
     list_manual_merge_requests, list_manual_review_history, list_manual_review_projects,
     list_recent_manual_tasks, trigger_manual_review,
 };
 use reviewd_domain::ErrorCode;
+use rounds::{list_review_feedbacks, list_review_rounds};
 use tasks::{get_review_task, list_review_tasks};
 use utoipa_actix_web::{scope, service_config::ServiceConfig};
 
