@@ -1,8 +1,7 @@
 //! The Postgres notification repository against a real database (one per test):
-//! what only this adapter has (secrets sealed at rest, rows it cannot read, users as
-//! push subscription owners). The port's behaviour is the contract suite's
-//! (`reviewd_testkit::contract::notifications`), run from `tests/contract.rs` and,
-//! for push subscriptions, here.
+//! what only this adapter has (secrets sealed at rest, rows it cannot read). The
+//! port's behaviour is the contract suite's (`reviewd_testkit::contract::notifications`),
+//! run from `tests/contract.rs`.
 #![expect(
     clippy::unwrap_used,
     reason = "tests: a panic fails the test, with its message"
@@ -14,14 +13,13 @@ use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
 use reviewd_crypto::SecretBox;
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::notification::{
-    Channel, HistoryFilter, NewPushSubscription, NotificationConfig, NotificationType, ReviewEvent,
+    Channel, HistoryFilter, NotificationConfig, NotificationType, ReviewEvent,
 };
-use reviewd_domain::model::{NewUser, Role};
-use reviewd_domain::ports::{NewDelivery, NotificationRepository, RepoError, UserRepository};
+use reviewd_domain::ports::{NewDelivery, NotificationRepository, RepoError};
 use reviewd_store_postgres::schema::notification_configs;
-use reviewd_store_postgres::{PgNotificationRepository, PgPool, PgUserRepository};
+use reviewd_store_postgres::{PgNotificationRepository, PgPool};
 use reviewd_testkit::TestDb;
-use reviewd_testkit::contract::notifications::{full_config, push_subscriptions, without_time};
+use reviewd_testkit::contract::notifications::{full_config, without_time};
 use uuid::Uuid;
 
 fn secrets() -> SecretBox {
@@ -241,41 +239,4 @@ fn event(review_id: Uuid) -> ReviewEvent {
         comment_count: 2,
         error_message: None,
     }
-}
-
-fn new_user(email: &str) -> NewUser {
-    NewUser {
-        email: email.into(),
-        name: "N".into(),
-        password_hash: "h".into(),
-        role: Role::Maintainer,
-        is_root: false,
-    }
-}
-
-#[tokio::test]
-async fn push_subscriptions_keep_the_contract() {
-    let db = TestDb::new().await;
-    let (notifications, pool) = repo(&db).await;
-    let users = PgUserRepository::new(pool);
-    let alice = users.create(new_user("alice@example.com")).await.unwrap();
-    let bob = users.create(new_user("bob@example.com")).await.unwrap();
-    push_subscriptions(&notifications, [alice.id, bob.id]).await;
-}
-
-#[tokio::test]
-async fn a_subscription_of_an_unknown_user_is_refused() {
-    let db = TestDb::new().await;
-    let (notifications, _pool) = repo(&db).await;
-    let refused = notifications
-        .subscribe(NewPushSubscription {
-            user_id: Uuid::new_v4(),
-            endpoint: "https://push.example.com/4".into(),
-            p256dh: "p256dh".into(),
-            auth: "auth".into(),
-            user_agent: None,
-            expires_at: None,
-        })
-        .await;
-    assert!(matches!(refused, Err(RepoError::NotFound)), "{refused:?}");
 }

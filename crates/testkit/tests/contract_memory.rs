@@ -39,14 +39,6 @@ async fn hosting_platform() {
 }
 
 #[tokio::test]
-async fn notification_push_subscriptions() {
-    // No users table in memory: any owner id will do.
-    let store = MemoryStore::new(Arc::new(FakeClock::ticking(Duration::from_millis(1))));
-    let owners = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()];
-    reviewd_testkit::contract::notifications::push_subscriptions(&store, owners).await;
-}
-
-#[tokio::test]
 async fn notifier() {
     use reviewd_domain::model::notification::Channel;
     use reviewd_testkit::contract::notifier::RecordingWorld;

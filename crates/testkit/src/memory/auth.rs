@@ -23,7 +23,7 @@ pub(crate) struct AuthTables {
 }
 
 impl AuthTables {
-    fn user(&self, id: Uuid) -> Result<&User, RepoError> {
+    pub(super) fn user(&self, id: Uuid) -> Result<&User, RepoError> {
         self.users
             .iter()
             .map(|(u, _)| u)

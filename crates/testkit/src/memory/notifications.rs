@@ -290,6 +290,7 @@ impl NotificationRepository for MemoryStore {
     async fn subscribe(&self, sub: NewPushSubscription) -> Result<PushSubscription, RepoError> {
         let now = self.now();
         let mut t = self.tables();
+        t.auth.user(sub.user_id)?;
         let subs = &mut t.notifications.subscriptions;
         let known = subs.iter_mut().find(|s| s.endpoint == sub.endpoint);
         // A known endpoint keeps its identity and history; the rest is the browser's.

@@ -1,7 +1,6 @@
 //! The `NotificationRepository` contract: the one settings row, the delivery
 //! history (attempts, stale pending deliveries, filters, pages, counts, cleaning),
-//! the digest queue, and — in [`push_subscriptions`], which needs users the store
-//! knows — browser push subscriptions.
+//! the digest queue, and browser push subscriptions (owned by users of the store).
 //!
 //! Times come from the store itself (a record's `created_at`), never from this
 //! process's clock, so the cases hold on a store whose clock is not the wall's.
@@ -15,7 +14,6 @@ mod digest;
 mod push;
 mod settings;
 
-pub use push::push_subscriptions;
 pub use settings::{full_config, without_time};
 
 use super::{Stores, seed};
@@ -28,6 +26,7 @@ use deliveries::{
     unknown_ids_are_not_found,
 };
 use digest::{concurrent_digest_takes_split_the_events, digest_events_are_taken_once_oldest_first};
+use push::{a_subscription_of_an_unknown_user_is_refused, push_subscriptions};
 use reviewd_domain::model::notification::{Channel, NotificationType, ReviewEvent};
 use reviewd_domain::ports::NewDelivery;
 use settings::{
@@ -36,7 +35,7 @@ use settings::{
 };
 use uuid::Uuid;
 
-/// Every case but the push subscriptions, in order. The first needs a fresh store
+/// Every case, in order. The first needs a fresh store
 /// (the settings as seeded); cleaning deletes every older record, so it comes after
 /// the other history cases.
 pub async fn run(s: &Stores) {
@@ -54,6 +53,9 @@ pub async fn run(s: &Stores) {
     clean_deletes_the_records_created_before_the_cutoff(s).await;
     digest_events_are_taken_once_oldest_first(s, review).await;
     concurrent_digest_takes_split_the_events(s, review).await;
+    let owners = [seed::user(s).await.id, seed::user(s).await.id];
+    push_subscriptions(s.notifications.as_ref(), owners).await;
+    a_subscription_of_an_unknown_user_is_refused(s.notifications.as_ref()).await;
 }
 
 fn long_ago() -> DateTime<Utc> {

@@ -6,7 +6,7 @@ use reviewd_domain::ports::{NotificationRepository, RepoError};
 use uuid::Uuid;
 
 /// Push subscriptions, for two users the store knows (the subscriptions' owners).
-pub async fn push_subscriptions(n: &dyn NotificationRepository, [alice, bob]: [Uuid; 2]) {
+pub(super) async fn push_subscriptions(n: &dyn NotificationRepository, [alice, bob]: [Uuid; 2]) {
     let base = format!("https://push.example.com/{}", Uuid::new_v4().simple());
     let endpoint = |i: u8| format!("{base}/{i}");
     let sub = |user_id, i, key: &str| NewPushSubscription {
@@ -111,4 +111,26 @@ pub async fn push_subscriptions(n: &dyn NotificationRepository, [alice, bob]: [U
     assert_eq!(n.clean_subscriptions().await.unwrap(), 1);
     assert_eq!(n.clean_subscriptions().await.unwrap(), 0);
     assert_eq!(ids(n.subscriptions(None).await.unwrap()), [bobs.id]);
+}
+
+/// A subscription is a user's: one for an unknown user is `NotFound`, and stores none.
+pub(super) async fn a_subscription_of_an_unknown_user_is_refused(n: &dyn NotificationRepository) {
+    let stranger = NewPushSubscription {
+        user_id: Uuid::new_v4(),
+        endpoint: format!("https://push.example.com/{}", Uuid::new_v4().simple()),
+        p256dh: "p256dh".into(),
+        auth: "auth".into(),
+        user_agent: None,
+        expires_at: None,
+    };
+    let endpoint = stranger.endpoint.clone();
+    let refused = n.subscribe(stranger).await;
+    assert!(matches!(refused, Err(RepoError::NotFound)), "{refused:?}");
+    assert!(
+        n.subscriptions(None)
+            .await
+            .unwrap()
+            .iter()
+            .all(|s| s.endpoint != endpoint)
+    );
 }
