@@ -244,6 +244,31 @@ async fn gitlab_tokens_and_bodies_are_checked_in_order() {
             .unwrap()
             .contains("object_attributes.iid")
     );
+    // Numbers no merge request has: refused before anything is queued.
+    for bad in [
+        json!(0),
+        json!(-3),
+        json!(1.5),
+        json!(9_223_372_036_854_775_808_u64),
+        json!(1e30),
+        json!("7"),
+    ] {
+        let mut odd = body.clone();
+        odd["object_attributes"]["iid"] = bad.clone();
+        let r = expect_error(
+            post_host_a(&app, Some("hook-secret-a"), None, &odd).await,
+            StatusCode::BAD_REQUEST,
+            "INVALID_PAYLOAD",
+        )
+        .await;
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("object_attributes.iid"),
+            "{bad}: {r}"
+        );
+    }
     assert!(
         tasks(&app).await.is_empty(),
         "nothing was queued by refused deliveries"

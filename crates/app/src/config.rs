@@ -143,9 +143,15 @@ pub struct Config {
     pub outbound_retry_base_ms: u64,
     /// Whether this process runs review workers (`REVIEW_WORKERS_ENABLED`, default true).
     pub review_workers_enabled: bool,
-    /// Idle time after which another worker takes over an unacknowledged task
-    /// (`QUEUE_RECLAIM_IDLE_SECS`; default the review timeout plus a minute).
+    /// The lease of a running task: a worker renews it every quarter of it while it
+    /// works, and another worker takes the task over once it has not been renewed
+    /// for this long (`QUEUE_RECLAIM_IDLE_SECS`, default 60).
     pub queue_reclaim_idle_secs: u64,
+    /// This process's name in the queue and on the tasks it holds
+    /// (`QUEUE_CONSUMER_NAME`; default the machine's name and the port). Stable
+    /// across restarts, so a restarted server resumes its own unfinished work at
+    /// once; two live replicas must not share it.
+    pub queue_consumer_name: Option<String>,
     /// Seconds before a transiently failed task is queued again (`QUEUE_RETRY_DELAY_SECS`).
     pub queue_retry_delay_secs: u64,
     /// Age of a never-queued task before the sweep queues it (`QUEUE_ORPHAN_AGE_SECS`).
@@ -327,7 +333,8 @@ impl Config {
             outbound_max_attempts: number::<u32>(&get, "OUTBOUND_MAX_ATTEMPTS", 3)?.max(1),
             outbound_retry_base_ms: number(&get, "OUTBOUND_RETRY_BASE_MS", 500)?,
             review_workers_enabled: boolean(&get, "REVIEW_WORKERS_ENABLED", true)?,
-            queue_reclaim_idle_secs: number(&get, "QUEUE_RECLAIM_IDLE_SECS", 0)?,
+            queue_reclaim_idle_secs: number::<u64>(&get, "QUEUE_RECLAIM_IDLE_SECS", 60)?.max(1),
+            queue_consumer_name: get("QUEUE_CONSUMER_NAME").filter(|n| !n.trim().is_empty()),
             queue_retry_delay_secs: number(&get, "QUEUE_RETRY_DELAY_SECS", 30)?,
             queue_orphan_age_secs: number(&get, "QUEUE_ORPHAN_AGE_SECS", 30)?,
             http_workers: get("HTTP_WORKERS")

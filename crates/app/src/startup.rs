@@ -218,17 +218,27 @@ impl Application {
             clients,
             &config.webhook_base_url,
         );
-        let queue = RedisTaskQueue::new(redis.clone(), &config.queue_key_prefix)
-            .await
-            .map_err(|e| {
-                StartupError::new(
-                    "QUEUE_STORE_URL",
-                    format!("cannot prepare the task queue: {e}"),
-                )
-            })?;
-        let queue: Arc<dyn TaskQueue> = Arc::new(queue);
+        let queue: Arc<dyn TaskQueue> = Arc::new(RedisTaskQueue::open(
+            redis.clone(),
+            &config.queue_key_prefix,
+        ));
+        // Made here when missing: then whatever was queued before is gone (Redis
+        // lost its data while this server was down), and is queued again below.
+        let queue_was_lost = queue.ensure().await.map_err(|e| {
+            StartupError::new(
+                "QUEUE_STORE_URL",
+                format!("cannot prepare the task queue: {e}"),
+            )
+        })?;
         let task_repo: Arc<dyn TaskRepository> = Arc::new(PgTaskRepository::new(pool.clone()));
         let tasks = Arc::new(TaskService::new(task_repo.clone(), queue.clone()));
+        if queue_was_lost {
+            match tasks.requeue_lost().await {
+                Ok(count) => tracing::warn!(count, "queue.recreated_at_start"),
+                // The orphan sweep and the workers' own recovery try again later.
+                Err(e) => tracing::error!(error = %e, "queue.requeue_at_start_failed"),
+            }
+        }
         let intake = WebhookIntake::new(
             project_repo,
             settings_repo.clone(),
@@ -266,10 +276,7 @@ impl Application {
         let health_ai = provider.clone();
         let concurrency = usize::try_from(config.ai_review_concurrency).unwrap_or(1);
         let review_timeout = Duration::from_secs_f64(config.review_timeout_minutes * 60.0);
-        let reclaim_idle = match config.queue_reclaim_idle_secs {
-            0 => review_timeout + Duration::from_secs(60),
-            secs => Duration::from_secs(secs),
-        };
+        let reclaim_idle = Duration::from_secs(config.queue_reclaim_idle_secs);
         let notifiers = reviewd_notify::notifiers(
             Duration::from_secs(config.notify_timeout_secs),
             &config.notify_chat_a_api_url,
@@ -338,12 +345,10 @@ impl Application {
             Arc::new(crate::clock::SystemClock),
         ));
         let workers = if config.review_workers_enabled {
-            let consumer = format!(
-                "{}-{}-{}",
-                machine_name(&config.hostname),
-                std::process::id(),
-                uuid::Uuid::new_v4().simple()
-            );
+            let consumer = config
+                .queue_consumer_name
+                .clone()
+                .unwrap_or_else(|| format!("{}-{}", machine_name(&config.hostname), config.port));
             Some(worker::spawn(
                 engine.clone(),
                 tasks.clone(),

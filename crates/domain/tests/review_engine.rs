@@ -5,8 +5,9 @@ mod support;
 
 use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::model::{ProjectSettingsChanges, TaskStatus};
-use reviewd_domain::ports::{AiError, RuleChanges};
-use reviewd_domain::services::RunOutcome;
+use reviewd_domain::ports::{AiError, AttemptStart, RuleChanges};
+use reviewd_domain::services::{EngineSettings, RunOutcome};
+use reviewd_testkit::fakes::ai::ScriptedAi;
 use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
 use support::{World, added_lines, answer, prompt_file};
 
@@ -289,31 +290,109 @@ async fn a_newer_head_supersedes_a_queued_task_which_is_then_skipped() {
 }
 
 #[tokio::test]
-async fn a_second_attempt_on_the_same_mr_waits_while_the_first_holds_its_lease() {
+async fn another_worker_waits_while_the_heartbeat_is_live_then_takes_over() {
     let world = World::new();
     let (project, _) = world
         .project(ProjectFixture::new("g/app").mr(mr_with_files(9, "h1", &["a.rs"])))
         .await;
     let task = world.enqueue(&project, 9, "h1").await;
-    // A worker began the attempt and went silent (no outcome recorded).
+    let lease = EngineSettings::default().attempt_lease;
+    // Another worker began the attempt and beats while it works.
+    let other = world.stores.tasks.clone();
+    other
+        .begin_attempt(task.id, "worker-b", lease)
+        .await
+        .unwrap();
+    for _ in 0..4 {
+        world.clock.advance(lease * 3 / 4);
+        assert!(other.renew_attempt(task.id, "worker-b").await.unwrap());
+        assert!(
+            matches!(world.run(&task).await, RunOutcome::Busy),
+            "a live attempt is never robbed, however long it runs"
+        );
+    }
+    // It went silent: one lease after its last beat the task is taken over.
+    world
+        .clock
+        .advance(lease + std::time::Duration::from_secs(1));
+    assert!(matches!(
+        world.run(&task).await,
+        RunOutcome::Completed { .. }
+    ));
+    assert!(
+        !other.renew_attempt(task.id, "worker-b").await.unwrap(),
+        "the silent worker learns the task is no longer its"
+    );
+}
+
+#[tokio::test]
+async fn a_restarted_worker_resumes_its_own_attempt_at_once() {
+    let world = World::new();
+    let (project, _) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(11, "h1", &["a.rs"])))
+        .await;
+    let task = world.enqueue(&project, 11, "h1").await;
+    // This worker's previous life began the attempt and died a moment later.
+    let lease = EngineSettings::default().attempt_lease;
     world
         .stores
         .tasks
-        .begin_attempt(task.id, std::time::Duration::from_secs(60))
+        .begin_attempt(task.id, support::WORKER, lease)
         .await
         .unwrap();
+    assert!(matches!(
+        world.run(&task).await,
+        RunOutcome::Completed { .. }
+    ));
+    let stored = world.task(&task).await;
+    assert_eq!(stored.attempts, 2, "the resumed attempt counts");
+    assert_eq!(
+        world.platform.posts().len(),
+        1,
+        "one summary note, posted once"
+    );
+}
 
-    assert!(
-        matches!(world.run(&task).await, RunOutcome::Busy),
-        "the lease is live"
+#[tokio::test]
+async fn a_worker_taken_over_while_the_model_worked_posts_nothing_and_records_nothing() {
+    let lease = EngineSettings::default().attempt_lease;
+    // The model takes longer than the lease, and this worker beats no heartbeat
+    // meanwhile (it is frozen): another worker takes the task over.
+    let world = World::with(
+        ScriptedAi::default().with_latency(lease + std::time::Duration::from_secs(1)),
+        EngineSettings::default(),
     );
-    world
-        .clock
-        .advance(std::time::Duration::from_secs(31 * 60 + 1));
+    let (project, _) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(12, "h1", &["a.rs"])))
+        .await;
+    let task = world.enqueue(&project, 12, "h1").await;
+    let frozen = tokio::spawn({
+        let engine = world.engine.clone();
+        async move { engine.run(task.id, "worker-frozen").await.unwrap() }
+    });
+    while world.clock.slept().is_empty() {
+        tokio::task::yield_now().await;
+    }
+    let taken = world
+        .stores
+        .tasks
+        .begin_attempt(task.id, support::WORKER, lease)
+        .await
+        .unwrap();
+    assert!(matches!(taken, AttemptStart::Started(_)), "{taken:?}");
+
+    assert_eq!(frozen.await.unwrap(), RunOutcome::TakenOver);
     assert!(
-        matches!(world.run(&task).await, RunOutcome::Completed { .. }),
-        "after the lease (the engine's attempt lease) another attempt takes over"
+        world.platform.posts().is_empty(),
+        "nothing posted by the frozen worker"
     );
+    let stored = world.task(&task).await;
+    assert_eq!(
+        stored.status,
+        TaskStatus::Processing,
+        "still the other worker's"
+    );
+    assert_eq!(stored.worker_id.as_deref(), Some(support::WORKER));
 }
 
 #[tokio::test]
@@ -328,12 +407,66 @@ async fn a_timed_out_review_is_closed_as_failed_with_the_reason() {
         RunOutcome::Completed { .. }
     ));
     let again = world.enqueue(&project, 10, "h2").await;
+    let lease = EngineSettings::default().attempt_lease;
     world
-        .engine
-        .time_out(again.id, std::time::Duration::from_secs(600))
+        .stores
+        .tasks
+        .begin_attempt(again.id, support::WORKER, lease)
         .await
         .unwrap();
+    assert!(
+        world
+            .engine
+            .time_out(
+                again.id,
+                support::WORKER,
+                std::time::Duration::from_secs(600)
+            )
+            .await
+            .unwrap()
+    );
     let stored = world.task(&again).await;
     assert_eq!(stored.status, TaskStatus::Failed);
     assert!(stored.error_message.unwrap_or_default().contains("600 s"));
+}
+
+#[tokio::test]
+async fn a_frozen_worker_timing_out_after_a_takeover_fails_nothing() {
+    let world = World::new();
+    let (project, _) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(13, "h1", &["a.rs"])))
+        .await;
+    let task = world.enqueue(&project, 13, "h1").await;
+    let lease = EngineSettings::default().attempt_lease;
+    // Frozen (SIGSTOP) right after it began; another worker takes over and finishes.
+    world
+        .stores
+        .tasks
+        .begin_attempt(task.id, "worker-frozen", lease)
+        .await
+        .unwrap();
+    world
+        .clock
+        .advance(lease + std::time::Duration::from_secs(1));
+    let RunOutcome::Completed { review_id } = world.run(&task).await else {
+        panic!("the other worker completes the review");
+    };
+    // Resumed, the frozen worker's own timeout fires.
+    let failed = world
+        .engine
+        .time_out(
+            task.id,
+            "worker-frozen",
+            std::time::Duration::from_secs(600),
+        )
+        .await
+        .unwrap();
+    assert!(!failed, "not its attempt any more");
+    assert_eq!(world.task(&task).await.status, TaskStatus::Completed);
+    let review = world.stores.reviews.get(review_id).await.unwrap();
+    assert_eq!(
+        review.status,
+        ReviewStatus::Completed,
+        "the review stays completed"
+    );
 }

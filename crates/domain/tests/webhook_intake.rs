@@ -215,3 +215,44 @@ async fn an_unacknowledged_message_is_reclaimed_after_its_idle_time_on_the_clock
     );
     assert_eq!(world.task(&task).await.status, TaskStatus::Queued);
 }
+
+#[tokio::test]
+async fn after_the_queue_is_lost_every_unfinished_task_is_queued_again_and_no_finished_one() {
+    let world = World::new();
+    let (project, _) = world
+        .project(
+            ProjectFixture::new("g/app")
+                .mr(MrFixture::new(1))
+                .mr(MrFixture::new(2))
+                .mr(MrFixture::new(3)),
+        )
+        .await;
+    let done = world.enqueue(&project, 1, "h1").await;
+    assert!(matches!(
+        world.run(&done).await,
+        reviewd_domain::services::RunOutcome::Completed { .. }
+    ));
+    let waiting = world.enqueue(&project, 2, "h1").await;
+    let running = world.enqueue(&project, 3, "h1").await;
+    world
+        .stores
+        .tasks
+        .begin_attempt(running.id, "worker-b", Duration::from_secs(60))
+        .await
+        .unwrap();
+
+    // Redis restarted empty: the messages and the group are gone.
+    world.queue.lose_everything();
+    assert!(matches!(
+        world.queue.pull("worker-a", 10, Duration::ZERO).await,
+        Err(reviewd_domain::ports::QueueError::Lost(_))
+    ));
+    assert!(world.queue.ensure().await.unwrap(), "made again");
+    assert_eq!(world.tasks.requeue_lost().await.unwrap(), 2);
+
+    let mut queued = world.queue.queued_tasks();
+    queued.sort();
+    let mut expected = vec![waiting.id, running.id];
+    expected.sort();
+    assert_eq!(queued, expected, "the finished task is not queued again");
+}

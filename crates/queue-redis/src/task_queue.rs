@@ -30,8 +30,22 @@ pub(crate) fn stream_key(prefix: &str) -> String {
     format!("{prefix}review-tasks")
 }
 
-/// Creates the stream and its consumer group unless they exist.
-pub(crate) async fn ensure_group(pool: &RedisPool, key: &str) -> Result<(), QueueError> {
+/// A failed call on the group: `NOGROUP` means the stream or its group is gone (the
+/// server restarted without its data, was flushed, or failed over), which no retry
+/// mends; anything else is the store being unreachable.
+fn group_error(e: redis::RedisError) -> QueueError {
+    let message = e.to_string();
+    if message.contains("NOGROUP") {
+        QueueError::Lost(message)
+    } else {
+        QueueError::Unavailable(message)
+    }
+}
+
+/// Creates the stream and its consumer group unless they exist; `true` when the group
+/// had to be created. It reads from id 0, so messages pushed onto a stream that lost
+/// its group are still delivered.
+pub(crate) async fn ensure_group(pool: &RedisPool, key: &str) -> Result<bool, QueueError> {
     let mut conn = pool.get().await.map_err(unavailable)?;
     let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
         .arg("CREATE")
@@ -42,25 +56,33 @@ pub(crate) async fn ensure_group(pool: &RedisPool, key: &str) -> Result<(), Queu
         .query_async(&mut conn)
         .await;
     match created {
-        Ok(()) => Ok(()),
-        Err(e) if e.to_string().contains("BUSYGROUP") => Ok(()),
+        Ok(()) => Ok(true),
+        Err(e) if e.to_string().contains("BUSYGROUP") => Ok(false),
         Err(e) => Err(unavailable(e)),
     }
 }
 
 impl RedisTaskQueue {
-    /// Creates the stream and its group when missing.
+    /// The queue under `prefix`, creating the stream and its group when missing.
     ///
     /// # Errors
     /// `Unavailable` when Redis cannot be reached.
     pub async fn new(pool: RedisPool, prefix: &str) -> Result<Self, QueueError> {
-        let queue = Self {
+        let queue = Self::open(pool, prefix);
+        queue.ensure().await?;
+        Ok(queue)
+    }
+
+    /// The queue under `prefix`, as it is: the server's first [`TaskQueue::ensure`]
+    /// creates what is missing and so learns whether the queue was lost while it
+    /// was down.
+    #[must_use]
+    pub fn open(pool: RedisPool, prefix: &str) -> Self {
+        Self {
             pool,
             key: stream_key(prefix),
             cursor: std::sync::Mutex::new("0-0".to_owned()),
-        };
-        ensure_group(&queue.pool, &queue.key).await?;
-        Ok(queue)
+        }
     }
 
     async fn conn(&self) -> Result<deadpool_redis::Connection, QueueError> {
@@ -128,7 +150,7 @@ impl TaskQueue for RedisTaskQueue {
             .arg(">")
             .query_async(&mut conn)
             .await
-            .map_err(unavailable)?;
+            .map_err(group_error)?;
         let entries = reply
             .map(|r| r.keys.into_iter().flat_map(|k| k.ids).collect())
             .unwrap_or_default();
@@ -157,11 +179,72 @@ impl TaskQueue for RedisTaskQueue {
             .arg(max.max(1))
             .query_async(&mut conn)
             .await
-            .map_err(unavailable)?;
+            .map_err(group_error)?;
         if let Ok(mut cursor) = self.cursor.lock() {
             *cursor = reply.next_stream_id.clone();
         }
         self.deliveries(reply.claimed).await
+    }
+
+    async fn pending(&self, consumer: &str, max: usize) -> Result<Vec<Delivery>, QueueError> {
+        let mut conn = self.conn().await?;
+        // Reading from id 0 instead of `>` gives the consumer's own pending entries
+        // (and restarts their idle time, as the consumer is back at them).
+        let reply: Option<StreamReadReply> = redis::cmd("XREADGROUP")
+            .arg("GROUP")
+            .arg(GROUP)
+            .arg(consumer)
+            .arg("COUNT")
+            .arg(max.max(1))
+            .arg("STREAMS")
+            .arg(&self.key)
+            .arg("0")
+            .query_async(&mut conn)
+            .await
+            .map_err(group_error)?;
+        drop(conn);
+        let mut entries = Vec::new();
+        for entry in reply.into_iter().flat_map(|r| r.keys).flat_map(|k| k.ids) {
+            if entry.map.is_empty() {
+                // Pending, but its data was deleted (trimmed, or deleted by hand):
+                // nothing to work on, and it would come back at every restart.
+                tracing::warn!(queue.entry = %entry.id, "queue.deleted_entry_dropped");
+                self.ack(&entry.id).await?;
+            } else {
+                entries.push(entry);
+            }
+        }
+        self.deliveries(entries).await
+    }
+
+    async fn renew(&self, consumer: &str, delivery_ids: &[String]) -> Result<(), QueueError> {
+        if delivery_ids.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.conn().await?;
+        // A claim with no minimum idle time sets the idle time back to zero; JUSTID
+        // keeps the delivery counter as it is, since nothing was delivered again.
+        // Ids no longer pending are not claimed.
+        let _: Value = redis::cmd("XCLAIM")
+            .arg(&self.key)
+            .arg(GROUP)
+            .arg(consumer)
+            .arg(0)
+            .arg(delivery_ids)
+            .arg("JUSTID")
+            .query_async(&mut conn)
+            .await
+            .map_err(group_error)?;
+        Ok(())
+    }
+
+    async fn ensure(&self) -> Result<bool, QueueError> {
+        let created = ensure_group(&self.pool, &self.key).await?;
+        if created && let Ok(mut cursor) = self.cursor.lock() {
+            // The old scan position means nothing in a new pending list.
+            *cursor = "0-0".to_owned();
+        }
+        Ok(created)
     }
 
     async fn ack(&self, delivery_id: &str) -> Result<(), QueueError> {

@@ -7,6 +7,7 @@
 )]
 
 use deadpool_redis::{Config, Runtime};
+use reviewd_domain::ports::{DeliveryLog, TaskQueue};
 use reviewd_queue_redis::{
     RedisDataWipe, RedisDeliveryLog, RedisHealthProbe, RedisLoginThrottle, RedisPool,
     RedisTaskQueue, ThrottleLimits, connect,
@@ -22,12 +23,50 @@ async fn redis() -> (RedisPool, String) {
     (pool, format!("reviewd-test:{}:", Uuid::new_v4().simple()))
 }
 
+/// The queue on the real Redis, which measures idle times in real time.
+struct RedisQueueWorld {
+    queue: RedisTaskQueue,
+    log: RedisDeliveryLog,
+    pool: RedisPool,
+    prefix: String,
+}
+
+#[async_trait::async_trait]
+impl reviewd_testkit::contract::queue::QueueWorld for RedisQueueWorld {
+    fn queue(&self) -> &dyn TaskQueue {
+        &self.queue
+    }
+
+    fn log(&self) -> &dyn DeliveryLog {
+        &self.log
+    }
+
+    async fn wait(&self, time: Duration) {
+        tokio::time::sleep(time).await;
+    }
+
+    /// Deletes the stream with its group, as `FLUSHALL` would, but only this test's.
+    async fn lose_queue(&self) {
+        let mut conn = self.pool.get().await.unwrap();
+        let deleted: u64 = deadpool_redis::redis::cmd("DEL")
+            .arg(format!("{}review-tasks", self.prefix))
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(deleted, 1, "the queue's stream key");
+    }
+}
+
 #[tokio::test]
 async fn task_queue() {
     let (pool, prefix) = redis().await;
-    let queue = RedisTaskQueue::new(pool.clone(), &prefix).await.unwrap();
-    let log = RedisDeliveryLog::new(pool, &prefix);
-    reviewd_testkit::contract::queue::run(&queue, &log).await;
+    let world = RedisQueueWorld {
+        queue: RedisTaskQueue::new(pool.clone(), &prefix).await.unwrap(),
+        log: RedisDeliveryLog::new(pool.clone(), &prefix),
+        pool,
+        prefix,
+    };
+    reviewd_testkit::contract::queue::run(&world).await;
 }
 
 #[tokio::test]

@@ -386,6 +386,7 @@ diesel::table! {
         started_at -> Nullable<Timestamptz>,
         completed_at -> Nullable<Timestamptz>,
         assignment -> Nullable<Jsonb>,
+        worker_id -> Nullable<Text>,
     }
 }
 

@@ -19,9 +19,9 @@ reviewd_testkit::repository_contract_tests!(memory);
 
 #[tokio::test]
 async fn task_queue() {
+    use reviewd_testkit::contract::queue::MemoryQueueWorld;
     let clock = Arc::new(FakeClock::ticking(Duration::from_millis(1)));
-    let queue = reviewd_testkit::fakes::queue::MemoryQueue::new(clock);
-    reviewd_testkit::contract::queue::run(&queue, &queue).await;
+    reviewd_testkit::contract::queue::run(&MemoryQueueWorld::new(clock)).await;
 }
 
 #[tokio::test]

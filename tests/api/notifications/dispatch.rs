@@ -91,11 +91,11 @@ async fn a_finished_review_reaches_every_channel_and_a_failing_one_does_not_stop
 
     let task = wait_for(&app, &send_webhook(&app, &fixture()).await).await;
     assert_eq!(task["status"], "completed", "{task}");
-    // review_completed and rating_low (84 < 90), each to: 2 emails, 1 webhook, 1
-    // Slack channel, Discord, Teams, Feishu and the push subscriptions (two for the
-    // first event; the gone one is removed before the second).
-    let items = settled(&app, 17).await;
-    assert_eq!(items.len(), 17, "{items:#?}");
+    // review_completed and rating_low (84 < 90), sent at once, each to: 2 emails,
+    // 1 webhook, 1 Slack channel, Discord, Teams, Feishu and both push
+    // subscriptions (the gone one is removed after both were tried).
+    let items = settled(&app, 18).await;
+    assert_eq!(items.len(), 18, "{items:#?}");
     let review_id = task["reviewId"].as_str().unwrap();
     assert!(items.iter().all(|i| i["reviewId"] == review_id));
     let status_of = |channel: &str| -> Vec<String> {
@@ -231,15 +231,15 @@ async fn a_finished_review_reaches_every_channel_and_a_failing_one_does_not_stop
     // Statistics, filters, one record, pending/failed lists, clean.
     let stats = json(root.get("/api/notifications/stats").await, StatusCode::OK).await;
     let s = &stats["data"]["stats"];
-    assert_eq!(s["total"], 17, "{stats}");
+    assert_eq!(s["total"], 18, "{stats}");
     assert_eq!(s["byChannel"]["email"]["sent"], 4);
     assert_eq!(s["byChannel"]["chatC"]["failed"], 2);
     assert_eq!(
-        s["byStatus"]["failed"], 5,
-        "Teams and Feishu twice, the gone push once"
+        s["byStatus"]["failed"], 6,
+        "Teams, Feishu and the gone push, once per event"
     );
     let failed = json(root.get("/api/notifications/failed").await, StatusCode::OK).await;
-    assert_eq!(failed["data"]["items"].as_array().unwrap().len(), 5);
+    assert_eq!(failed["data"]["items"].as_array().unwrap().len(), 6);
     let pending = json(root.get("/api/notifications/pending").await, StatusCode::OK).await;
     assert!(pending["data"]["items"].as_array().unwrap().is_empty());
     let emails = json(
@@ -295,5 +295,5 @@ async fn a_finished_review_reaches_every_channel_and_a_failing_one_does_not_stop
         StatusCode::OK,
     )
     .await;
-    assert_eq!(cleaned["data"]["deleted"], 17);
+    assert_eq!(cleaned["data"]["deleted"], 18);
 }

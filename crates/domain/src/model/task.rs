@@ -87,6 +87,8 @@ pub struct ReviewTask {
     pub requested_by: Option<Uuid>,
     pub attempts: i32,
     pub max_attempts: i32,
+    /// The server worker holding the task while `processing` (its stable name).
+    pub worker_id: Option<String>,
     pub error_message: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

@@ -50,5 +50,5 @@ pub use runner_repository::{HeldTask, RunnerRepository, SweepReport};
 pub use session_repository::SessionRepository;
 pub use settings_repository::SettingsRepository;
 pub use task_queue::{Delivery, DeliveryLog, QueueError, TaskQueue};
-pub use task_repository::{AttemptStart, TaskInsert, TaskRepository};
+pub use task_repository::{AttemptEnd, AttemptStart, TaskInsert, TaskRepository};
 pub use user_repository::UserRepository;

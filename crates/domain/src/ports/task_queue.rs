@@ -8,6 +8,11 @@ pub enum QueueError {
     Unavailable(String),
     #[error("malformed queue entry {0}")]
     Malformed(String),
+    /// The queue itself is gone (its store restarted empty, was flushed, or failed
+    /// over to a replica without it): [`TaskQueue::ensure`] makes it again, and the
+    /// tasks whose messages went with it are queued again from their records.
+    #[error("the task queue is gone from its store: {0}")]
+    Lost(String),
 }
 
 /// One delivery of a queued task to a consumer.
@@ -32,7 +37,8 @@ pub trait TaskQueue: Send + Sync {
     /// Up to `max` new messages for `consumer`, waiting up to `block` for the first.
     ///
     /// # Errors
-    /// `Unavailable`; `Malformed` is logged and the entry acknowledged by adapters.
+    /// `Unavailable`; `Lost` when the queue is gone; `Malformed` is logged and the
+    /// entry acknowledged by adapters.
     async fn pull(
         &self,
         consumer: &str,
@@ -45,13 +51,36 @@ pub trait TaskQueue: Send + Sync {
     /// one message even when `max` is 0.
     ///
     /// # Errors
-    /// `Unavailable`.
+    /// `Unavailable`; `Lost` when the queue is gone.
     async fn reclaim(
         &self,
         consumer: &str,
         min_idle: Duration,
         max: usize,
     ) -> Result<Vec<Delivery>, QueueError>;
+
+    /// Messages delivered to `consumer` and not yet acknowledged, oldest first: the
+    /// unfinished work of a process that had this consumer name before a restart.
+    ///
+    /// # Errors
+    /// `Unavailable`; `Lost` when the queue is gone.
+    async fn pending(&self, consumer: &str, max: usize) -> Result<Vec<Delivery>, QueueError>;
+
+    /// The heartbeat of a consumer at work: the messages' idle time starts again, so
+    /// no [`TaskQueue::reclaim`] takes them while their consumer is alive, however
+    /// long the work. Ids that are no longer pending are ignored.
+    ///
+    /// # Errors
+    /// `Unavailable`; `Lost` when the queue is gone.
+    async fn renew(&self, consumer: &str, delivery_ids: &[String]) -> Result<(), QueueError>;
+
+    /// Makes the queue ready to deliver, creating it when missing. Returns `true`
+    /// when it had to be created: any message queued before is gone, and the caller
+    /// queues the active tasks again from their records.
+    ///
+    /// # Errors
+    /// `Unavailable`.
+    async fn ensure(&self) -> Result<bool, QueueError>;
 
     /// Acknowledges (and drops) a message once its result is stored.
     ///

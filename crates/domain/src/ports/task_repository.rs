@@ -17,6 +17,17 @@ pub enum AttemptStart {
     GaveUp(ReviewTask),
 }
 
+/// How an attempt ended, recorded by [`TaskRepository::finish_attempt`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttemptEnd<'a> {
+    /// Done, linked to its review (when it has one).
+    Completed { review_id: Option<Uuid> },
+    /// A transient failure: `queued` again for another attempt.
+    Requeued { error: &'a str },
+    /// Failed for good.
+    Failed { error: &'a str },
+}
+
 /// What happened when a task was offered to the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TaskInsert {
@@ -61,19 +72,56 @@ pub trait TaskRepository: Send + Sync {
     /// `NotFound` for an unknown id.
     async fn fail(&self, id: Uuid, error: &str) -> Result<(), RepoError>;
 
-    /// Starts an attempt: a `queued` (or reclaimed `processing`) task becomes
-    /// `processing` with one more attempt. One MR is reviewed by one attempt at a time:
-    /// while an attempt on the same MR (this task's included) started less than `lease`
-    /// ago and is still `processing`, the answer is `Busy` and nothing changes.
-    /// `NotRunnable` when the task is superseded, finished or out of attempts.
+    /// Starts an attempt for `worker` (a server process's stable name): a `queued`
+    /// (or reclaimed `processing`) task becomes `processing`, held by `worker`, with
+    /// one more attempt. One MR is reviewed by one attempt at a time: while an attempt
+    /// on the same MR (this task's included) is still `processing` and its heartbeat
+    /// ([`TaskRepository::renew_attempt`]) is less than `lease` old, the answer is
+    /// `Busy` and nothing changes — except that this task held by `worker` itself is
+    /// not busy for it (the worker resumes its own work after a restart or a failure
+    /// to record an outcome; it never runs one task twice at once). `NotRunnable`
+    /// when the task is superseded, finished or out of attempts.
     ///
     /// # Errors
     /// Store failures.
     async fn begin_attempt(
         &self,
         id: Uuid,
+        worker: &str,
         lease: std::time::Duration,
     ) -> Result<AttemptStart, RepoError>;
+
+    /// The heartbeat of an attempt at work: its lease starts again. `false` (and
+    /// nothing changes) when the task is no longer `processing` for `worker` (it
+    /// finished, or another worker took it over after this one went silent): the
+    /// worker stops the attempt.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn renew_attempt(&self, id: Uuid, worker: &str) -> Result<bool, RepoError>;
+
+    /// Records how `worker`'s attempt ended, only while the task is still
+    /// `processing` for `worker`: the attempt of a worker that was taken over (a
+    /// frozen or partitioned replica that came back) changes nothing and gets
+    /// `false`. The worker stays named on a completed or failed task (who did it);
+    /// a requeued one is nobody's, so no worker resumes it as its own.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn finish_attempt(
+        &self,
+        id: Uuid,
+        worker: &str,
+        end: AttemptEnd<'_>,
+    ) -> Result<bool, RepoError>;
+
+    /// Ids of the tasks the server's workers have yet to finish (`queued`, or
+    /// `processing` and not held by a runner), after `after` in id order, up to
+    /// `limit`: what is queued again when the queue lost its messages.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn unfinished(&self, after: Option<Uuid>, limit: u32) -> Result<Vec<Uuid>, RepoError>;
 
     /// Links the task to the review its attempt works on, as soon as that review
     /// exists, so that whoever follows the task can follow the review's progress.

@@ -107,6 +107,33 @@ impl TaskService {
         Ok(queued)
     }
 
+    /// After the queue lost its messages (its store restarted empty or was flushed):
+    /// every task the workers have yet to finish gets a new message. A task still
+    /// running somewhere gets one too; its second delivery finds it busy or done.
+    /// Returns how many were queued.
+    ///
+    /// # Errors
+    /// Store failures; `Unavailable` when the queue is down (the caller retries).
+    pub async fn requeue_lost(&self) -> Result<usize, ServiceError> {
+        let mut after = None;
+        let mut queued = 0;
+        loop {
+            let ids = self.tasks.unfinished(after, 500).await?;
+            let Some(last) = ids.last().copied() else {
+                break;
+            };
+            for id in ids {
+                self.push_again(id).await?;
+                queued += 1;
+            }
+            after = Some(last);
+        }
+        if queued > 0 {
+            tracing::warn!(count = queued, "tasks.lost_requeued");
+        }
+        Ok(queued)
+    }
+
     /// Queues a task again that is `queued` in Postgres but has no live message
     /// (given back by a runner).
     ///

@@ -25,6 +25,9 @@ use reviewd_testkit::fakes::queue::MemoryQueue;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The name of the server worker that [`World::run`] runs tasks as.
+pub const WORKER: &str = "worker-a";
+
 pub struct World {
     pub clock: Arc<FakeClock>,
     pub store: MemoryStore,
@@ -110,8 +113,9 @@ impl World {
         enqueued.task().clone()
     }
 
+    /// Runs one attempt of the task as this world's worker, [`WORKER`].
     pub async fn run(&self, task: &ReviewTask) -> RunOutcome {
-        self.engine.run(task.id).await.unwrap()
+        self.engine.run(task.id, WORKER).await.unwrap()
     }
 
     pub async fn task(&self, task: &ReviewTask) -> ReviewTask {

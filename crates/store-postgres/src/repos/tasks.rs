@@ -1,19 +1,20 @@
-//! Review tasks: queueing (dedup, superseding older heads), a worker's attempt
-//! under the MR's lock, completion, and the task list.
+//! Review tasks: queueing (dedup, superseding older heads), completion, and the
+//! task list; a server worker's attempts are in `attempts`.
 
-use super::locks::lock_mr;
+mod attempts;
+
 use super::{conn, found, paginate};
 use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::rows::TaskRow;
-use crate::schema::{projects, review_tasks};
+use crate::schema::review_tasks;
 use async_trait::async_trait;
 use chrono::Utc;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use reviewd_domain::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
-use reviewd_domain::ports::{AttemptStart, RepoError, TaskInsert, TaskRepository};
+use reviewd_domain::ports::{AttemptEnd, AttemptStart, RepoError, TaskInsert, TaskRepository};
 use reviewd_domain::{Page, PageRequest};
 use uuid::Uuid;
 
@@ -187,93 +188,27 @@ impl TaskRepository for PgTaskRepository {
     async fn begin_attempt(
         &self,
         id: Uuid,
+        worker: &str,
         lease: std::time::Duration,
     ) -> Result<AttemptStart, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        let now = Utc::now();
-        let live_since = now - chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
-        conn.transaction(async move |conn| {
-            let Some((project_id, mr_iid)): Option<(Uuid, i64)> = review_tasks::table
-                .find(id)
-                .select((review_tasks::project_id, review_tasks::mr_iid))
-                .first(conn)
-                .await
-                .optional()?
-            else {
-                return Ok(AttemptStart::NotRunnable);
-            };
-            // Serialises attempts on the project's MRs across replicas.
-            projects::table
-                .find(project_id)
-                .select(projects::id)
-                .for_update()
-                .first::<Uuid>(conn)
-                .await
-                .optional()?;
-            // The MR's lock, as runner claims take it: a claim and this attempt
-            // never both see the MR free.
-            lock_mr(conn, project_id, mr_iid).await?;
-            let busy: bool = diesel::select(diesel::dsl::exists(
-                review_tasks::table
-                    .filter(review_tasks::project_id.eq(project_id))
-                    .filter(review_tasks::mr_iid.eq(mr_iid))
-                    .filter(review_tasks::status.eq_any(["processing", "in_progress"]))
-                    // A runner's task is live while the runner holds it (the runner
-                    // sweep and its lease decide when it is not), however old.
-                    .filter(
-                        review_tasks::started_at
-                            .gt(live_since)
-                            .or(review_tasks::runner_id.is_not_null().nullable()),
-                    ),
-            ))
-            .get_result(conn)
-            .await?;
-            if busy {
-                return Ok(AttemptStart::Busy);
-            }
-            // A task a runner holds is the runner's (its claim may have committed
-            // after the check above): never started, nor given up, here.
-            let row: Option<TaskRow> = diesel::update(review_tasks::table.find(id))
-                .filter(review_tasks::status.eq_any(ACTIVE))
-                .filter(review_tasks::runner_id.is_null())
-                .filter(review_tasks::attempts.lt(review_tasks::max_attempts))
-                .set((
-                    review_tasks::status.eq("processing"),
-                    review_tasks::attempts.eq(review_tasks::attempts + 1),
-                    review_tasks::started_at.eq(now),
-                    review_tasks::heartbeat_at.eq(now),
-                ))
-                .returning(TaskRow::as_returning())
-                .get_result(conn)
-                .await
-                .optional()?;
-            let Some(row) = row else {
-                // Out of attempts while still marked active (its worker died each time): fail it.
-                let failed: Option<TaskRow> = diesel::update(review_tasks::table.find(id))
-                    .filter(review_tasks::status.eq_any(ACTIVE))
-                    .filter(review_tasks::runner_id.is_null())
-                    .set((
-                        review_tasks::status.eq("failed"),
-                        review_tasks::error_message
-                            .eq("gave up after the maximum number of attempts"),
-                        review_tasks::dedup_key.eq(None::<String>),
-                        review_tasks::completed_at.eq(now),
-                    ))
-                    .returning(TaskRow::as_returning())
-                    .get_result(conn)
-                    .await
-                    .optional()?;
-                return Ok(match failed.map(ReviewTask::try_from) {
-                    Some(Ok(task)) => AttemptStart::GaveUp(task),
-                    _ => AttemptStart::NotRunnable,
-                });
-            };
-            ReviewTask::try_from(row)
-                .map(AttemptStart::Started)
-                .map_err(|_| diesel::result::Error::NotFound)
-        })
-        .await
-        .map_err(map_diesel_error)
+        attempts::begin(&self.pool, id, worker, lease).await
+    }
+
+    async fn renew_attempt(&self, id: Uuid, worker: &str) -> Result<bool, RepoError> {
+        attempts::renew(&self.pool, id, worker).await
+    }
+
+    async fn finish_attempt(
+        &self,
+        id: Uuid,
+        worker: &str,
+        end: AttemptEnd<'_>,
+    ) -> Result<bool, RepoError> {
+        attempts::finish(&self.pool, id, worker, end).await
+    }
+
+    async fn unfinished(&self, after: Option<Uuid>, limit: u32) -> Result<Vec<Uuid>, RepoError> {
+        attempts::unfinished(&self.pool, after, limit).await
     }
 
     async fn link_review(&self, id: Uuid, review_id: Uuid) -> Result<(), RepoError> {

@@ -18,6 +18,8 @@ use uuid::Uuid;
 
 const LEASE: Duration = Duration::from_secs(600);
 const RETRY: Duration = Duration::from_secs(3600);
+/// A server worker (a process's stable name), for the attempts runners meet.
+const WORKER: &str = "worker-a";
 
 pub async fn run(s: &Stores) {
     registration_keeps_counters_and_lists_latest_first(s).await;
@@ -222,7 +224,10 @@ async fn one_attempt_per_merge_request(s: &Stores) {
     let project = seed::project(s).await;
     let worked = seed::task(s, &project, 1, "aaa").await;
     assert!(matches!(
-        s.tasks.begin_attempt(worked.id, LEASE).await.unwrap(),
+        s.tasks
+            .begin_attempt(worked.id, WORKER, LEASE)
+            .await
+            .unwrap(),
         AttemptStart::Started(_)
     ));
     let waiting = seed::task(s, &project, 1, "bbb").await;
@@ -247,7 +252,10 @@ async fn one_attempt_per_merge_request(s: &Stores) {
     assert!(claim(s, &r.id, 10, LEASE, RETRY).await.is_empty());
     for id in [twins[0], twins[1]] {
         assert_eq!(
-            s.tasks.begin_attempt(id, Duration::ZERO).await.unwrap(),
+            s.tasks
+                .begin_attempt(id, WORKER, Duration::ZERO)
+                .await
+                .unwrap(),
             AttemptStart::Busy,
             "a runner's attempt is live until its lease or the sweep says otherwise"
         );
@@ -395,7 +403,10 @@ async fn only_the_holder_moves_a_held_task(s: &Stores) {
         "being concluded"
     );
     assert_eq!(
-        s.tasks.begin_attempt(task, Duration::ZERO).await.unwrap(),
+        s.tasks
+            .begin_attempt(task, WORKER, Duration::ZERO)
+            .await
+            .unwrap(),
         AttemptStart::Busy
     );
     assert!(

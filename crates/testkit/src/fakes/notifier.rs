@@ -22,7 +22,13 @@ pub struct SendAttempt {
     pub recipient: Recipient,
     pub notification: Notification,
     pub outcome: Result<(), NotifyError>,
+    /// When it happened relative to every other attempt of any recorder in this
+    /// process (a global counter): lets a test tell which channel went first.
+    pub seq: u64,
 }
+
+/// The order of attempts across every [`RecordingNotifier`].
+static ATTEMPT_SEQ: AtomicU64 = AtomicU64::new(0);
 
 #[derive(Default)]
 struct Script {
@@ -138,6 +144,7 @@ impl Notifier for RecordingNotifier {
             recipient: recipient.clone(),
             notification: notification.clone(),
             outcome: outcome.clone(),
+            seq: ATTEMPT_SEQ.fetch_add(1, Ordering::SeqCst),
         });
         outcome
     }

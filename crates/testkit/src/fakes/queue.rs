@@ -1,6 +1,7 @@
 //! The task queue and the webhook delivery log in memory, with the Redis adapters'
 //! semantics (`crates/queue-redis`): at-least-once delivery, pending until acknowledged,
-//! reclaim of messages idle for a while measured on the injected clock.
+//! reclaim of messages idle for a while measured on the injected clock, and a queue
+//! that can be lost (as Redis restarted without its data) until made again.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -20,6 +21,8 @@ const DELIVERY_MEMORY: chrono::TimeDelta = chrono::TimeDelta::days(7);
 /// A message handed to a consumer and not yet acknowledged.
 struct Pending {
     task_id: Uuid,
+    consumer: String,
+    /// When its idle time started: its delivery, reclaim or last renewal.
     delivered_at: DateTime<Utc>,
 }
 
@@ -33,6 +36,9 @@ struct State {
     /// Where the next reclaim scan starts, as the Redis adapter's cursor: repeated
     /// small reclaims walk the whole pending list instead of re-taking its head.
     reclaim_after: Option<u64>,
+    /// The consumer group is gone (see [`MemoryQueue::lose_everything`]): reads fail
+    /// with `Lost` until `ensure`, pushes still land.
+    group_lost: bool,
     seen: HashMap<(String, String), DateTime<Utc>>,
 }
 
@@ -67,6 +73,19 @@ impl MemoryQueue {
         self.down.store(down, Ordering::SeqCst);
     }
 
+    /// Simulates Redis losing the queue (a restart without its data, `FLUSHALL`, a
+    /// failover): every message is gone with the consumer group, and reads fail with
+    /// `Lost` until [`TaskQueue::ensure`] makes the group again. A push meanwhile
+    /// lands on a stream without a group and is delivered once the group is made, as
+    /// Redis does. Remembered webhook deliveries are kept: only the queue is lost.
+    pub fn lose_everything(&self) {
+        let mut state = self.lock();
+        state.undelivered.clear();
+        state.pending.clear();
+        state.reclaim_after = None;
+        state.group_lost = true;
+    }
+
     /// Task ids not yet acknowledged, delivered or not, in push order; delivers nothing.
     #[must_use]
     pub fn queued_tasks(&self) -> Vec<Uuid> {
@@ -91,15 +110,27 @@ impl MemoryQueue {
         Ok(self.lock())
     }
 
-    /// Delivers up to `max` undelivered messages, if any.
-    fn take_new(&self, max: usize) -> Result<Vec<Delivery>, QueueError> {
+    /// The lock, unless the queue is down or its consumer group lost.
+    fn group(&self) -> Result<MutexGuard<'_, State>, QueueError> {
+        let state = self.up()?;
+        if state.group_lost {
+            return Err(QueueError::Lost(
+                "the in-memory queue lost its consumer group".into(),
+            ));
+        }
+        Ok(state)
+    }
+
+    /// Delivers up to `max` undelivered messages to `consumer`, if any.
+    fn take_new(&self, consumer: &str, max: usize) -> Result<Vec<Delivery>, QueueError> {
         let now = self.clock.now();
-        let mut state = self.up()?;
+        let mut state = self.group()?;
         let count = max.min(state.undelivered.len());
         let taken: Vec<_> = state.undelivered.drain(..count).collect();
         for &(seq, task_id) in &taken {
             let pending = Pending {
                 task_id,
+                consumer: consumer.to_owned(),
                 delivered_at: now,
             };
             state.pending.insert(seq, pending);
@@ -147,7 +178,7 @@ impl TaskQueue for MemoryQueue {
 
     async fn pull(
         &self,
-        _consumer: &str,
+        consumer: &str,
         max: usize,
         block: Duration,
     ) -> Result<Vec<Delivery>, QueueError> {
@@ -159,7 +190,7 @@ impl TaskQueue for MemoryQueue {
             let pushed = self.pushed.notified();
             tokio::pin!(pushed);
             pushed.as_mut().enable();
-            let taken = self.take_new(max)?;
+            let taken = self.take_new(consumer, max)?;
             if !taken.is_empty() {
                 return Ok(taken);
             }
@@ -176,14 +207,14 @@ impl TaskQueue for MemoryQueue {
 
     async fn reclaim(
         &self,
-        _consumer: &str,
+        consumer: &str,
         min_idle: Duration,
         max: usize,
     ) -> Result<Vec<Delivery>, QueueError> {
         let max = max.max(1);
         let now = self.clock.now();
         let min_idle = chrono::TimeDelta::from_std(min_idle).unwrap_or(chrono::TimeDelta::MAX);
-        let mut state = self.up()?;
+        let mut state = self.group()?;
         let start = state.reclaim_after.map_or(0, |seq| seq + 1);
         let idle: Vec<u64> = state
             .pending
@@ -201,11 +232,55 @@ impl TaskQueue for MemoryQueue {
         state.reclaim_after = idle.last().copied().filter(|_| cut_short);
         let mut out = Vec::with_capacity(idle.len());
         for seq in idle {
-            let pending = state.pending.get_mut(&seq).unwrap();
+            if let Some(pending) = state.pending.get_mut(&seq) {
+                // As `XAUTOCLAIM`: the claimer owns it now, idle from now.
+                consumer.clone_into(&mut pending.consumer);
+                pending.delivered_at = now;
+                out.push(delivery((seq, pending.task_id)));
+            }
+        }
+        Ok(out)
+    }
+
+    async fn pending(&self, consumer: &str, max: usize) -> Result<Vec<Delivery>, QueueError> {
+        let now = self.clock.now();
+        let mut state = self.group()?;
+        let mut out = Vec::new();
+        let own = state
+            .pending
+            .iter_mut()
+            .filter(|(_, p)| p.consumer == consumer);
+        // Redis reads at least one entry whatever the count, and a consumer reading
+        // its pending entries again restarts their idle time.
+        for (&seq, pending) in own.take(max.max(1)) {
             pending.delivered_at = now;
             out.push(delivery((seq, pending.task_id)));
         }
         Ok(out)
+    }
+
+    async fn renew(&self, consumer: &str, delivery_ids: &[String]) -> Result<(), QueueError> {
+        // As the Redis adapter, which sends nothing for no ids.
+        if delivery_ids.is_empty() {
+            return Ok(());
+        }
+        let now = self.clock.now();
+        let mut state = self.group()?;
+        for seq in delivery_ids.iter().filter_map(|id| parse_id(id)) {
+            // As `XCLAIM`: only pending messages, now owned by the renewing consumer.
+            if let Some(pending) = state.pending.get_mut(&seq) {
+                consumer.clone_into(&mut pending.consumer);
+                pending.delivered_at = now;
+            }
+        }
+        Ok(())
+    }
+
+    async fn ensure(&self) -> Result<bool, QueueError> {
+        let mut state = self.up()?;
+        let created = state.group_lost;
+        state.group_lost = false;
+        Ok(created)
     }
 
     async fn ack(&self, delivery_id: &str) -> Result<(), QueueError> {

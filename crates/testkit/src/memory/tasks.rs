@@ -1,12 +1,15 @@
 //! Review tasks in memory, as `review_tasks` keeps them: one active task per dedup
-//! key, one live attempt per MR, and the runner columns the runner port works on.
+//! key, the runner columns the runner port works on, and (in `attempts`) one live
+//! attempt per MR, fenced by the worker's name.
+
+mod attempts;
 
 use super::MemoryStore;
 use super::tables::{Tables, TaskRow};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
-use reviewd_domain::ports::{AttemptStart, RepoError, TaskInsert, TaskRepository};
+use reviewd_domain::ports::{AttemptEnd, AttemptStart, RepoError, TaskInsert, TaskRepository};
 use reviewd_domain::{Page, PageRequest};
 use uuid::Uuid;
 
@@ -78,17 +81,6 @@ impl Tables {
         }
         n
     }
-
-    /// Whether another attempt on the task's MR holds it: one started after
-    /// `live_since`, or one a runner holds (its lease and the sweep decide).
-    fn attempt_live(&self, task: &ReviewTask, live_since: DateTime<Utc>) -> bool {
-        self.tasks.iter().any(|r| {
-            r.task.project_id == task.project_id
-                && r.task.mr_iid == task.mr_iid
-                && r.task.status == TaskStatus::Processing
-                && (r.task.started_at.is_some_and(|s| s > live_since) || r.runner_id.is_some())
-        })
-    }
 }
 
 fn new_row(task: NewReviewTask, dedup_key: Option<String>, now: DateTime<Utc>) -> TaskRow {
@@ -106,6 +98,7 @@ fn new_row(task: NewReviewTask, dedup_key: Option<String>, now: DateTime<Utc>) -
             requested_by: task.requested_by,
             attempts: 0,
             max_attempts: task.max_attempts,
+            worker_id: None,
             error_message: None,
             created_at: now,
             updated_at: now,
@@ -203,34 +196,30 @@ impl TaskRepository for MemoryStore {
     async fn begin_attempt(
         &self,
         id: Uuid,
+        worker: &str,
         lease: std::time::Duration,
     ) -> Result<AttemptStart, RepoError> {
         let now = self.now();
-        let mut t = self.tables();
-        let Ok(row) = t.task_mut(id) else {
-            return Ok(AttemptStart::NotRunnable);
-        };
-        let task = row.task.clone();
-        if t.attempt_live(&task, before(now, lease)) {
-            return Ok(AttemptStart::Busy);
-        }
-        let row = t.task_mut(id)?;
-        // A task a runner holds is the runner's: never started, nor given up, here.
-        if !is_active(row.task.status) || row.runner_id.is_some() {
-            return Ok(AttemptStart::NotRunnable);
-        }
-        if row.task.attempts >= row.task.max_attempts {
-            row.task.error_message = Some("gave up after the maximum number of attempts".into());
-            finish(row, TaskStatus::Failed, now);
-            return Ok(AttemptStart::GaveUp(row.task.clone()));
-        }
-        row.task.status = TaskStatus::Processing;
-        row.in_progress = false;
-        row.task.attempts += 1;
-        row.task.started_at = Some(now);
-        row.task.updated_at = now;
-        row.heartbeat_at = Some(now);
-        Ok(AttemptStart::Started(row.task.clone()))
+        self.tables().begin_attempt(id, worker, lease, now)
+    }
+
+    async fn renew_attempt(&self, id: Uuid, worker: &str) -> Result<bool, RepoError> {
+        let now = self.now();
+        Ok(self.tables().renew_attempt(id, worker, now))
+    }
+
+    async fn finish_attempt(
+        &self,
+        id: Uuid,
+        worker: &str,
+        end: AttemptEnd<'_>,
+    ) -> Result<bool, RepoError> {
+        let now = self.now();
+        self.tables().finish_attempt(id, worker, end, now)
+    }
+
+    async fn unfinished(&self, after: Option<Uuid>, limit: u32) -> Result<Vec<Uuid>, RepoError> {
+        Ok(self.tables().unfinished(after, limit))
     }
 
     async fn link_review(&self, id: Uuid, review_id: Uuid) -> Result<(), RepoError> {

@@ -1,7 +1,7 @@
 //! `POST /api/webhook/hostA`: GitLab webhooks, authenticated by `X-HostA-Token`
 //! (or GitLab's own `X-Gitlab-Token`) against the configs' webhook secrets.
 
-use super::payload::{self, id, integer, optional_id, optional_string, string};
+use super::payload::{self, id, iid, optional_id, optional_string, string};
 use super::{WebhookReceived, header, read_body, respond, spawn_assignment};
 use crate::envelope::Data;
 use crate::error::{ApiError, ErrorEnvelope};
@@ -129,7 +129,7 @@ pub fn parse_event(v: &Value) -> Result<WebhookEvent, ApiError> {
             Ok(WebhookEvent::MergeRequest(MergeRequestEvent {
                 platform_type: PlatformType::HostA,
                 platform_project_id: id(v, "/project/id", "project.id")?,
-                iid: integer(v, "/object_attributes/iid", "object_attributes.iid")?,
+                iid: iid(v, "/object_attributes/iid", "object_attributes.iid")?,
                 action,
                 head_sha: optional_string(v, "/object_attributes/last_commit/id"),
                 author_id: optional_id(v, "/object_attributes/author_id"),
@@ -146,7 +146,7 @@ pub fn parse_event(v: &Value) -> Result<WebhookEvent, ApiError> {
             Ok(WebhookEvent::Comment(CommentEvent {
                 platform_type: PlatformType::HostA,
                 platform_project_id: id(v, "/project/id", "project.id")?,
-                iid: integer(v, "/merge_request/iid", "merge_request.iid")?,
+                iid: iid(v, "/merge_request/iid", "merge_request.iid")?,
                 body: string(v, "/object_attributes/note", "object_attributes.note")?.to_owned(),
                 head_sha: optional_string(v, "/merge_request/last_commit/id"),
             }))

@@ -1,7 +1,7 @@
 //! `POST /api/webhook/hostB`: GitHub webhooks, authenticated by the HMAC-SHA256
 //! signature of the raw body (`X-Hub-Signature-256`) under a config's webhook secret.
 
-use super::payload::{self, id, integer, optional_id, optional_string, string};
+use super::payload::{self, id, iid, optional_id, optional_string, string};
 use super::{WebhookReceived, header, read_body, respond};
 use crate::envelope::Data;
 use crate::error::{ApiError, ErrorEnvelope};
@@ -143,7 +143,7 @@ pub fn parse_event(event: &str, v: &Value) -> Result<WebhookEvent, ApiError> {
             Ok(WebhookEvent::MergeRequest(MergeRequestEvent {
                 platform_type: PlatformType::HostB,
                 platform_project_id: id(v, "/repository/id", "repository.id")?,
-                iid: integer(v, "/pull_request/number", "pull_request.number")?,
+                iid: iid(v, "/pull_request/number", "pull_request.number")?,
                 action,
                 head_sha: optional_string(v, "/pull_request/head/sha"),
                 author_id: optional_id(v, "/pull_request/user/login"),
@@ -164,7 +164,7 @@ pub fn parse_event(event: &str, v: &Value) -> Result<WebhookEvent, ApiError> {
             Ok(WebhookEvent::Comment(CommentEvent {
                 platform_type: PlatformType::HostB,
                 platform_project_id: id(v, "/repository/id", "repository.id")?,
-                iid: integer(v, "/issue/number", "issue.number")?,
+                iid: iid(v, "/issue/number", "issue.number")?,
                 body: string(v, "/comment/body", "comment.body")?.to_owned(),
                 head_sha: None,
             }))
@@ -179,7 +179,7 @@ pub fn parse_event(event: &str, v: &Value) -> Result<WebhookEvent, ApiError> {
             Ok(WebhookEvent::Comment(CommentEvent {
                 platform_type: PlatformType::HostB,
                 platform_project_id: id(v, "/repository/id", "repository.id")?,
-                iid: integer(v, "/pull_request/number", "pull_request.number")?,
+                iid: iid(v, "/pull_request/number", "pull_request.number")?,
                 body: string(v, "/comment/body", "comment.body")?.to_owned(),
                 head_sha: optional_string(v, "/pull_request/head/sha"),
             }))

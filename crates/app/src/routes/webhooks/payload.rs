@@ -32,10 +32,19 @@ pub fn string<'a>(v: &'a Value, pointer: &str, name: &str) -> Result<&'a str, Ap
         .ok_or_else(|| missing(name))
 }
 
-pub fn integer(v: &Value, pointer: &str, name: &str) -> Result<i64, ApiError> {
+/// An MR/PR number: a whole number from 1 up to `i64::MAX` (platforms count from
+/// 1; zero, negative, fractional or larger numbers are refused here rather than
+/// queued to fail at the platform).
+pub fn iid(v: &Value, pointer: &str, name: &str) -> Result<i64, ApiError> {
     v.pointer(pointer)
         .and_then(Value::as_i64)
-        .ok_or_else(|| missing(name))
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                ErrorCode::InvalidPayload,
+                format!("`{name}` must be a whole number from 1 to {}", i64::MAX),
+            )
+        })
 }
 
 /// An id that platforms send as a number (GitLab, GitHub) but some proxies stringify.

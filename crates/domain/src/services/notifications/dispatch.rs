@@ -11,8 +11,14 @@ use crate::model::notification::{
 use crate::model::review::ReviewStatus;
 use crate::ports::{NewDelivery, Notifier, NotifyError};
 use crate::services::ServiceError;
+use futures_util::StreamExt;
 use std::time::Duration;
 use uuid::Uuid;
+
+/// Deliveries of one notification in flight at once (a mail to every user is one
+/// delivery per address): bounded so a large team does not open hundreds of
+/// connections at once.
+const PARALLEL_DELIVERIES: usize = 16;
 
 impl NotificationService {
     /// Reacts to a finished review: notifies at once or holds the events for the
@@ -49,14 +55,23 @@ impl NotificationService {
             comment_count: detail.item.comment_count,
             error_message: detail.error_message.clone(),
         };
-        for kind in event_types(&config, &event) {
-            if config.notification_frequency == Frequency::Immediate {
-                let notification = self.titled(render_review(kind, &event, self.clock.now()));
-                self.dispatch(&config, &notification).await?;
-            } else {
+        let kinds = event_types(&config, &event);
+        if config.notification_frequency != Frequency::Immediate {
+            for kind in kinds {
                 self.repo.add_digest_event(kind, &event).await?;
                 tracing::info!(review.id = %review_id, event = kind.as_str(), "notifications.held_for_digest");
             }
+            return Ok(());
+        }
+        // Every kind of the event at once: one kind's slow or failing channel (its
+        // retries back off for seconds) holds up no other.
+        let notifications: Vec<Notification> = kinds
+            .into_iter()
+            .map(|kind| self.titled(render_review(kind, &event, self.clock.now())))
+            .collect();
+        let sent = notifications.iter().map(|n| self.dispatch(&config, n));
+        for result in futures_util::future::join_all(sent).await {
+            result?;
         }
         Ok(())
     }
@@ -94,7 +109,9 @@ impl NotificationService {
         notification
     }
 
-    /// One notification to every enabled channel, channels in parallel.
+    /// One notification to every enabled channel and recipient, at most
+    /// [`PARALLEL_DELIVERIES`] at once: each delivery retries on its own, so a slow
+    /// or failing one delays no other.
     pub(super) async fn dispatch(
         &self,
         config: &NotificationConfig,
@@ -109,7 +126,10 @@ impl NotificationService {
                 deliveries.push(self.deliver(config, notifier.as_ref(), recipient, notification));
             }
         }
-        futures_util::future::join_all(deliveries).await;
+        futures_util::stream::iter(deliveries)
+            .buffer_unordered(PARALLEL_DELIVERIES)
+            .collect::<Vec<()>>()
+            .await;
         Ok(())
     }
 

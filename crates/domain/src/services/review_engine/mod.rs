@@ -15,7 +15,8 @@ use super::projects::ProjectService;
 use crate::model::ReviewTask;
 use crate::model::review::{ReviewOutcome, ReviewStatus, RoundRef};
 use crate::ports::{
-    AiProvider, AttemptStart, CatalogRepository, PlatformError, ReviewRepository, TaskRepository,
+    AiProvider, AttemptEnd, AttemptStart, CatalogRepository, PlatformError, ReviewRepository,
+    TaskRepository,
 };
 use round::Begun;
 use std::sync::Arc;
@@ -32,8 +33,9 @@ pub struct EngineSettings {
     pub temperature: Option<f64>,
     /// Attempts per prompt when the answer is unusable (off-schema JSON).
     pub answer_attempts: u32,
-    /// How long an attempt is presumed alive: another task of the same MR waits
-    /// that long at most (the queue's reclaim idle time).
+    /// How long an attempt is presumed alive after its last heartbeat: another task
+    /// of the same MR waits that long at most, and another worker takes the task over
+    /// after it (the queue's reclaim idle time).
     pub attempt_lease: std::time::Duration,
 }
 
@@ -46,7 +48,7 @@ impl Default for EngineSettings {
             max_tokens: Some(2_000),
             temperature: Some(0.1),
             answer_attempts: 2,
-            attempt_lease: std::time::Duration::from_secs(31 * 60),
+            attempt_lease: std::time::Duration::from_secs(60),
         }
     }
 }
@@ -68,6 +70,9 @@ pub enum RunOutcome {
     Failed {
         error: String,
     },
+    /// Another worker took the task over while this attempt ran (this worker went
+    /// silent past the lease): nothing was recorded; the message is the other's.
+    TakenOver,
 }
 
 /// A failure of one attempt, and whether a later attempt may succeed.
@@ -178,14 +183,17 @@ impl ReviewEngine {
         }
     }
 
-    /// Runs one attempt of a task and records its outcome on the task.
+    /// Runs one attempt of a task for `worker` (the process's stable name) and
+    /// records its outcome on the task, unless another worker took the task over
+    /// meanwhile. While it runs, the caller keeps the attempt alive with
+    /// [`ReviewEngine::heartbeat`].
     ///
     /// # Errors
-    /// Only store failures while recording the outcome.
-    pub async fn run(&self, task_id: Uuid) -> Result<RunOutcome, ServiceError> {
+    /// Only store failures while starting the attempt or recording its outcome.
+    pub async fn run(&self, task_id: Uuid, worker: &str) -> Result<RunOutcome, ServiceError> {
         let task = match self
             .tasks
-            .begin_attempt(task_id, self.settings.attempt_lease)
+            .begin_attempt(task_id, worker, self.settings.attempt_lease)
             .await?
         {
             AttemptStart::Started(task) => task,
@@ -200,45 +208,79 @@ impl ReviewEngine {
                 return Ok(RunOutcome::Failed { error: message });
             }
         };
-        tracing::info!(task.id = %task.id, attempt = task.attempts, mr.iid = task.mr_iid, "review.started");
-        match self.review(&task).await {
+        tracing::info!(task.id = %task.id, attempt = task.attempts, mr.iid = task.mr_iid, worker, "review.started");
+        let result = match self.review(&task, worker).await {
+            Ok(None) => {
+                tracing::warn!(task.id = %task.id, worker, "review.taken_over");
+                return Ok(RunOutcome::TakenOver);
+            }
+            Ok(Some(review_id)) => Ok(review_id),
+            Err(f) => Err(f),
+        };
+        let end = match &result {
+            Ok(review_id) => AttemptEnd::Completed {
+                review_id: Some(*review_id),
+            },
+            Err(f) if f.transient && task.attempts < task.max_attempts => {
+                AttemptEnd::Requeued { error: &f.message }
+            }
+            Err(f) => AttemptEnd::Failed { error: &f.message },
+        };
+        if !self.tasks.finish_attempt(task.id, worker, end).await? {
+            tracing::warn!(task.id = %task.id, worker, "review.taken_over");
+            return Ok(RunOutcome::TakenOver);
+        }
+        Ok(match result {
             Ok(review_id) => {
-                self.tasks.complete(task.id, Some(review_id)).await?;
                 tracing::info!(task.id = %task.id, review.id = %review_id, "review.completed");
-                Ok(RunOutcome::Completed { review_id })
+                RunOutcome::Completed { review_id }
             }
             Err(f) if f.transient && task.attempts < task.max_attempts => {
-                self.tasks.requeue(task.id, &f.message).await?;
                 tracing::warn!(task.id = %task.id, attempt = task.attempts, error = %f.message, "review.retrying");
-                Ok(RunOutcome::Retry { error: f.message })
+                RunOutcome::Retry { error: f.message }
             }
             Err(f) => {
-                self.tasks.fail(task.id, &f.message).await?;
                 tracing::error!(task.id = %task.id, error = %f.message, "review.failed");
                 self.task_failed(&task, &f.message).await;
-                Ok(RunOutcome::Failed { error: f.message })
+                RunOutcome::Failed { error: f.message }
             }
-        }
+        })
     }
 
-    /// Fails a task whose attempt ran past the review timeout.
+    /// Keeps `worker`'s attempt on the task alive; `false` when the task is no longer
+    /// its to run (finished, or taken over by another worker): the caller stops it.
+    ///
+    /// # Errors
+    /// Store failures (the attempt may still be alive: try again at the next beat).
+    pub async fn heartbeat(&self, task_id: Uuid, worker: &str) -> Result<bool, ServiceError> {
+        Ok(self.tasks.renew_attempt(task_id, worker).await?)
+    }
+
+    /// Fails `worker`'s attempt that ran past the review timeout, and closes its
+    /// review. Nothing changes when the attempt is no longer `worker`'s (a worker
+    /// frozen past its timeout, taken over, then resumed never fails the task that
+    /// another worker completed). Returns whether it failed the task.
     ///
     /// # Errors
     /// Store failures.
     pub async fn time_out(
         &self,
         task_id: Uuid,
+        worker: &str,
         after: std::time::Duration,
-    ) -> Result<(), ServiceError> {
+    ) -> Result<bool, ServiceError> {
         let message = format!(
             "the review ran longer than its timeout ({} s) and was stopped",
             after.as_secs_f64()
         );
-        self.tasks.fail(task_id, &message).await?;
-        if let Ok(task) = self.tasks.get(task_id).await {
+        let failed = self
+            .tasks
+            .finish_attempt(task_id, worker, AttemptEnd::Failed { error: &message })
+            .await?;
+        if failed && let Ok(task) = self.tasks.get(task_id).await {
             self.abandon(&task, &message).await?;
         }
-        Ok(())
+        Ok(failed)
     }
 
     /// Closes the review of a task that failed without concluding its round (timed
@@ -271,12 +313,18 @@ impl ReviewEngine {
         Ok(())
     }
 
-    async fn review(&self, task: &ReviewTask) -> Result<Uuid, Failure> {
+    /// The review's id, or `None` when the task was taken over before posting.
+    async fn review(&self, task: &ReviewTask, worker: &str) -> Result<Option<Uuid>, Failure> {
         let plan = match self.begin_round(task).await? {
-            Begun::AlreadyReviewed(review_id) => return Ok(review_id),
+            Begun::AlreadyReviewed(review_id) => return Ok(Some(review_id)),
             Begun::Round(plan) => plan,
         };
         let results = self.review_files(&plan).await;
-        self.conclude(task, &plan, results).await
+        // The model's work can outlast the lease (a frozen or cut-off process, whose
+        // task another worker took over): post only while the attempt is still ours.
+        if !self.tasks.renew_attempt(task.id, worker).await? {
+            return Ok(None);
+        }
+        self.conclude(task, &plan, results).await.map(Some)
     }
 }

@@ -1,0 +1,1 @@
+ALTER TABLE review_tasks DROP COLUMN worker_id;
