@@ -345,10 +345,14 @@ impl Application {
             Arc::new(crate::clock::SystemClock),
         ));
         let workers = if config.review_workers_enabled {
-            let consumer = config
-                .queue_consumer_name
-                .clone()
-                .unwrap_or_else(|| format!("{}-{}", machine_name(&config.hostname), config.port));
+            let consumer = config.queue_consumer_name.clone().unwrap_or_else(|| {
+                let machine = machine_name(&config.hostname);
+                match config.port {
+                    // An ephemeral port is new at every start: so is the name.
+                    0 => format!("{machine}-{}", uuid::Uuid::new_v4().simple()),
+                    port => format!("{machine}-{port}"),
+                }
+            });
             Some(worker::spawn(
                 engine.clone(),
                 tasks.clone(),

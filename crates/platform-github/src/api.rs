@@ -159,7 +159,13 @@ pub struct GhHook {
     pub config: GhHookConfig,
 }
 
+/// An issue comment as its `POST` answers it, or a review or issue comment as the
+/// lists give it.
 #[derive(Debug, Deserialize)]
 pub struct GhComment {
     pub id: i64,
+    #[serde(default)]
+    pub body: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<DateTime<Utc>>,
 }

@@ -1,7 +1,9 @@
 use crate::api::{GhComment, GhCompare, GhFile, GhHook, GhPull, GhRepo, GhUser};
 use crate::client::GithubPlatform;
 use async_trait::async_trait;
-use reviewd_domain::model::diff::{DiffRefs, FileDiff, InlineComment, MergeRequestDiff};
+use reviewd_domain::model::diff::{
+    DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
+};
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
     PlatformWebhook, TokenIdentity,
@@ -207,6 +209,32 @@ impl HostingPlatform for GithubPlatform {
         self.send(|c| c.post(&url).json(&body)).await?;
         // One review holds every comment; GitHub returns no per-comment ids here.
         Ok(vec![None; comments.len()])
+    }
+
+    async fn list_comments(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<Vec<ExistingComment>, PlatformError> {
+        // Review comments first: that route fails for a number that is no pull
+        // request, where the issue's would list an issue's comments.
+        let mut comments: Vec<GhComment> = self
+            .get_all(&format!("{}/pulls/{iid}/comments", repo(project)), &[])
+            .await?;
+        let general: Vec<GhComment> = self
+            .get_all(&format!("{}/issues/{iid}/comments", repo(project)), &[])
+            .await?;
+        comments.extend(general);
+        // Two lists, each oldest first: merged by time, ids settling ties.
+        comments.sort_by_key(|c| (c.created_at, c.id));
+        Ok(comments
+            .into_iter()
+            .map(|c| ExistingComment {
+                id: c.id.to_string(),
+                thread_id: None,
+                body: c.body.unwrap_or_default(),
+            })
+            .collect())
     }
 
     async fn post_comment(

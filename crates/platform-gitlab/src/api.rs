@@ -1,7 +1,7 @@
 //! The parts of GitLab's JSON that reviewd reads.
 
 use chrono::{DateTime, Utc};
-use reviewd_domain::model::diff::{ChangeType, FileDiff};
+use reviewd_domain::model::diff::{ChangeType, ExistingComment, FileDiff};
 use reviewd_domain::model::{MergeRequest, PlatformProject, PlatformType, PlatformUser};
 use serde::Deserialize;
 
@@ -179,14 +179,43 @@ pub struct GlHook {
     pub url: String,
 }
 
+/// A discussion as `POST /discussions` answers it and `GET /discussions` lists it.
 #[derive(Debug, Deserialize)]
 pub struct GlDiscussion {
     pub id: String,
+    /// A general comment: one note outside any thread.
+    #[serde(default)]
+    pub individual_note: bool,
+    #[serde(default)]
+    pub notes: Vec<GlNote>,
+}
+
+impl GlDiscussion {
+    /// Its notes as comments, with the note id (oldest first by it); GitLab's own
+    /// system notes ("added 1 commit") left out, as nobody wrote them.
+    pub fn into_comments(self) -> impl Iterator<Item = (i64, ExistingComment)> {
+        let thread_id = (!self.individual_note).then_some(self.id);
+        self.notes
+            .into_iter()
+            .filter(|note| !note.system)
+            .map(move |note| {
+                let comment = ExistingComment {
+                    id: note.id.to_string(),
+                    thread_id: thread_id.clone(),
+                    body: note.body,
+                };
+                (note.id, comment)
+            })
+    }
 }
 
 #[derive(Debug, Deserialize)]
 pub struct GlNote {
     pub id: i64,
+    #[serde(default)]
+    pub body: String,
+    #[serde(default)]
+    pub system: bool,
 }
 
 /// `POST /oauth/token`.

@@ -4,7 +4,9 @@ use crate::api::{
 };
 use crate::client::{GitlabPlatform, project_segment};
 use async_trait::async_trait;
-use reviewd_domain::model::diff::{DiffRefs, FileDiff, InlineComment, MergeRequestDiff};
+use reviewd_domain::model::diff::{
+    DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
+};
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
     PlatformWebhook, TokenIdentity,
@@ -248,6 +250,23 @@ impl HostingPlatform for GitlabPlatform {
             ids.push(Some(discussion.id));
         }
         Ok(ids)
+    }
+
+    async fn list_comments(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<Vec<ExistingComment>, PlatformError> {
+        let path = Self::project_path(project, &format!("/merge_requests/{iid}/discussions"));
+        let discussions: Vec<GlDiscussion> = self.get_all(&path, &[]).await?;
+        let mut notes: Vec<(i64, ExistingComment)> = discussions
+            .into_iter()
+            .flat_map(GlDiscussion::into_comments)
+            .collect();
+        // Discussions come in the order they were opened, so a late reply in an early
+        // thread would come too soon; note ids grow with time.
+        notes.sort_by_key(|(id, _)| *id);
+        Ok(notes.into_iter().map(|(_, comment)| comment).collect())
     }
 
     async fn post_comment(

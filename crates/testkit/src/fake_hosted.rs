@@ -7,7 +7,9 @@
 use crate::contract::hosting::FakeServer;
 use crate::fakes::hosting::{Posted, ProjectFixture};
 use async_trait::async_trait;
+use chrono::{DateTime, Duration, TimeZone, Utc};
 use reviewd_domain::model::TokenIdentity;
+use reviewd_domain::model::diff::InlineComment;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex, MutexGuard};
 use wiremock::matchers::{header, method, path, path_regex};
@@ -19,13 +21,47 @@ pub(crate) struct Hosted {
     /// The instance's users (GitLab's `/users`).
     pub users: Vec<Value>,
     posts: Vec<(String, i64, Posted)>,
-    /// `(project, number, comment id)` of the general comments.
-    comments: Vec<(String, i64, u64)>,
+    /// Every comment posted, line and general, oldest first, as it reads now: what
+    /// the list routes serve, with the ids the posting routes answered.
+    comments: Vec<HostedComment>,
     hooks: Vec<(String, Value)>,
     last_id: u64,
 }
 
 pub(crate) type Shared = Arc<Mutex<Hosted>>;
+
+/// A comment on a merge request as the server keeps it.
+#[derive(Debug, Clone)]
+pub(crate) struct HostedComment {
+    pub project: String,
+    pub number: i64,
+    /// GitLab's note id, GitHub's comment id.
+    pub id: u64,
+    /// The platform's fields placing a line comment (GitLab's `position`, GitHub's
+    /// `path`, `line`, `side`, `commit_id`, `pull_request_review_id`), merged into
+    /// the comment as listed; `None` for a general comment.
+    pub anchor: Option<Value>,
+    /// The current text, edits applied.
+    pub body: String,
+}
+
+impl HostedComment {
+    /// When it was posted: ids grow with time, a second apart, so listing by time
+    /// and by id agree.
+    pub fn created_at(&self) -> DateTime<Utc> {
+        let epoch = Utc.with_ymd_and_hms(2026, 11, 22, 0, 0, 0).single();
+        epoch.unwrap_or_default() + Duration::seconds(i64::try_from(self.id).unwrap_or_default())
+    }
+}
+
+/// Which comments an edit route reaches.
+pub(crate) enum EditScope {
+    /// GitLab's `/merge_requests/:iid/notes/:id`: any note of that merge request.
+    MergeRequest(i64),
+    /// GitHub's `/issues/comments/:id`: the repository's general (issue) comments;
+    /// review comments have routes of their own.
+    IssueComments,
+}
 
 impl Hosted {
     /// Nothing hosted yet; ids handed out start after `last_id`, clear of the ones a
@@ -59,42 +95,94 @@ impl Hosted {
             .collect()
     }
 
-    /// Records a general comment on a merge request; returns its new id.
-    pub fn comment(&mut self, project: &str, number: i64, body: &str) -> u64 {
+    /// Records a general comment on a merge request.
+    pub fn comment(&mut self, project: &str, number: i64, body: &str) -> HostedComment {
         let id = self.next_id();
-        self.comments.push((project.to_owned(), number, id));
         let posted = Posted::Comment {
             id: id.to_string(),
             body: body.to_owned(),
         };
         self.post(project, number, posted);
-        id
+        self.keep(project, number, id, None, body)
     }
 
-    /// Records the edit `request` makes to the comment its route ends in, if the
-    /// project has it (on merge request `number` when given): the comment's id and new
-    /// body; `None` for a comment it does not have.
+    /// Records a line comment on a merge request, placed at `head_sha` and by
+    /// `anchor` (see [`HostedComment::anchor`]).
+    pub fn line_comment(
+        &mut self,
+        project: &str,
+        number: i64,
+        comment: InlineComment,
+        head_sha: &str,
+        anchor: Value,
+    ) -> HostedComment {
+        let id = self.next_id();
+        let body = comment.body.clone();
+        let posted = Posted::Inline {
+            comment,
+            head_sha: head_sha.to_owned(),
+        };
+        self.post(project, number, posted);
+        self.keep(project, number, id, Some(anchor), &body)
+    }
+
+    fn keep(
+        &mut self,
+        project: &str,
+        number: i64,
+        id: u64,
+        anchor: Option<Value>,
+        body: &str,
+    ) -> HostedComment {
+        let comment = HostedComment {
+            project: project.to_owned(),
+            number,
+            id,
+            anchor,
+            body: body.to_owned(),
+        };
+        self.comments.push(comment.clone());
+        comment
+    }
+
+    /// The comments on a merge request as they read now, oldest first.
+    pub fn comments_on(&self, project: &str, number: i64) -> Vec<HostedComment> {
+        self.comments
+            .iter()
+            .filter(|c| c.project == project && c.number == number)
+            .cloned()
+            .collect()
+    }
+
+    /// Applies the edit `request` makes to the comment its route ends in, if `scope`
+    /// of the project reaches it: the comment as it reads now; `None` for a comment
+    /// out of reach.
     pub fn edit_comment(
         &mut self,
         project: &str,
-        number: Option<i64>,
+        scope: &EditScope,
         request: &Request,
-    ) -> Option<(u64, String)> {
+    ) -> Option<HostedComment> {
         let id = trailing_id(request)?;
-        let &(_, on, _) = self
+        let reached = |c: &HostedComment| match scope {
+            EditScope::MergeRequest(number) => c.number == *number,
+            EditScope::IssueComments => c.anchor.is_none(),
+        };
+        let comment = self
             .comments
-            .iter()
-            .find(|(p, n, c)| p == project && number.is_none_or(|x| x == *n) && *c == id)?;
-        let body = body_json(request)["body"]
+            .iter_mut()
+            .find(|c| c.project == project && c.id == id && reached(c))?;
+        body_json(request)["body"]
             .as_str()
             .unwrap_or_default()
-            .to_owned();
+            .clone_into(&mut comment.body);
+        let edited = comment.clone();
         let posted = Posted::Edit {
             id: id.to_string(),
-            body: body.clone(),
+            body: edited.body.clone(),
         };
-        self.post(project, on, posted);
-        Some((id, body))
+        self.post(project, edited.number, posted);
+        Some(edited)
     }
 }
 

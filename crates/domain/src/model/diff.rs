@@ -55,3 +55,17 @@ pub struct InlineComment {
     pub line: u32,
     pub body: String,
 }
+
+/// A comment already on a merge request, line comment or general, as the platform
+/// lists it now (edits included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExistingComment {
+    /// What [`crate::ports::HostingPlatform::edit_comment`] takes: the hostA note
+    /// id, the hostB comment id.
+    pub id: String,
+    /// What [`crate::ports::HostingPlatform::post_inline_comments`] returns for a
+    /// line comment: its hostA discussion id; `None` on hostB and for general
+    /// comments.
+    pub thread_id: Option<String>,
+    pub body: String,
+}

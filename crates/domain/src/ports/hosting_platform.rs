@@ -1,7 +1,7 @@
 //! A source-hosting platform (`hostA` GitLab-compatible, `hostB` GitHub-compatible),
 //! as seen through one access token.
 
-use crate::model::diff::{DiffRefs, FileDiff, InlineComment, MergeRequestDiff};
+use crate::model::diff::{DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff};
 use crate::model::{
     MergeRequest, MrState, OAuthTokens, PlatformConnection, PlatformPage, PlatformProject,
     PlatformType, PlatformUser, PlatformWebhook, TokenIdentity,
@@ -129,6 +129,18 @@ pub trait HostingPlatform: Send + Sync {
         refs: &DiffRefs,
         comments: &[InlineComment],
     ) -> Result<Vec<Option<String>>, PlatformError>;
+
+    /// Every comment on the MR (line comments and general ones, by anyone), oldest
+    /// first, all pages read: how a retried round finds what an interrupted attempt
+    /// already posted.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown project or MR.
+    async fn list_comments(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<Vec<ExistingComment>, PlatformError>;
 
     /// Posts a general comment on the MR; returns its id.
     ///

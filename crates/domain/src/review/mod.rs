@@ -7,6 +7,7 @@ pub mod diff_lines;
 pub mod file_review;
 pub mod fingerprint;
 pub mod globs;
+pub mod markers;
 pub mod output;
 pub mod prompt;
 pub mod rating;

@@ -168,6 +168,8 @@ pub async fn run(world: &impl PlatformWorld) {
     line_comments_get_one_id_slot_each(world).await;
     a_line_outside_the_diff_is_rejected(world).await;
     comments_are_posted_and_edited(world).await;
+    posted_comments_are_listed_back(world).await;
+    comments_are_listed_across_pages(world).await;
     assignment_is_recorded(world).await;
     webhooks_are_created_listed_and_deleted(world).await;
     user_search_is_hosta_only(world).await;
@@ -501,6 +503,112 @@ async fn comments_are_posted_and_edited(world: &impl PlatformWorld) {
         platform.post_comment(&project, 12, "x").await,
         Err(PlatformError::NotFound(_))
     ));
+}
+
+/// Text a comment body must survive unchanged: quotes, markup, escapes, non-ASCII.
+const HOSTILE: &str =
+    "«quotes» \"double\" 'single' </script><script>x()</script> \\n \u{1F680} 日本語 &amp; ${x}";
+
+async fn posted_comments_are_listed_back(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let mr = MrFixture::new(15)
+        .file("src/a.rs", DIFF)
+        .file("src/b.rs", DIFF);
+    let fixture = ProjectFixture::new("contract/listed")
+        .mr(mr.clone())
+        .mr(MrFixture::new(16));
+    let project = world.add_project(&fixture).await;
+    assert!(
+        platform
+            .list_comments(&project, 15)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let lines = [
+        format!("{HOSTILE}\n<!-- reviewd:comment:abc -->"),
+        "second\n<!-- reviewd:comment:def -->".to_owned(),
+    ];
+    let comments = [
+        comment("src/a.rs", 2, &lines[0]),
+        comment("src/b.rs", 2, &lines[1]),
+    ];
+    let refs = mr.refs(platform.platform_type());
+    let threads = platform
+        .post_inline_comments(&project, 15, &refs, &comments)
+        .await
+        .unwrap();
+    let id = platform
+        .post_comment(&project, 15, "summary <!-- reviewd:summary -->")
+        .await
+        .unwrap();
+    let summary = format!("summary v2 {HOSTILE} <!-- reviewd:summary -->");
+    platform
+        .edit_comment(&project, 15, &id, &summary)
+        .await
+        .unwrap();
+
+    let listed = platform.list_comments(&project, 15).await.unwrap();
+    let bodies: Vec<&str> = listed.iter().map(|c| c.body.as_str()).collect();
+    assert_eq!(
+        bodies,
+        [lines[0].as_str(), lines[1].as_str(), summary.as_str()]
+    );
+    assert_eq!(
+        (listed[2].id.as_str(), &listed[2].thread_id),
+        (id.as_str(), &None)
+    );
+    let listed_threads: Vec<Option<String>> =
+        listed[..2].iter().map(|c| c.thread_id.clone()).collect();
+    assert_eq!(listed_threads, threads);
+    let hosta = platform.platform_type() == PlatformType::HostA;
+    assert_eq!(threads.iter().all(Option::is_some), hosta, "{threads:?}");
+    let ids: BTreeSet<&str> = listed.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids.len(), 3, "{listed:?}");
+    if hosta {
+        // A line note is a note like any other: edited by the id listed for it.
+        platform
+            .edit_comment(&project, 15, &listed[0].id, "moved on")
+            .await
+            .unwrap();
+        let relisted = platform.list_comments(&project, 15).await.unwrap();
+        assert_eq!(relisted[0].body, "moved on");
+        assert_eq!(relisted[1..], listed[1..]);
+    }
+
+    assert!(
+        platform
+            .list_comments(&project, 16)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(matches!(
+        platform.list_comments(&project, 17).await,
+        Err(PlatformError::NotFound(_))
+    ));
+    assert!(matches!(
+        platform.list_comments(&unknown_project(), 15).await,
+        Err(PlatformError::NotFound(_))
+    ));
+}
+
+/// More comments than the adapters read in a page (100): every one comes back, once,
+/// in order.
+async fn comments_are_listed_across_pages(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let project = world
+        .add_project(&ProjectFixture::new("contract/many-notes").mr(MrFixture::new(18)))
+        .await;
+    let mut ids = Vec::new();
+    for n in 0..105 {
+        let body = format!("note {n}");
+        ids.push(platform.post_comment(&project, 18, &body).await.unwrap());
+    }
+    let listed = platform.list_comments(&project, 18).await.unwrap();
+    let listed_ids: Vec<&str> = listed.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(listed_ids, ids);
+    assert_eq!(listed[104].body, "note 104");
 }
 
 /// Both adapters assign (hostB by login, which hostB projects store as ids).

@@ -1,11 +1,13 @@
 //! Repositories on the fake GitHub built from [`ProjectFixture`]s: pull requests with
-//! their files, collaborators, compares, reviews, issue comments, assignment and
-//! hooks, answered in GitHub's shapes from what was put there and what was posted
+//! their files, collaborators, compares, reviews and their comments, issue comments
+//! (posted and listed), assignment and hooks, answered in GitHub's shapes from what was put there and what was posted
 //! since (what `contract::hosting` runs the GitHub adapter against).
 
 use super::{FakeGithub, github_repo};
 use crate::contract::hosting::{FakeServer, ServerAccount};
-use crate::fake_hosted::{HostedFake, Shared, body_json, paged, query_value, token_owner};
+use crate::fake_hosted::{
+    EditScope, HostedComment, HostedFake, Shared, body_json, paged, query_value, token_owner,
+};
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{ChangeType, FileDiff, InlineComment};
@@ -89,6 +91,33 @@ fn list_pulls(full_name: &str, mrs: &[MrFixture], request: &Request) -> Response
     }
     let listed = listed.into_iter().map(|m| github_pull(full_name, m));
     FakeGithub::page_of(listed.collect(), request)
+}
+
+/// Who the fake's token belongs to, as comments name their author.
+fn bot_user() -> Value {
+    json!({ "login": "reviewd-bot", "id": 42, "type": "User", "site_admin": false })
+}
+
+/// A comment as GitHub lists it: a review comment (`/pulls/{n}/comments`) with its
+/// path, line, side and review, or an issue comment (`/issues/{n}/comments`).
+fn github_comment(full_name: &str, comment: &HostedComment) -> Value {
+    let (id, number) = (comment.id, comment.number);
+    let (node_id, anchor) = match comment.anchor {
+        Some(_) => (format!("PRRC_{id}"), format!("discussion_r{id}")),
+        None => (format!("IC_{id}"), format!("issuecomment-{id}")),
+    };
+    let mut json = json!({
+        "id": id, "node_id": node_id, "body": comment.body, "user": bot_user(),
+        "html_url": format!("https://github.example.com/{full_name}/pull/{number}#{anchor}"),
+        "created_at": comment.created_at(), "updated_at": comment.created_at(),
+        "author_association": "OWNER",
+    });
+    if let Some(Value::Object(fields)) = &comment.anchor {
+        for (key, value) in fields {
+            json[key] = value.clone();
+        }
+    }
+    json
 }
 
 fn strings(value: &Value) -> Vec<String> {
@@ -235,6 +264,21 @@ impl FakeGithub {
             move |r: &Request| comment(&hosted, &name, number, &body_json(r)),
         )
         .await;
+        for (route, line) in [
+            (format!("{pull}/comments"), true),
+            (format!("{repo}/issues/{number}/comments"), false),
+        ] {
+            let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
+            self.serve("GET", path(route), move |r: &Request| {
+                let comments = hosted.lock().unwrap().comments_on(&name, number);
+                let listed = comments
+                    .iter()
+                    .filter(|c| c.anchor.is_some() == line)
+                    .map(|c| github_comment(&name, c));
+                Self::page_of(listed.collect(), r)
+            })
+            .await;
+        }
         let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
         self.serve(
             "POST",
@@ -280,61 +324,65 @@ impl FakeGithub {
 /// `POST /reviews`: one review holds every comment, and GitHub refuses the whole
 /// review (422) when it cannot place one of them.
 fn review(hosted: &Shared, full_name: &str, mr: &MrFixture, body: &Value) -> ResponseTemplate {
-    let comments: Vec<InlineComment> = body["comments"]
+    let comments: Vec<(InlineComment, &str)> = body["comments"]
         .as_array()
         .into_iter()
         .flatten()
-        .map(|c| InlineComment {
-            file_path: c["path"].as_str().unwrap_or_default().to_owned(),
-            old_path: None,
-            line: u32::try_from(c["line"].as_u64().unwrap_or_default()).unwrap_or_default(),
-            body: c["body"].as_str().unwrap_or_default().to_owned(),
+        .map(|c| {
+            let comment = InlineComment {
+                file_path: c["path"].as_str().unwrap_or_default().to_owned(),
+                old_path: None,
+                line: u32::try_from(c["line"].as_u64().unwrap_or_default()).unwrap_or_default(),
+                body: c["body"].as_str().unwrap_or_default().to_owned(),
+            };
+            (comment, c["side"].as_str().unwrap_or("RIGHT"))
         })
         .collect();
     if !comments
         .iter()
-        .all(|c| mr.takes_comment(PlatformType::HostB, c))
+        .all(|(c, _)| mr.takes_comment(PlatformType::HostB, c))
     {
         return ResponseTemplate::new(422).set_body_json(json!({
             "message": "Unprocessable Entity", "errors": ["Line could not be resolved"],
             "documentation_url": "https://docs.github.com/rest/pulls/reviews", "status": "422",
         }));
     }
-    let head_sha = body["commit_id"].as_str().unwrap_or_default().to_owned();
+    let head_sha = body["commit_id"].as_str().unwrap_or_default();
     let mut hosted = hosted.lock().unwrap();
-    for comment in comments {
-        let posted = Posted::Inline {
-            comment,
-            head_sha: head_sha.clone(),
-        };
-        hosted.post(full_name, mr.iid, posted);
+    let review_id = hosted.next_id();
+    for (comment, side) in comments {
+        let anchor = json!({
+            "pull_request_review_id": review_id, "path": comment.file_path,
+            "line": comment.line, "original_line": comment.line, "side": side,
+            "commit_id": head_sha, "original_commit_id": head_sha, "subject_type": "line",
+        });
+        hosted.line_comment(full_name, mr.iid, comment, head_sha, anchor);
     }
     ResponseTemplate::new(200).set_body_json(json!({
-        "id": hosted.next_id(), "state": "COMMENTED", "body": body["body"], "commit_id": head_sha,
-        "user": { "login": "reviewd-bot", "id": 42 }, "submitted_at": "2026-11-22T00:00:00Z",
+        "id": review_id, "node_id": format!("PRR_{review_id}"), "state": "COMMENTED",
+        "body": body["body"], "commit_id": head_sha, "user": bot_user(),
+        "submitted_at": "2026-11-22T00:00:00Z",
     }))
 }
 
 /// `POST /issues/{n}/comments`: a general comment.
 fn comment(hosted: &Shared, full_name: &str, number: i64, body: &Value) -> ResponseTemplate {
     let text = body["body"].as_str().unwrap_or_default();
-    let id = hosted.lock().unwrap().comment(full_name, number, text);
-    ResponseTemplate::new(201).set_body_json(json!({
-        "id": id, "node_id": format!("IC_{id}"), "body": text,
-        "html_url": format!("https://github.example.com/{full_name}/pull/{number}#issuecomment-{id}"),
-        "user": { "login": "reviewd-bot", "id": 42 }, "created_at": "2026-11-22T00:00:00Z", "updated_at": "2026-11-22T00:00:00Z",
-    }))
+    let posted = hosted.lock().unwrap().comment(full_name, number, text);
+    ResponseTemplate::new(201).set_body_json(github_comment(full_name, &posted))
 }
 
-/// `PATCH /issues/comments/{id}`: 404 for a comment the repository does not have.
+/// `PATCH /issues/comments/{id}`: 404 for a comment the repository does not have
+/// among its issue comments (review comments are edited elsewhere).
 fn edit_comment(hosted: &Shared, full_name: &str, request: &Request) -> ResponseTemplate {
+    let scope = EditScope::IssueComments;
     match hosted
         .lock()
         .unwrap()
-        .edit_comment(full_name, None, request)
+        .edit_comment(full_name, &scope, request)
     {
-        Some((id, body)) => {
-            ResponseTemplate::new(200).set_body_json(json!({ "id": id, "body": body }))
+        Some(edited) => {
+            ResponseTemplate::new(200).set_body_json(github_comment(full_name, &edited))
         }
         None => FakeGithub::not_found(),
     }

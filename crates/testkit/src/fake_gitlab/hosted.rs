@@ -1,11 +1,13 @@
 //! Projects on the fake GitLab built from [`ProjectFixture`]s: merge requests with
-//! their diffs, members, compares, notes, discussions and hooks, answered in GitLab's
-//! shapes from what was put there and what was posted since (what `contract::hosting`
-//! runs the GitLab adapter against).
+//! their diffs, members, compares, notes, discussions (posted and listed) and hooks,
+//! answered in GitLab's shapes from what was put there and what was posted since
+//! (what `contract::hosting` runs the GitLab adapter against).
 
 use super::{FakeGitlab, gitlab_project};
 use crate::contract::hosting::{FakeServer, ServerAccount};
-use crate::fake_hosted::{HostedFake, Shared, body_json, paged, query_value, token_owner};
+use crate::fake_hosted::{
+    EditScope, HostedComment, HostedFake, Shared, body_json, paged, query_value, token_owner,
+};
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{ChangeType, FileDiff, InlineComment};
@@ -76,6 +78,42 @@ fn positioned_comment(body: &Value) -> InlineComment {
         line: u32::try_from(position["new_line"].as_u64().unwrap_or_default()).unwrap_or_default(),
         body: body["body"].as_str().unwrap_or_default().to_owned(),
     }
+}
+
+/// The id of the discussion holding a note. Every discussion here holds the one note
+/// it was opened with (nothing posts replies), so its id follows from the note's.
+fn discussion_id(note_id: u64) -> String {
+    format!("{note_id:040x}")
+}
+
+/// A note as GitLab shows it: a `DiffNote` with its `position` for a line comment, a
+/// plain note (`type: null`) for a general one.
+fn gitlab_note(comment: &HostedComment) -> Value {
+    let line = comment.anchor.is_some();
+    let mut note = json!({
+        "id": comment.id, "type": if line { json!("DiffNote") } else { Value::Null },
+        "body": comment.body, "attachment": null,
+        "author": { "id": 7, "username": "reviewer-bot", "name": "Reviewer Bot", "state": "active" },
+        "created_at": comment.created_at(), "updated_at": comment.created_at(), "system": false,
+        "noteable_type": "MergeRequest", "noteable_iid": comment.number,
+        "resolvable": line, "resolved": false,
+    });
+    if let Some(Value::Object(anchor)) = &comment.anchor {
+        for (key, value) in anchor {
+            note[key] = value.clone();
+        }
+    }
+    note
+}
+
+/// A discussion as `POST` answers it and `GET /discussions` lists it: a general
+/// comment is an `individual_note`, outside any thread.
+fn gitlab_discussion(comment: &HostedComment) -> Value {
+    json!({
+        "id": discussion_id(comment.id),
+        "individual_note": comment.anchor.is_none(),
+        "notes": [gitlab_note(comment)],
+    })
 }
 
 fn ids_of(body: &Value, key: &str) -> Vec<String> {
@@ -251,6 +289,16 @@ impl FakeGitlab {
         )
         .await;
         let (hosted, project) = (self.hosted.clone(), id.to_string());
+        self.serve(
+            "GET",
+            path(format!("{base}/discussions")),
+            move |r: &Request| {
+                let comments = hosted.lock().unwrap().comments_on(&project, iid);
+                Self::page_of(comments.iter().map(gitlab_discussion).collect(), r)
+            },
+        )
+        .await;
+        let (hosted, project) = (self.hosted.clone(), id.to_string());
         self.serve("POST", path(format!("{base}/notes")), move |r: &Request| {
             note(&hosted, &project, iid, &body_json(r))
         })
@@ -284,38 +332,32 @@ fn discuss(hosted: &Shared, project: &str, mr: &MrFixture, body: &Value) -> Resp
             "message": "400 Bad request - Note {:line_code=>[\"can't be blank\", \"must be a valid line code\"]}",
         }));
     }
-    let mut hosted = hosted.lock().unwrap();
-    let note_id = hosted.next_id();
-    let head_sha = body["position"]["head_sha"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    hosted.post(project, mr.iid, Posted::Inline { comment, head_sha });
-    ResponseTemplate::new(201).set_body_json(json!({
-        "id": format!("{note_id:040x}"), "individual_note": false,
-        "notes": [{ "id": note_id, "type": "DiffNote", "body": body["body"], "position": body["position"], "system": false }],
-    }))
+    let head_sha = body["position"]["head_sha"].as_str().unwrap_or_default();
+    let anchor = json!({ "position": body["position"] });
+    let posted = hosted
+        .lock()
+        .unwrap()
+        .line_comment(project, mr.iid, comment, head_sha, anchor);
+    ResponseTemplate::new(201).set_body_json(gitlab_discussion(&posted))
 }
 
 /// `POST /notes`: a general comment.
 fn note(hosted: &Shared, project: &str, iid: i64, body: &Value) -> ResponseTemplate {
     let text = body["body"].as_str().unwrap_or_default();
-    let id = hosted.lock().unwrap().comment(project, iid, text);
-    ResponseTemplate::new(201).set_body_json(json!({
-        "id": id, "type": null, "body": text, "system": false, "noteable_type": "MergeRequest",
-        "noteable_iid": iid, "author": { "id": 7, "username": "reviewer-bot" }, "created_at": "2026-11-22T00:00:00Z",
-    }))
+    let posted = hosted.lock().unwrap().comment(project, iid, text);
+    ResponseTemplate::new(201).set_body_json(gitlab_note(&posted))
 }
 
-/// `PUT /notes/:id`: 404 for a note this MR does not have.
+/// `PUT /notes/:id`: any note of this MR, line notes too; 404 for one it does not
+/// have.
 fn edit_note(hosted: &Shared, project: &str, iid: i64, request: &Request) -> ResponseTemplate {
+    let scope = EditScope::MergeRequest(iid);
     match hosted
         .lock()
         .unwrap()
-        .edit_comment(project, Some(iid), request)
+        .edit_comment(project, &scope, request)
     {
-        Some((id, body)) => ResponseTemplate::new(200)
-            .set_body_json(json!({ "id": id, "body": body, "system": false })),
+        Some(edited) => ResponseTemplate::new(200).set_body_json(gitlab_note(&edited)),
         None => FakeGitlab::not_found(),
     }
 }

@@ -6,6 +6,7 @@ use crate::model::diff::{InlineComment, MergeRequestDiff};
 use crate::model::review::{PlacedComment, Review, ReviewOutcome, ReviewStatus, RoundRef};
 use crate::model::{Project, ReviewTask};
 use crate::ports::{HostingPlatform, PlatformError};
+use crate::review::markers::{AlreadyPosted, already_posted, comment_marker, summary_marker};
 use crate::review::rating::{rating, score};
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -65,8 +66,37 @@ impl ReviewEngine {
             (failed > 0).then(|| format!("{failed} of {reviewed} file(s) could not be reviewed"));
         let mut summary_comment_id = review.summary_comment_id.clone();
         if task.send_to_platform {
+            let already = self
+                .already_posted(platform.as_ref(), project, task, review.id)
+                .await?;
+            let mut to_post = (Vec::new(), Vec::new());
+            for (comment, id) in fresh.iter().zip(&ids) {
+                match already.comments.get(&comment.fingerprint) {
+                    // Posted by an interrupted attempt: recorded, not posted again.
+                    Some(thread) => {
+                        if let Err(e) = self.reviews.mark_posted(*id, thread.as_deref()).await {
+                            tracing::warn!(error = %e, "review.mark_posted_failed");
+                        }
+                    }
+                    None => {
+                        to_post.0.push(comment.clone());
+                        to_post.1.push(*id);
+                    }
+                }
+            }
+            if !already.comments.is_empty() {
+                tracing::info!(review.id = %review.id, found = already.comments.len(), "review.found_posted_by_earlier_attempt");
+            }
+            summary_comment_id = summary_comment_id.or(already.summary);
             match self
-                .post(platform.as_ref(), project, task.mr_iid, diff, &fresh, &ids)
+                .post(
+                    platform.as_ref(),
+                    project,
+                    task.mr_iid,
+                    diff,
+                    &to_post.0,
+                    &to_post.1,
+                )
                 .await
             {
                 Ok(()) => {}
@@ -80,15 +110,19 @@ impl ReviewEngine {
                     error_message = Some(format!("comments could not be posted: {e}"));
                 }
             }
-            let body = summary_body(
-                number,
-                grade,
-                value,
-                &all,
-                fresh.len(),
-                &summary,
-                reviewed,
-                failed,
+            let body = format!(
+                "{}\n{}\n",
+                summary_body(
+                    number,
+                    grade,
+                    value,
+                    &all,
+                    fresh.len(),
+                    &summary,
+                    reviewed,
+                    failed,
+                ),
+                summary_marker(review.id)
             );
             summary_comment_id = self
                 .upsert_summary(
@@ -147,7 +181,12 @@ impl ReviewEngine {
                 file_path: c.file_path.clone(),
                 old_path: c.old_path.clone(),
                 line: c.line,
-                body: format!("**{}**: {}", c.severity.as_str(), c.message),
+                body: format!(
+                    "**{}**: {}\n\n{}",
+                    c.severity.as_str(),
+                    c.message,
+                    comment_marker(&c.fingerprint)
+                ),
             })
             .collect();
         let posted = platform
@@ -159,6 +198,35 @@ impl ReviewEngine {
             }
         }
         Ok(())
+    }
+
+    /// What an earlier attempt of this task left on the MR: nothing to look for on
+    /// a first attempt. The platform out is a transient failure (the round is
+    /// retried rather than risk posting twice); any other failure to list is
+    /// logged and the round posts as if nothing were there.
+    async fn already_posted(
+        &self,
+        platform: &dyn HostingPlatform,
+        project: &Project,
+        task: &ReviewTask,
+        review_id: Uuid,
+    ) -> Result<AlreadyPosted, Failure> {
+        if task.attempts <= 1 {
+            return Ok(AlreadyPosted::default());
+        }
+        match platform
+            .list_comments(&project.platform_ref(), task.mr_iid)
+            .await
+        {
+            Ok(existing) => Ok(already_posted(&existing, review_id)),
+            Err(e @ (PlatformError::Unavailable(_) | PlatformError::RateLimited { .. })) => {
+                Err(e.into())
+            }
+            Err(e) => {
+                tracing::warn!(task.id = %task.id, error = %e, "review.posted_comments_unreadable");
+                Ok(AlreadyPosted::default())
+            }
+        }
     }
 
     /// Edits the summary comment in place, or posts it the first time. A failure

@@ -1,6 +1,6 @@
 //! A hosting platform in memory: [`ScriptedPlatform`] holds projects, members, merge
-//! requests with their diffs, compares and webhooks, records everything posted, and
-//! fails on demand; [`ScriptedClients`] hands it out for any connection and
+//! requests with their diffs, compares and webhooks, records everything posted (and
+//! lists the comments back, edits applied), and fails on demand; [`ScriptedClients`] hands it out for any connection and
 //! [`FakeOAuth`] stands in for the OAuth2 flow. It answers as the real adapters do
 //! for its `platform_type` (hostB: no user search, no start commit, pages filtered
 //! after the fact), which `contract::hosting` checks against both.
@@ -15,7 +15,7 @@ pub use fixtures::{
 };
 pub use oauth::{FakeOAuth, ScriptedClients};
 
-use reviewd_domain::model::diff::{FileDiff, InlineComment};
+use reviewd_domain::model::diff::{ExistingComment, FileDiff, InlineComment};
 use reviewd_domain::model::{PlatformProject, PlatformType, PlatformWebhook, TokenIdentity};
 use reviewd_domain::ports::{PlatformError, ProjectRef};
 use std::collections::{HashMap, VecDeque};
@@ -34,6 +34,7 @@ pub enum Op {
     MergeRequestDiff,
     Compare,
     PostInline,
+    ListComments,
     PostComment,
     EditComment,
     Assign,
@@ -80,11 +81,24 @@ struct Project {
     hooks: Vec<PlatformWebhook>,
 }
 
+/// A comment as `list_comments` gives it back (edits applied), and where it is.
+struct Listed {
+    project_id: String,
+    iid: i64,
+    /// A line comment, which hostB's edit route does not reach.
+    line: bool,
+    comment: ExistingComment,
+}
+
 struct State {
     identity: TokenIdentity,
     projects: Vec<Project>,
     posts: Vec<Post>,
+    /// Every comment posted, oldest first, with the ids the posts answered.
+    comments: Vec<Listed>,
     failures: HashMap<Op, VecDeque<PlatformError>>,
+    /// The next line-comment post stops with this error after this many comments.
+    inline_cut: Option<(usize, PlatformError)>,
     calls: Vec<Op>,
     last_id: u64,
 }
@@ -124,7 +138,9 @@ impl ScriptedPlatform {
                 identity,
                 projects: Vec::new(),
                 posts: Vec::new(),
+                comments: Vec::new(),
                 failures: HashMap::new(),
+                inline_cut: None,
                 calls: Vec::new(),
                 last_id: 1000,
             })),
@@ -213,6 +229,13 @@ impl ScriptedPlatform {
             .entry(op)
             .or_default()
             .extend(std::iter::repeat_n(error, times));
+    }
+
+    /// The next [`HostingPlatform::post_inline_comments`] on hostA posts `posted`
+    /// comments, then fails with `error`, as an outage in the middle of a batch of
+    /// discussions does (hostB posts a review whole or not at all, so this is hostA's).
+    pub fn cut_next_inline(&self, posted: usize, error: PlatformError) {
+        self.lock().inline_cut = Some((posted, error));
     }
 
     /// Every post accepted so far, oldest first.

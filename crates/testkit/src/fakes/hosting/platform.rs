@@ -2,9 +2,11 @@
 //! platform type does.
 
 use super::state::{contains, listed_state, not_found, rejected_position, user_matches};
-use super::{MrFixture, Op, Posted, ScriptedPlatform};
+use super::{Listed, MrFixture, Op, Posted, ScriptedPlatform};
 use async_trait::async_trait;
-use reviewd_domain::model::diff::{DiffRefs, FileDiff, InlineComment, MergeRequestDiff};
+use reviewd_domain::model::diff::{
+    DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
+};
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
     PlatformWebhook, TokenIdentity,
@@ -154,9 +156,18 @@ impl HostingPlatform for ScriptedPlatform {
                 return Err(rejected_position(bad));
             }
         }
+        let project_id = self.project(&state, project)?.info.id.clone();
         let mut ids = Vec::with_capacity(comments.len());
-        for comment in comments {
-            // hostA posts one discussion at a time: those before a refused one stay.
+        let cut = match self.platform_type {
+            PlatformType::HostA => state.inline_cut.take(),
+            PlatformType::HostB => None,
+        };
+        for (n, comment) in comments.iter().enumerate() {
+            if let Some((posted, error)) = &cut
+                && n == *posted
+            {
+                return Err(error.clone());
+            }
             if !mr.takes_comment(self.platform_type, comment) {
                 return Err(rejected_position(comment));
             }
@@ -165,12 +176,41 @@ impl HostingPlatform for ScriptedPlatform {
                 head_sha: refs.head_sha.clone(),
             };
             self.record(&mut state, project, iid, posted)?;
-            ids.push(match self.platform_type {
-                PlatformType::HostA => Some(format!("{:040x}", state.next_id())),
+            // hostA: a note in a discussion of its own; hostB: a comment in the review.
+            let note_id = state.next_id();
+            let thread_id = match self.platform_type {
+                PlatformType::HostA => Some(format!("{note_id:040x}")),
                 PlatformType::HostB => None,
+            };
+            state.comments.push(Listed {
+                project_id: project_id.clone(),
+                iid,
+                line: true,
+                comment: ExistingComment {
+                    id: note_id.to_string(),
+                    thread_id: thread_id.clone(),
+                    body: comment.body.clone(),
+                },
             });
+            ids.push(thread_id);
         }
         Ok(ids)
+    }
+
+    async fn list_comments(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<Vec<ExistingComment>, PlatformError> {
+        let state = self.begin(Op::ListComments)?;
+        self.mr(&state, project, iid)?;
+        let project_id = &self.project(&state, project)?.info.id;
+        Ok(state
+            .comments
+            .iter()
+            .filter(|l| &l.project_id == project_id && l.iid == iid)
+            .map(|l| l.comment.clone())
+            .collect())
     }
 
     async fn post_comment(
@@ -187,6 +227,17 @@ impl HostingPlatform for ScriptedPlatform {
             body: body.to_owned(),
         };
         self.record(&mut state, project, iid, posted)?;
+        let project_id = self.project(&state, project)?.info.id.clone();
+        state.comments.push(Listed {
+            project_id,
+            iid,
+            line: false,
+            comment: ExistingComment {
+                id: id.clone(),
+                thread_id: None,
+                body: body.to_owned(),
+            },
+        });
         Ok(id)
     }
 
@@ -199,18 +250,22 @@ impl HostingPlatform for ScriptedPlatform {
     ) -> Result<(), PlatformError> {
         let mut state = self.begin(Op::EditComment)?;
         let project_id = self.project(&state, project)?.info.id.clone();
-        // hostB addresses comments by id across the repository; hostA within the MR.
-        let posted_on = state.posts.iter().find_map(|p| match &p.posted {
-            Posted::Comment { id, .. } if id == comment_id && p.project_id == project_id => {
-                Some(p.iid)
-            }
-            _ => None,
-        });
-        let iid = match (posted_on, self.platform_type) {
-            (Some(on), PlatformType::HostB) => on,
-            (Some(on), PlatformType::HostA) if on == iid => on,
-            _ => return Err(not_found("note", comment_id)),
+        // hostA edits any note of the MR, line notes too; hostB's route reaches the
+        // repository's general (issue) comments by id, on whichever pull request.
+        let platform_type = self.platform_type;
+        let reached = |l: &Listed| match platform_type {
+            PlatformType::HostA => l.iid == iid,
+            PlatformType::HostB => !l.line,
         };
+        let Some(listed) = state
+            .comments
+            .iter_mut()
+            .find(|l| l.project_id == project_id && l.comment.id == comment_id && reached(l))
+        else {
+            return Err(not_found("note", comment_id));
+        };
+        body.clone_into(&mut listed.comment.body);
+        let iid = listed.iid;
         let posted = Posted::Edit {
             id: comment_id.to_owned(),
             body: body.to_owned(),

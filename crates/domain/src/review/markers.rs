@@ -1,0 +1,109 @@
+//! Hidden markers in what reviewd posts. Each line comment ends with its
+//! fingerprint and the summary with its review's id, in an HTML comment that both
+//! platforms render as nothing. A round retried after an interrupted attempt (a
+//! crash or an outage between posting and recording) reads the MR's comments and
+//! skips what is already there, so no retry posts a comment twice.
+//!
+//! Anyone who can comment on the MR could copy a marker into a comment of theirs;
+//! the worst that does is keep one of reviewd's comments from being posted again
+//! on a retry.
+
+use crate::model::diff::ExistingComment;
+use std::collections::HashMap;
+use uuid::Uuid;
+
+const COMMENT: &str = "<!-- reviewd:comment:";
+const SUMMARY: &str = "<!-- reviewd:summary:";
+const END: &str = " -->";
+
+/// The marker of a line comment with this fingerprint.
+#[must_use]
+pub fn comment_marker(fingerprint: &str) -> String {
+    format!("{COMMENT}{fingerprint}{END}")
+}
+
+/// The marker of a review's summary comment.
+#[must_use]
+pub fn summary_marker(review_id: Uuid) -> String {
+    format!("{SUMMARY}{review_id}{END}")
+}
+
+/// What an earlier attempt left on the MR.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AlreadyPosted {
+    /// Line comments by fingerprint, with their thread (hostA discussion) ids.
+    pub comments: HashMap<String, Option<String>>,
+    /// The id of this review's summary comment, when one is there.
+    pub summary: Option<String>,
+}
+
+/// The values of every `prefix…END` marker in `body`.
+fn values<'a>(body: &'a str, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    body.match_indices(prefix).filter_map(move |(at, _)| {
+        let rest = &body[at + prefix.len()..];
+        let value = &rest[..rest.find(END)?];
+        // A fingerprint or an id: never spaces or markup.
+        (!value.is_empty() && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+            .then_some(value)
+    })
+}
+
+/// Reads the markers of `review_id`'s comments out of the MR's comments.
+#[must_use]
+pub fn already_posted(existing: &[ExistingComment], review_id: Uuid) -> AlreadyPosted {
+    let mut found = AlreadyPosted::default();
+    let summary = review_id.to_string();
+    for comment in existing {
+        for fingerprint in values(&comment.body, COMMENT) {
+            found
+                .comments
+                .entry(fingerprint.to_owned())
+                .or_insert_with(|| comment.thread_id.clone());
+        }
+        if found.summary.is_none() && values(&comment.body, SUMMARY).any(|v| v == summary) {
+            found.summary = Some(comment.id.clone());
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn existing(id: &str, thread: Option<&str>, body: &str) -> ExistingComment {
+        ExistingComment {
+            id: id.into(),
+            thread_id: thread.map(str::to_owned),
+            body: body.into(),
+        }
+    }
+
+    #[test]
+    fn markers_are_found_where_they_were_written_and_nowhere_else() {
+        let review = Uuid::from_u128(7);
+        let other = Uuid::from_u128(8);
+        let comments = [
+            existing(
+                "1",
+                Some("d1"),
+                &format!("**error**: x\n\n{}", comment_marker("00ff")),
+            ),
+            existing("2", None, &format!("summary\n{}", summary_marker(other))),
+            existing("3", None, &format!("summary\n{}", summary_marker(review))),
+            existing("4", None, "a person quoting <!-- reviewd:comment: nope -->"),
+            existing("5", Some("d5"), "<!-- reviewd:comment:abc"),
+        ];
+        let found = already_posted(&comments, review);
+        assert_eq!(
+            found.comments,
+            HashMap::from([("00ff".to_owned(), Some("d1".to_owned()))])
+        );
+        assert_eq!(
+            found.summary.as_deref(),
+            Some("3"),
+            "this review's, not another's"
+        );
+        assert_eq!(already_posted(&[], review), AlreadyPosted::default());
+    }
+}
