@@ -546,3 +546,58 @@ async fn github_signatures_are_verified_against_each_config() {
     )
     .await;
 }
+
+/// Bodies no platform sends: every one a 4xx on both receivers, nothing queued,
+/// and the server answers normally afterwards.
+#[tokio::test]
+async fn hostile_webhook_bodies_are_4xx_and_queue_nothing() {
+    let (app, _, _) = gitlab_app().await;
+    let github = FakeGithub::start("ghp_hostile").await;
+    create_host_b_config(&app, &github).await;
+
+    let mr = serde_json::to_vec(&fixture("hostA", "merge_request")).unwrap();
+    let pr = serde_json::to_vec(&fixture("hostB", "pull_request.opened")).unwrap();
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n)).into_bytes();
+    let mut big = br#"{"object_kind":"merge_request","padding":""#.to_vec();
+    big.extend(std::iter::repeat_n(b'x', 10_000_000));
+    big.extend(br#""}"#);
+    let mut invalid_utf8 = mr.clone();
+    let at = invalid_utf8.iter().position(|b| *b == b'"').unwrap() + 1;
+    invalid_utf8.splice(at..at, [0xff, 0xfe, 0xc3]);
+    let with_nul = String::from_utf8(mr.clone())
+        .unwrap()
+        .replacen("\"iid\":", "\"title_nul\":\"a\\u0000b\",\"iid\":", 1)
+        .into_bytes();
+    let huge_iid = String::from_utf8(pr.clone())
+        .unwrap()
+        .replace("\"number\":2,", "\"number\":99999999999999999999999,")
+        .into_bytes();
+    let hostile: Vec<(&str, Vec<u8>)> = vec![
+        ("truncated", mr[..mr.len() / 2].to_vec()),
+        ("empty", Vec::new()),
+        ("100k levels of nesting", deep(100_000)),
+        ("10 MB of padding", big),
+        ("invalid UTF-8", invalid_utf8),
+        ("a NUL in a field", with_nul),
+        ("an iid past i64", huge_iid),
+    ];
+    let client = reqwest::Client::new();
+    for (what, body) in &hostile {
+        let a = client
+            .post(app.url("/api/webhook/hostA"))
+            .header("content-type", "application/json")
+            .header("X-Gitlab-Token", "hook-secret-a")
+            .header("X-Gitlab-Event", "Merge Request Hook")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        let b = post_host_b(&app, Some("pull_request"), Some("hook-secret-b"), body).await;
+        for (platform, status) in [("hostA", a.status()), ("hostB", b.status())] {
+            assert!(status.is_client_error(), "{platform}, {what}: {status}");
+        }
+    }
+    assert!(tasks(&app).await.is_empty(), "nothing was queued");
+    let health = app.client().get("/api/health").await;
+    assert!(health.status().is_success(), "{}", health.status());
+}
