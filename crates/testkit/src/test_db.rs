@@ -58,6 +58,18 @@ impl TestDb {
         TestDb { name, url }
     }
 
+    /// A database of its own with nothing in it, not even the migrations: what a
+    /// backup is restored into.
+    ///
+    /// # Panics
+    /// When the test server cannot be reached.
+    pub async fn empty() -> TestDb {
+        let name = format!("reviewd_test_{}", uuid::Uuid::new_v4().simple());
+        run_admin(format!("CREATE DATABASE \"{name}\"")).await;
+        let url = url_for(&name);
+        TestDb { name, url }
+    }
+
     /// Connection URL of this test's database.
     #[must_use]
     pub fn url(&self) -> &str {
