@@ -31,3 +31,7 @@ schema:
 # Run the benchmarks (cargo bench --workspace) on the test services
 bench *args:
     ./scripts/bench.sh "$@"
+
+# Fault injection: kill, freeze and restart the server, PostgreSQL and Redis under load (release build; CHAOS_PROFILE=debug, CHAOS_MRS, CHAOS_SCENARIOS): scripts/chaos.sh
+chaos *args:
+    ./scripts/chaos.sh "$@"

@@ -6,6 +6,9 @@
 # `cargo test --workspace --locked`. Each test creates and drops its own database. Then
 # scripts/schemathesis.sh fuzzes the real server against its OpenAPI document (skipped when
 # extra cargo test args select a subset, or with REVIEWD_SCHEMATHESIS=0).
+# Then the fault-injection suite in its short form (scripts/chaos.sh on the debug build, every
+# scenario with CHAOS_MRS=4; skipped with REVIEWD_CHAOS=0 or when not root, which it needs to run
+# PostgreSQL clusters of its own).
 # Before any service is needed, the domain's tests run alone with the database and Redis
 # URLs pointing at a closed port: the core is tested on its in-memory adapters only.
 # CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target. REVIEWD_DRY_RUN=1 skips the cargo run.
@@ -26,4 +29,11 @@ reviewd_services test
 reviewd_cmd cargo test --workspace --locked "$@"
 if [ "$#" = 0 ] && [ "${REVIEWD_SCHEMATHESIS:-1}" != 0 ]; then
     bash scripts/schemathesis.sh
+fi
+if [ "$#" = 0 ] && [ "${REVIEWD_CHAOS:-1}" != 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        CHAOS_PROFILE=debug CHAOS_MRS="${CHAOS_MRS:-4}" bash scripts/chaos.sh
+    else
+        reviewd_info "skipping the fault-injection suite: it runs PostgreSQL clusters of its own and needs root"
+    fi
 fi

@@ -264,19 +264,21 @@ impl Crew {
         } else {
             self.process(&delivery).await
         };
-        self.release_in_process(task_id);
         drop(permit);
         if let Some(delay) = retry {
             // The permit is free while waiting; the old message stays pending until
-            // the new one exists, so a crash here loses nothing.
+            // the new one exists, so a crash here loses nothing. The task stays in
+            // `in_flight` meanwhile: this consumer's own pending message must not be
+            // picked up again at once (during an outage that made a hot loop).
             tokio::time::sleep(delay).await;
             // A new message first, then drop the old one: the task is never without
-            // one. It is out of `in_flight`, so the new one runs.
+            // one.
             match self.queue.push(task_id).await {
                 Ok(_) => self.ack(&delivery).await,
                 Err(e) => tracing::error!(task.id = %task_id, error = %e, "workers.requeue_failed"),
             }
         }
+        self.release_in_process(task_id);
     }
 
     /// Runs one delivery with its heartbeat; returns the delay after which the task

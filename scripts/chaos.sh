@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The fault-injection suite:  ./scripts/chaos.sh [scenario names...]
+#
+# Builds the server (release by default; CHAOS_PROFILE=debug for the debug build), exports
+# REVIEWD_BIN, makes sure PostgreSQL's server binaries and redis-server are installed (apt-get
+# when missing), then runs `cargo test -p reviewd-tests --test chaos -- --ignored`. Each scenario
+# starts its own PostgreSQL cluster and Redis server on free ports (never the shared ones on
+# 5432/6379), so it must run as root (PostgreSQL itself runs through `runuser -u postgres`).
+#
+# Environment: CHAOS_MRS (10), CHAOS_SCENARIOS (comma list, default all: kill_mid_review,
+# kill_mid_posting, redis_restarted_empty, postgres_killed_3s, replica_killed, replica_frozen),
+# CHAOS_DEADLINE_SECS (120), CHAOS_INCLUDE_IGNORED=1, REVIEWD_BIN (skips the build).
+# CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target. REVIEWD_DRY_RUN=1 skips the cargo runs.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/services.sh
+source scripts/services.sh
+
+reviewd_cargo_env
+
+if [ "$(id -u)" != 0 ]; then
+    reviewd_error "the chaos suite runs PostgreSQL clusters of its own through runuser: run it as root"
+    exit 1
+fi
+if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || ! command -v pg_isready >/dev/null 2>&1 \
+    || ! command -v psql >/dev/null 2>&1; then
+    _reviewd_apt_install postgresql
+fi
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+    _reviewd_apt_install redis-server redis-tools
+fi
+
+profile="${CHAOS_PROFILE:-release}"
+release=()
+if [ "$profile" = release ]; then
+    release=(--release)
+elif [ "$profile" != debug ]; then
+    reviewd_error "CHAOS_PROFILE must be release or debug, not '$profile'"
+    exit 2
+fi
+if [ -z "${REVIEWD_BIN:-}" ]; then
+    reviewd_cmd cargo build --locked -p reviewd-server "${release[@]}"
+    export REVIEWD_BIN="${CARGO_TARGET_DIR:-target}/$profile/reviewd"
+fi
+
+reviewd_cmd exec cargo test --locked -p reviewd-tests --test chaos "${release[@]}" -- --ignored --nocapture "$@"
