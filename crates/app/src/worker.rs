@@ -271,14 +271,18 @@ impl Crew {
             // `in_flight` meanwhile: this consumer's own pending message must not be
             // picked up again at once (during an outage that made a hot loop).
             tokio::time::sleep(delay).await;
+            // Out of `in_flight` before the new message exists, so that this process
+            // runs it when it pulls it.
+            self.release_in_process(task_id);
             // A new message first, then drop the old one: the task is never without
             // one.
             match self.queue.push(task_id).await {
                 Ok(_) => self.ack(&delivery).await,
                 Err(e) => tracing::error!(task.id = %task_id, error = %e, "workers.requeue_failed"),
             }
+        } else {
+            self.release_in_process(task_id);
         }
-        self.release_in_process(task_id);
     }
 
     /// Runs one delivery with its heartbeat; returns the delay after which the task

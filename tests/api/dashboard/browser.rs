@@ -138,13 +138,24 @@ impl Browser {
     /// Clicks the button or link whose text contains `text`, within `scope`.
     pub async fn click_text(&self, scope: &str, text: &str) {
         let xpath = format!("//*[self::button or self::a][contains(normalize-space(.), '{text}')]");
-        let root = self.find(scope).await;
-        root.find(Locator::XPath(&format!(".{xpath}")))
-            .await
-            .unwrap_or_else(|e| panic!("no '{text}' in {scope}: {e}"))
-            .click()
-            .await
-            .unwrap();
+        // The page may render `scope` again between the two look-ups (a list that
+        // refreshes itself): a stale element is looked up afresh, a few times.
+        let mut tries = 0;
+        loop {
+            let root = self.find(scope).await;
+            let clicked = match root.find(Locator::XPath(&format!(".{xpath}"))).await {
+                Ok(element) => element.click().await,
+                Err(e) => Err(e),
+            };
+            match clicked {
+                Ok(()) => return,
+                Err(e) if tries < 5 && e.to_string().contains("stale element") => {
+                    tries += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                }
+                Err(e) => panic!("no '{text}' in {scope}: {e}"),
+            }
+        }
     }
 
     /// Runs `script` (a function body) in the page and returns its value.
