@@ -8,8 +8,10 @@
 # 5432/6379), so it must run as root (PostgreSQL itself runs through `runuser -u postgres`).
 #
 # Environment: CHAOS_MRS (10), CHAOS_SCENARIOS (comma list, default all: kill_mid_review,
-# kill_mid_posting, redis_restarted_empty, postgres_killed_3s, replica_killed, replica_frozen),
-# CHAOS_DEADLINE_SECS (120), CHAOS_INCLUDE_IGNORED=1, REVIEWD_BIN (skips the build).
+# kill_mid_posting, redis_restarted_empty, redis_restarted_persistent, postgres_killed_3s,
+# replica_killed, replica_frozen, postgres_down_30s, webhook_flood), CHAOS_FLOOD_MRS (200: the MRs
+# webhook_flood sends webhooks for), CHAOS_DEADLINE_SECS (120), CHAOS_INCLUDE_IGNORED=1,
+# REVIEWD_BIN (skips the build).
 # CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target. REVIEWD_DRY_RUN=1 skips the cargo runs.
 set -euo pipefail
 

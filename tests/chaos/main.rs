@@ -13,7 +13,8 @@
 //! (PostgreSQL runs through `runuser -u postgres`).
 //!
 //! Environment: `CHAOS_MRS` (10), `CHAOS_SCENARIOS` (a comma list of names; all by
-//! default), `CHAOS_DEADLINE_SECS` (120: how long after the fault every MR must have
+//! default), `CHAOS_FLOOD_MRS` (200: the MRs `webhook_flood` sends webhooks for),
+//! `CHAOS_DEADLINE_SECS` (120: how long after the fault every MR must have
 //! its outcome), `CHAOS_INCLUDE_IGNORED=1` (run scenarios marked ignored too),
 //! `CHAOS_KEEP=1` (keep each scenario's logs and data; a failing one always keeps them).
 #![expect(

@@ -51,3 +51,10 @@ pub fn wait_gone(pids: &[u32], limit: Duration) -> bool {
     }
     true
 }
+
+/// The resident set of `pid` in KiB (`VmRSS` in `/proc/<pid>/status`).
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

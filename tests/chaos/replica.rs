@@ -108,6 +108,11 @@ impl Replica {
         }
     }
 
+    /// The running process's id (`None` once killed).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// SIGSTOP: the process stays, holding its connections and tasks, and does nothing.
     pub fn freeze(&self) {
         if let Some(child) = &self.child {

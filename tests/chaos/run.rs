@@ -8,6 +8,7 @@ use crate::replica::Replica;
 use crate::stores::{Postgres, Redis, free_port, tail};
 use crate::tally::{self, HEADER, Row, TABLE};
 use chrono::{DateTime, Utc};
+use futures_util::{StreamExt, stream};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
@@ -136,10 +137,7 @@ impl Run {
 
     /// Sends the webhook of each MR in `iids`; returns the statuses (0: no answer).
     pub async fn send_webhooks(&mut self, iids: impl IntoIterator<Item = i64>) -> Vec<u16> {
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .build()
-            .expect("an HTTP client");
+        let client = webhook_client();
         let mut statuses = Vec::new();
         for iid in iids {
             let answer = client
@@ -153,6 +151,30 @@ impl Run {
             statuses.push(status);
         }
         statuses
+    }
+
+    /// Sends the webhooks of `iids`, `at_once` in flight at a time (GitLab's bursts);
+    /// returns the statuses in no particular order (0: no answer).
+    pub async fn send_webhooks_concurrently(&mut self, iids: Vec<i64>, at_once: usize) -> Vec<u16> {
+        let client = webhook_client();
+        let url = self.app.url("/api/webhook/hostA");
+        let bodies: Vec<Value> = iids.iter().map(|iid| self.outside.webhook(*iid)).collect();
+        let answers: Vec<(Instant, u16)> = stream::iter(bodies)
+            .map(|body| {
+                let request = client
+                    .post(&url)
+                    .header("X-Gitlab-Token", WEBHOOK_SECRET)
+                    .json(&body);
+                async move {
+                    let status = request.send().await.map_or(0, |r| r.status().as_u16());
+                    (Instant::now(), status)
+                }
+            })
+            .buffer_unordered(at_once)
+            .collect()
+            .await;
+        self.answers.extend(answers.iter().copied());
+        answers.into_iter().map(|(_, status)| status).collect()
     }
 
     /// Marks a store outage from `from` to now, plus `grace` for reconnecting.
@@ -355,6 +377,14 @@ impl Run {
             self.dir.display()
         );
     }
+}
+
+/// What sends GitLab's webhooks: an answer within 10 s, or none (status 0).
+fn webhook_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .expect("an HTTP client")
 }
 
 /// The replica's environment: as `TestApp::start` sets it, on this scenario's

@@ -191,6 +191,23 @@ impl Postgres {
         });
     }
 
+    /// A clean stop (`pg_ctl stop -m fast`: sessions ended, a checkpoint), waited for.
+    pub fn stop(&mut self) {
+        let Some(mut runuser) = self.server.take() else {
+            return;
+        };
+        succeeded(
+            as_postgres(&self.bin.join("pg_ctl"))
+                .arg("stop")
+                .arg("-D")
+                .arg(&self.data)
+                .args(["-m", "fast", "-w", "-t", "30"]),
+            "pg_ctl stop",
+            &self.log,
+        );
+        let _ = runuser.wait();
+    }
+
     /// A crash: SIGKILL to the postmaster and every backend (each backend is its own
     /// process group, so a group kill would miss them; left alive, they would keep
     /// the old shared memory and stop the restart).
@@ -308,6 +325,13 @@ impl Redis {
         self.kill();
         self.generation += 1;
         self.restart(false);
+    }
+
+    /// Killed (SIGKILL) and started again on the same port and directory, with its
+    /// append-only file: what it had acknowledged is back.
+    pub fn restart_persistent(&mut self) {
+        self.kill();
+        self.restart(true);
     }
 
     pub fn kill(&mut self) {

@@ -2,6 +2,7 @@
 //! and concludes with its table row (asserting the zeros).
 
 mod crash;
+mod flood;
 mod replicas;
 mod stores;
 
@@ -19,7 +20,7 @@ pub struct Scenario {
     pub ignored: Option<&'static str>,
 }
 
-pub const ALL: [Scenario; 6] = [
+pub const ALL: [Scenario; 9] = [
     Scenario {
         name: "kill_mid_review",
         run: |n| Box::pin(crash::kill_mid_review(n)),
@@ -36,6 +37,11 @@ pub const ALL: [Scenario; 6] = [
         ignored: None,
     },
     Scenario {
+        name: "redis_restarted_persistent",
+        run: |n| Box::pin(stores::redis_restarted_persistent(n)),
+        ignored: None,
+    },
+    Scenario {
         name: "postgres_killed_3s",
         run: |n| Box::pin(stores::postgres_killed(n)),
         ignored: None,
@@ -48,6 +54,16 @@ pub const ALL: [Scenario; 6] = [
     Scenario {
         name: "replica_frozen",
         run: |n| Box::pin(replicas::replica_frozen(n)),
+        ignored: None,
+    },
+    Scenario {
+        name: "postgres_down_30s",
+        run: |n| Box::pin(stores::postgres_down_30s(n)),
+        ignored: None,
+    },
+    Scenario {
+        name: "webhook_flood",
+        run: |n| Box::pin(flood::webhook_flood(n)),
         ignored: None,
     },
 ];
