@@ -233,11 +233,15 @@ impl Application {
         let task_repo: Arc<dyn TaskRepository> = Arc::new(PgTaskRepository::new(pool.clone()));
         let tasks = Arc::new(TaskService::new(task_repo.clone(), queue.clone()));
         if queue_was_lost {
-            match tasks.requeue_lost().await {
-                Ok(count) => tracing::warn!(count, "queue.recreated_at_start"),
-                // The orphan sweep and the workers' own recovery try again later.
-                Err(e) => tracing::error!(error = %e, "queue.requeue_at_start_failed"),
-            }
+            // Nothing else would queue these again later: a failure stops the start,
+            // as an unreachable queue does.
+            let count = tasks.requeue_lost().await.map_err(|e| {
+                StartupError::new(
+                    "QUEUE_STORE_URL",
+                    format!("cannot queue the unfinished tasks again: {e}"),
+                )
+            })?;
+            tracing::warn!(count, "queue.recreated_at_start");
         }
         let intake = WebhookIntake::new(
             project_repo,

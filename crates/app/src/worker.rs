@@ -119,8 +119,8 @@ pub fn spawn(
         in_flight: Arc::default(),
     };
     tokio::spawn(async move {
+        // The queue was made at start (and its lost tasks queued again) by startup.
         tracing::info!(consumer = %crew.settings.consumer, concurrency, "workers.started");
-        crew.recover_if_lost().await;
         let mut resume = true;
         loop {
             if stopping.load(Ordering::SeqCst) {

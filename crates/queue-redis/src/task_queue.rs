@@ -85,6 +85,40 @@ impl RedisTaskQueue {
         }
     }
 
+    /// `XREADGROUP` for `consumer` from `from` (`>`: new messages; `0`: its own
+    /// pending ones), waiting up to `block` when given.
+    async fn read_group(
+        &self,
+        consumer: &str,
+        max: usize,
+        block: Option<Duration>,
+        from: &str,
+    ) -> Result<Vec<Delivery>, QueueError> {
+        let mut conn = self.conn().await?;
+        let mut cmd = redis::cmd("XREADGROUP");
+        cmd.arg("GROUP")
+            .arg(GROUP)
+            .arg(consumer)
+            .arg("COUNT")
+            .arg(max.max(1));
+        if let Some(block) = block {
+            cmd.arg("BLOCK")
+                .arg(u64::try_from(block.as_millis()).unwrap_or(u64::MAX).max(1));
+        }
+        let reply: Option<StreamReadReply> = cmd
+            .arg("STREAMS")
+            .arg(&self.key)
+            .arg(from)
+            .query_async(&mut conn)
+            .await
+            .map_err(group_error)?;
+        drop(conn);
+        let entries = reply
+            .map(|r| r.keys.into_iter().flat_map(|k| k.ids).collect())
+            .unwrap_or_default();
+        self.deliveries(entries).await
+    }
+
     async fn conn(&self) -> Result<deadpool_redis::Connection, QueueError> {
         self.pool.get().await.map_err(unavailable)
     }
@@ -136,25 +170,7 @@ impl TaskQueue for RedisTaskQueue {
         max: usize,
         block: Duration,
     ) -> Result<Vec<Delivery>, QueueError> {
-        let mut conn = self.conn().await?;
-        let reply: Option<StreamReadReply> = redis::cmd("XREADGROUP")
-            .arg("GROUP")
-            .arg(GROUP)
-            .arg(consumer)
-            .arg("COUNT")
-            .arg(max.max(1))
-            .arg("BLOCK")
-            .arg(u64::try_from(block.as_millis()).unwrap_or(u64::MAX).max(1))
-            .arg("STREAMS")
-            .arg(&self.key)
-            .arg(">")
-            .query_async(&mut conn)
-            .await
-            .map_err(group_error)?;
-        let entries = reply
-            .map(|r| r.keys.into_iter().flat_map(|k| k.ids).collect())
-            .unwrap_or_default();
-        self.deliveries(entries).await
+        self.read_group(consumer, max, Some(block), ">").await
     }
 
     async fn reclaim(
@@ -187,34 +203,10 @@ impl TaskQueue for RedisTaskQueue {
     }
 
     async fn pending(&self, consumer: &str, max: usize) -> Result<Vec<Delivery>, QueueError> {
-        let mut conn = self.conn().await?;
         // Reading from id 0 instead of `>` gives the consumer's own pending entries
-        // (and restarts their idle time, as the consumer is back at them).
-        let reply: Option<StreamReadReply> = redis::cmd("XREADGROUP")
-            .arg("GROUP")
-            .arg(GROUP)
-            .arg(consumer)
-            .arg("COUNT")
-            .arg(max.max(1))
-            .arg("STREAMS")
-            .arg(&self.key)
-            .arg("0")
-            .query_async(&mut conn)
-            .await
-            .map_err(group_error)?;
-        drop(conn);
-        let mut entries = Vec::new();
-        for entry in reply.into_iter().flat_map(|r| r.keys).flat_map(|k| k.ids) {
-            if entry.map.is_empty() {
-                // Pending, but its data was deleted (trimmed, or deleted by hand):
-                // nothing to work on, and it would come back at every restart.
-                tracing::warn!(queue.entry = %entry.id, "queue.deleted_entry_dropped");
-                self.ack(&entry.id).await?;
-            } else {
-                entries.push(entry);
-            }
-        }
-        self.deliveries(entries).await
+        // (and restarts their idle time, as the consumer is back at them). An entry
+        // whose data was deleted comes back without fields: `deliveries` drops it.
+        self.read_group(consumer, max, None, "0").await
     }
 
     async fn renew(&self, consumer: &str, delivery_ids: &[String]) -> Result<(), QueueError> {
