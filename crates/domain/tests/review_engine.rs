@@ -520,3 +520,44 @@ async fn a_round_retried_after_posting_was_cut_off_posts_nothing_twice() {
     let review = world.stores.reviews.get(review_id).await.unwrap();
     assert_eq!(review.comment_count, 3);
 }
+
+#[tokio::test]
+async fn a_retry_that_cannot_read_the_mr_comments_waits_rather_than_post_twice() {
+    use reviewd_domain::ports::PlatformError;
+    use reviewd_testkit::fakes::hosting::Op;
+    let world = World::new();
+    world.ai.answer_with(|_| {
+        Ok(answer(
+            "Two remarks.",
+            &[
+                (2, "warning", "first remark"),
+                (3, "error", "second remark"),
+            ],
+        ))
+    });
+    let (project, _) = world
+        .project(ProjectFixture::new("g/app").mr(mr_with_files(16, "h1", &["a.rs"])))
+        .await;
+    let task = world.enqueue(&project, 16, "h1").await;
+    world
+        .platform
+        .cut_next_inline(1, PlatformError::Unavailable("502".into()));
+    assert!(matches!(world.run(&task).await, RunOutcome::Retry { .. }));
+    // The platform cannot list what is already there: nothing is posted blind.
+    world.platform.fail_next(
+        Op::ListComments,
+        PlatformError::Unavailable("503 on the notes".into()),
+    );
+    assert!(matches!(world.run(&task).await, RunOutcome::Retry { .. }));
+    assert_eq!(world.platform.inline_comments().len(), 1);
+
+    assert!(matches!(
+        world.run(&task).await,
+        RunOutcome::Completed { .. }
+    ));
+    assert_eq!(
+        world.platform.inline_comments().len(),
+        2,
+        "each remark once"
+    );
+}
