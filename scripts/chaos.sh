@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The fault-injection suite:  ./scripts/chaos.sh [scenario names...]
 #
-# Builds the server (release by default; CHAOS_PROFILE=debug for the debug build), exports
-# REVIEWD_BIN, makes sure PostgreSQL's server binaries and redis-server are installed (apt-get
+# Builds the server and the runner (release by default; CHAOS_PROFILE=debug for the debug build),
+# exports REVIEWD_BIN and RUNNER_BIN, makes sure PostgreSQL's server binaries and redis-server are installed (apt-get
 # when missing), then runs `cargo test -p reviewd-tests --test chaos -- --ignored`. Each scenario
 # starts its own PostgreSQL cluster and Redis server on free ports (never the shared ones on
 # 5432/6379), so it must run as root (PostgreSQL itself runs through `runuser -u postgres`).
 #
 # Environment: CHAOS_MRS (10), CHAOS_SCENARIOS (comma list, default all: kill_mid_review,
 # kill_mid_posting, redis_restarted_empty, redis_restarted_persistent, postgres_killed_3s,
-# replica_killed, replica_frozen, postgres_down_30s, webhook_flood), CHAOS_FLOOD_MRS (200: the MRs
+# replica_killed, replica_frozen, runner_killed, postgres_down_30s, webhook_flood), CHAOS_FLOOD_MRS (200: the MRs
 # webhook_flood sends webhooks for), CHAOS_DEADLINE_SECS (120), CHAOS_INCLUDE_IGNORED=1,
-# REVIEWD_BIN (skips the build).
+# REVIEWD_BIN and RUNNER_BIN (skip the build).
 # CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target. REVIEWD_DRY_RUN=1 skips the cargo runs.
 set -euo pipefail
 
@@ -41,9 +41,10 @@ elif [ "$profile" != debug ]; then
     reviewd_error "CHAOS_PROFILE must be release or debug, not '$profile'"
     exit 2
 fi
-if [ -z "${REVIEWD_BIN:-}" ]; then
-    reviewd_cmd cargo build --locked -p reviewd-server "${release[@]}"
-    export REVIEWD_BIN="${CARGO_TARGET_DIR:-target}/$profile/reviewd"
+if [ -z "${REVIEWD_BIN:-}" ] || [ -z "${RUNNER_BIN:-}" ]; then
+    reviewd_cmd cargo build --locked -p reviewd-server -p reviewd-runner "${release[@]}"
+    export REVIEWD_BIN="${REVIEWD_BIN:-${CARGO_TARGET_DIR:-target}/$profile/reviewd}"
+    export RUNNER_BIN="${RUNNER_BIN:-${CARGO_TARGET_DIR:-target}/$profile/reviewd-runner}"
 fi
 
 reviewd_cmd exec cargo test --locked -p reviewd-tests --test chaos "${release[@]}" -- --ignored --nocapture "$@"

@@ -8,7 +8,8 @@
 //! Slow (minutes) and heavy (a PostgreSQL cluster per scenario), so, like an ignored
 //! test, it runs only when asked: `scripts/chaos.sh` (or `just chaos`), or
 //! `cargo test -p reviewd-tests --test chaos -- --ignored [scenario names]`.
-//! It needs the server built (`REVIEWD_BIN`, else `$CARGO_TARGET_DIR/debug/reviewd`),
+//! It needs the server and the runner built (`REVIEWD_BIN`, else
+//! `$CARGO_TARGET_DIR/debug/reviewd`; `RUNNER_BIN`, else `reviewd-runner` beside it), git,
 //! PostgreSQL's server binaries under `/usr/lib/postgresql`, `redis-server`, and root
 //! (PostgreSQL runs through `runuser -u postgres`).
 //!
@@ -23,6 +24,7 @@
     reason = "a scenario stops at its first failure, with its message"
 )]
 
+mod agent;
 #[path = "../api/helpers.rs"]
 #[expect(
     dead_code,
@@ -33,6 +35,7 @@ mod outside;
 mod process;
 mod proxy;
 mod replica;
+mod repository;
 mod run;
 mod scenarios;
 mod stores;

@@ -3,6 +3,7 @@
 //! fixed latency that answers one comment per file.
 
 use crate::proxy::SlowProxy;
+use crate::repository::Repository;
 use reviewd_domain::ports::ProjectRef;
 use reviewd_testkit::FakeGitlab;
 use reviewd_testkit::contract::hosting::FakeServer;
@@ -27,27 +28,45 @@ pub struct Outside {
     /// Where the server is told GitLab is.
     pub proxy: SlowProxy,
     pub ai: MockServer,
+    /// The head commit of MR `iid`, at index `iid - 1`.
+    heads: Vec<String>,
 }
 
-/// The head commit of MR `iid`.
-pub fn head(iid: i64) -> String {
+/// A made-up head commit for MR `iid`, when no repository backs the MRs.
+fn made_up_head(iid: i64) -> String {
     format!("{:040x}", 0xc4a0_5000_u64 + iid.unsigned_abs())
 }
 
 /// Each MR's files are its own (`src/mr<iid>/f<k>.rs`), so an AI call says which MR
 /// it reviews.
-fn file_path(iid: i64, k: usize) -> String {
-    format!("src/mr{iid}/f{k}.rs")
+pub fn files_of(iid: i64) -> Vec<String> {
+    (1..=FILES)
+        .map(|k| format!("src/mr{iid}/f{k}.rs"))
+        .collect()
 }
 
 impl Outside {
-    pub async fn start(mrs: i64, ai_latency: Duration, post_delay: Duration) -> Outside {
+    /// GitLab's MRs at made-up commits, or at `repository`'s real ones (for runners,
+    /// which clone them).
+    pub async fn start(
+        mrs: i64,
+        ai_latency: Duration,
+        post_delay: Duration,
+        repository: Option<&Repository>,
+    ) -> Outside {
         let gitlab = FakeGitlab::start(TOKEN).await;
         let mut fixture = ProjectFixture::new("chaos/svc").member(3, "dev");
-        for iid in 1..=mrs {
-            let mut mr = MrFixture::new(iid).head(&head(iid));
-            for k in 1..=FILES {
-                mr = mr.file(&file_path(iid, k), DIFF);
+        let heads: Vec<String> = match repository {
+            Some(r) => r.heads.clone(),
+            None => (1..=mrs).map(made_up_head).collect(),
+        };
+        for (iid, head) in (1..=mrs).zip(&heads) {
+            let mut mr = MrFixture::new(iid).head(head);
+            if let Some(r) = repository {
+                mr = mr.base(&r.base).start(&r.base);
+            }
+            for path in files_of(iid) {
+                mr = mr.file(&path, DIFF);
             }
             fixture = fixture.mr(mr);
         }
@@ -58,7 +77,16 @@ impl Outside {
             project,
             proxy,
             ai: fake_ai(ai_latency).await,
+            heads,
         }
+    }
+
+    /// The head commit of MR `iid`.
+    pub fn head(&self, iid: i64) -> &str {
+        usize::try_from(iid - 1)
+            .ok()
+            .and_then(|i| self.heads.get(i))
+            .map_or("", String::as_str)
     }
 
     /// GitLab's `merge_request` webhook opening MR `iid` at its head.
@@ -74,7 +102,7 @@ impl Outside {
         body["project"]["id"] = json!(project_id);
         body["object_attributes"]["iid"] = json!(iid);
         body["object_attributes"]["action"] = json!("open");
-        body["object_attributes"]["last_commit"]["id"] = json!(head(iid));
+        body["object_attributes"]["last_commit"]["id"] = json!(self.head(iid));
         body
     }
 

@@ -2,9 +2,11 @@
 //! project set up through the API, the webhooks sent and what they were answered,
 //! and the tally at the end.
 
+use crate::agent::Agent;
 use crate::helpers::{ROOT_EMAIL, ROOT_PASSWORD, Session, TestApp};
-use crate::outside::{Outside, TOKEN, WEBHOOK_SECRET};
+use crate::outside::{Outside, TOKEN, WEBHOOK_SECRET, files_of};
 use crate::replica::Replica;
+use crate::repository::Repository;
 use crate::stores::{Postgres, Redis, free_port, tail};
 use crate::tally::{self, HEADER, Row, TABLE};
 use chrono::{DateTime, Utc};
@@ -17,6 +19,10 @@ use std::time::{Duration, Instant};
 
 /// The lease (`QUEUE_RECLAIM_IDLE_SECS`): short, so takeovers show within a scenario.
 pub const LEASE: Duration = Duration::from_secs(4);
+
+/// How long a silent runner is still counted online (`RUNNER_HEARTBEAT_TIMEOUT_MS`);
+/// the sweep runs every half of it.
+pub const RUNNER_SILENCE: Duration = Duration::from_secs(4);
 
 /// How long after the fault every MR must have its outcome (`CHAOS_DEADLINE_SECS`).
 fn deadline() -> Duration {
@@ -32,6 +38,10 @@ pub struct Setup {
     pub appendonly: bool,
     /// `REVIEW_TIMEOUT_MINUTES`, when the scenario needs a short one.
     pub review_timeout_minutes: Option<&'static str>,
+    /// Runner agents, each taking up to this many tasks at once; with any, the MRs
+    /// are real commits of a local repository, the replicas leave fresh tasks to the
+    /// runners (`RUNNER_CLAIM_GRACE_MS`) and sweep silent ones.
+    pub runners: Vec<usize>,
 }
 
 impl Default for Setup {
@@ -42,6 +52,7 @@ impl Default for Setup {
             post_delay: Duration::ZERO,
             appendonly: true,
             review_timeout_minutes: None,
+            runners: Vec::new(),
         }
     }
 }
@@ -54,6 +65,8 @@ pub struct Run {
     /// The replicas; the suite's API calls go to the last one unless told otherwise
     /// ([`Run::ask`]).
     pub replicas: Vec<Replica>,
+    /// The runner agents, started once the project is set up.
+    pub agents: Vec<Agent>,
     pub pg: Postgres,
     pub redis: Redis,
     pub app: TestApp,
@@ -76,7 +89,12 @@ impl Run {
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let pg = Postgres::start(&dir);
         let redis = Redis::start(&dir, setup.appendonly);
-        let outside = Outside::start(mrs, setup.ai_latency, setup.post_delay).await;
+        let repository = (!setup.runners.is_empty()).then(|| {
+            let files: Vec<Vec<String>> = (1..=mrs).map(files_of).collect();
+            Repository::create(&dir, mrs, &files)
+        });
+        let outside =
+            Outside::start(mrs, setup.ai_latency, setup.post_delay, repository.as_ref()).await;
         let mut replicas = Vec::new();
         for i in 0..setup.replicas {
             let port = free_port();
@@ -102,6 +120,7 @@ impl Run {
             dir,
             outside,
             replicas,
+            agents: Vec::new(),
             pg,
             redis,
             app,
@@ -111,7 +130,56 @@ impl Run {
             fault_end: None,
         };
         run.set_up_project().await;
+        if let Some(repository) = repository {
+            run.start_agents(&repository, &setup.runners).await;
+        }
         run
+    }
+
+    /// Points the project at the repository, makes an API key and starts one agent
+    /// per entry of `jobs`; waits until every one is online.
+    async fn start_agents(&mut self, repository: &Repository, jobs: &[usize]) {
+        self.app.sql(&format!(
+            "UPDATE projects SET web_url = '{}'",
+            repository.url
+        ));
+        let key = self
+            .session
+            .as_ref()
+            .expect("the root session")
+            .post("/api/api-keys", json!({ "name": "runners" }))
+            .await;
+        assert_eq!(key.status(), StatusCode::CREATED, "the runners' API key");
+        let key: Value = key.json().await.expect("JSON");
+        let key = key["data"]["apiKey"]["key"].as_str().expect("a key");
+        for (i, jobs) in jobs.iter().enumerate() {
+            let name = format!("runner-{}", char::from(b'a' + u8::try_from(i).unwrap_or(0)));
+            let mut agent = Agent::new(&name, &self.app.base_url, key, *jobs, &self.dir);
+            agent.start();
+            self.agents.push(agent);
+        }
+        let names: Vec<String> = self.agents.iter().map(|a| a.name.clone()).collect();
+        let app = &self.app;
+        self.wait_until("runners online", Duration::from_secs(60), || {
+            let online = app.sql("SELECT count(*) FROM runners WHERE status = 'online'");
+            let all = online == names.len().to_string();
+            async move { all }
+        })
+        .await;
+    }
+
+    /// Tasks runner `runner` holds, and in which phase (`fetching`, `reviewing`...).
+    pub fn held_by_runner(&self, runner: &str) -> Vec<(String, String)> {
+        let rows = self.app.sql(&format!(
+            "SELECT id || ' ' || coalesce(runner_phase, '') FROM review_tasks \
+             WHERE status = 'processing' AND runner_id = '{runner}' ORDER BY id"
+        ));
+        rows.lines()
+            .filter_map(|l| {
+                let (id, phase) = l.split_once(' ')?;
+                Some((id.to_owned(), phase.to_owned()))
+            })
+            .collect()
     }
 
     async fn set_up_project(&mut self) {
@@ -368,6 +436,14 @@ impl Run {
                 replica.tail(40)
             ));
         }
+        for agent in &self.agents {
+            logs.push_str(&format!(
+                "\n--- {} ({})\n{}\n",
+                agent.name,
+                agent.log.display(),
+                agent.tail(20)
+            ));
+        }
         logs.push_str(&format!("\n--- postgres\n{}\n", tail(&self.pg.log, 10)));
         logs.push_str(&format!("\n--- redis\n{}\n", tail(&self.redis.log, 10)));
         panic!(
@@ -428,6 +504,16 @@ fn server_env(
         ("LOG_DIR", scratch.join("logs").display().to_string()),
         ("BACKUP_DIR", scratch.join("backups").display().to_string()),
     ];
+    if !setup.runners.is_empty() {
+        let silence = RUNNER_SILENCE.as_millis().to_string();
+        env.extend([
+            // Fresh tasks wait for a runner with room while one is online.
+            ("RUNNER_CLAIM_GRACE_MS", "60000".to_owned()),
+            ("RUNNER_HEARTBEAT_TIMEOUT_MS", silence),
+            // The sweep of silent runners is a periodic job.
+            ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
+        ]);
+    }
     if let Some(minutes) = setup.review_timeout_minutes {
         env.push(("REVIEW_TIMEOUT_MINUTES", minutes.to_owned()));
     }

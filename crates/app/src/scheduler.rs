@@ -67,6 +67,9 @@ impl Schedule {
     }
 }
 
+/// The shortest wait between two ticks, whatever the jobs ask.
+const MIN_TICK: Duration = Duration::from_millis(100);
+
 type JobFn = Arc<dyn Fn() -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
 
 /// A job shared by the replicas.
@@ -160,14 +163,33 @@ impl Scheduler {
         started
     }
 
-    /// Ticks every `every` until the process ends; `local` runs on each tick first.
-    pub fn spawn<L, LF>(self, every: Duration, local: L)
+    /// How often to look at the jobs: every `at_most`, and at least twice per period
+    /// of the most frequent interval job. A job is due one full period after its last
+    /// start, so a tick equal to its period would find it not quite due every other
+    /// time and run it at twice its period (a runner sweep every 2 s, ticked every
+    /// 15 s, ran every 15 s: silent runners kept their tasks that long).
+    #[must_use]
+    pub fn tick_every(&self, at_most: Duration) -> Duration {
+        self.jobs
+            .iter()
+            .filter_map(|job| match job.schedule {
+                Schedule::Every(every) => Some(every / 2),
+                Schedule::DailyAt(_) | Schedule::WeeklyAt(..) => None,
+            })
+            .fold(at_most, Duration::min)
+            .max(MIN_TICK)
+    }
+
+    /// Ticks (see [`Scheduler::tick_every`]) until the process ends; `local` runs on
+    /// each tick first.
+    pub fn spawn<L, LF>(self, at_most: Duration, local: L)
     where
         L: Fn() -> LF + Send + Sync + 'static,
         LF: std::future::Future<Output = ()> + Send + 'static,
     {
+        let every = self.tick_every(at_most);
         tokio::spawn(async move {
-            let mut interval = tokio::time::interval(every.max(Duration::from_millis(100)));
+            let mut interval = tokio::time::interval(every);
             interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 interval.tick().await;
@@ -181,6 +203,42 @@ impl Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn job(schedule: Schedule) -> Job {
+        Job::new("test.job", schedule, || async { Ok(String::new()) })
+    }
+
+    fn scheduler(schedules: &[Schedule]) -> Scheduler {
+        Scheduler::new(
+            Arc::new(reviewd_testkit::MemoryStore::default()),
+            "test".into(),
+            schedules.iter().map(|s| job(*s)).collect(),
+        )
+    }
+
+    #[test]
+    fn the_tick_is_half_the_most_frequent_interval_within_its_bounds() {
+        let daily = Schedule::DailyAt(NaiveTime::from_hms_opt(2, 0, 0).unwrap());
+        let at_most = Duration::from_secs(15);
+        assert_eq!(scheduler(&[daily]).tick_every(at_most), at_most);
+        assert_eq!(
+            scheduler(&[daily, Schedule::Every(Duration::from_secs(60))]).tick_every(at_most),
+            at_most,
+            "a job every minute is ticked for every 15 s: often enough"
+        );
+        assert_eq!(
+            scheduler(&[
+                Schedule::Every(Duration::from_secs(60)),
+                Schedule::Every(Duration::from_secs(2)),
+            ])
+            .tick_every(at_most),
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            scheduler(&[Schedule::Every(Duration::from_millis(10))]).tick_every(at_most),
+            MIN_TICK
+        );
+    }
 
     #[test]
     fn an_interval_job_is_due_once_per_interval() {

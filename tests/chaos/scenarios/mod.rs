@@ -4,6 +4,7 @@
 mod crash;
 mod flood;
 mod replicas;
+mod runners;
 mod stores;
 
 use std::future::Future;
@@ -20,7 +21,7 @@ pub struct Scenario {
     pub ignored: Option<&'static str>,
 }
 
-pub const ALL: [Scenario; 9] = [
+pub const ALL: [Scenario; 10] = [
     Scenario {
         name: "kill_mid_review",
         run: |n| Box::pin(crash::kill_mid_review(n)),
@@ -54,6 +55,11 @@ pub const ALL: [Scenario; 9] = [
     Scenario {
         name: "replica_frozen",
         run: |n| Box::pin(replicas::replica_frozen(n)),
+        ignored: None,
+    },
+    Scenario {
+        name: "runner_killed",
+        run: |n| Box::pin(runners::runner_killed(n)),
         ignored: None,
     },
     Scenario {
