@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wiremock::matchers::{method, path_regex};
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::{Mock, Request, ResponseTemplate};
 
 fn webhook(iid: u64, head: &str) -> Value {
     let file = format!(
@@ -144,11 +144,10 @@ async fn review_overhead() {
         .respond_with(ResponseTemplate::new(201).set_body_json(json!({ "id": 1 })))
         .mount(&gitlab.server)
         .await;
-    let ai = MockServer::start().await;
-    let answer = json!({ "summary": "ok", "comments": [{ "line": 2, "severity": "warning", "message": "unwrap" }] }).to_string();
-    Mock::given(method("POST")).respond_with(ResponseTemplate::new(200).set_delay(Duration::from_millis(latency_ms)).set_body_json(json!({
-        "model": "m", "choices": [{ "message": { "content": answer }, "finish_reason": "stop" }], "usage": { "prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2 } })))
-        .mount(&ai).await;
+    let ai = reviewd_testkit::fake_openai(Duration::from_millis(latency_ms), |_| {
+        json!({ "summary": "ok", "comments": [{ "line": 2, "severity": "warning", "message": "unwrap" }] })
+    })
+    .await;
     let app = TestApp::spawn_with(&[
         ("REVIEW_WORKERS_ENABLED", "true".to_owned()),
         ("AI_REVIEW_CONCURRENCY", concurrency.to_string()),

@@ -11,8 +11,7 @@ use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::MockServer;
 
 /// Files changed by each MR: one AI call and one line comment each.
 pub const FILES: usize = 3;
@@ -128,20 +127,11 @@ impl Outside {
 
 /// Answers every completion after `latency` with one warning on line 2.
 async fn fake_ai(latency: Duration) -> MockServer {
-    let server = MockServer::start().await;
-    let content = json!({
-        "summary": "Adds an unwrap.",
-        "comments": [{ "line": 2, "severity": "warning", "message": "unwrap() panics when foo fails; return the error instead." }],
+    reviewd_testkit::fake_openai(latency, |_| {
+        json!({
+            "summary": "Adds an unwrap.",
+            "comments": [{ "line": 2, "severity": "warning", "message": "unwrap() panics when foo fails; return the error instead." }],
+        })
     })
-    .to_string();
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(ResponseTemplate::new(200).set_delay(latency).set_body_json(json!({
-            "model": "fake-model",
-            "choices": [{ "index": 0, "message": { "role": "assistant", "content": content }, "finish_reason": "stop" }],
-            "usage": { "prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120 },
-        })))
-        .mount(&server)
-        .await;
-    server
+    .await
 }

@@ -1,6 +1,7 @@
 //! Test support for reviewd: small working in-memory implementations of the ports
 //! (for domain tests), [`TestDb`] (a migrated PostgreSQL database per test), and
-//! fake GitLab/GitHub servers that answer with the real APIs' JSON shapes.
+//! fake GitLab/GitHub and OpenAI-compatible servers that answer with the real APIs'
+//! JSON shapes.
 #![expect(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -11,6 +12,7 @@ pub mod contract;
 mod fake_github;
 mod fake_gitlab;
 mod fake_hosted;
+mod fake_openai;
 pub mod fake_smtp;
 pub mod fakes;
 pub mod memory;
@@ -18,6 +20,7 @@ mod test_db;
 
 pub use fake_github::{FakeGithub, github_repo};
 pub use fake_gitlab::{FakeGitlab, gitlab_project};
+pub use fake_openai::{USAGE, completion, fake_openai, prompt_of};
 pub use fake_smtp::{FakeSmtp, FakeSmtpBuilder, ReceivedMail};
 pub use memory::MemoryStore;
 pub use test_db::{TestDb, test_redis_url};

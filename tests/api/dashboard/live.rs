@@ -9,29 +9,11 @@ use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::{Value, json};
 use std::time::Duration;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::MockServer;
 
 /// An AI that takes `delay` to answer each file.
 async fn slow_ai(delay: Duration) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(move |req: &Request| {
-            let body: Value = serde_json::from_slice(&req.body).unwrap();
-            let prompt = body["messages"][1]["content"].as_str().unwrap_or_default();
-            ResponseTemplate::new(200)
-                .set_delay(delay)
-                .set_body_json(json!({
-                    "model": "fake-model",
-                    "choices": [{ "index": 0, "finish_reason": "stop",
-                                  "message": { "role": "assistant", "content": review_answer(prompt).to_string() } }],
-                    "usage": { "prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120 }
-                }))
-        })
-        .mount(&server)
-        .await;
-    server
+    reviewd_testkit::fake_openai(delay, review_answer).await
 }
 
 #[tokio::test]

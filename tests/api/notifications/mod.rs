@@ -63,11 +63,13 @@ fn bodies(requests: &[Request]) -> Vec<Value> {
         .collect()
 }
 
-/// Polls the history until no delivery is pending.
+/// Polls the history until no delivery is pending (for up to a minute: on a loaded
+/// 2-core machine a debug build's deliveries, push encryption included, can take
+/// several times the 5 s they take alone).
 async fn settled(app: &TestApp, expected: usize) -> Vec<Value> {
     let root = app.root().await;
     let mut items = Vec::new();
-    for _ in 0..200 {
+    for _ in 0..600 {
         let page = json(
             root.get("/api/notifications?pageSize=100").await,
             StatusCode::OK,

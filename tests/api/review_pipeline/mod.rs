@@ -128,20 +128,9 @@ async fn redis() -> deadpool_redis::Connection {
 }
 
 /// An OpenAI-compatible fake whose answer depends on the file in the prompt.
+/// The fake AI provider, answering at once with `answer(prompt)`.
 pub(crate) async fn fake_ai(answer: fn(&str) -> Value) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST")).and(path("/v1/chat/completions"))
-        .respond_with(move |req: &Request| {
-            let body: Value = serde_json::from_slice(&req.body).unwrap();
-            let prompt = body["messages"][1]["content"].as_str().unwrap_or_default().to_owned();
-            let content = answer(&prompt).to_string();
-            ResponseTemplate::new(200).set_body_json(json!({
-                "model": "fake-model", "choices": [{ "index": 0, "message": { "role": "assistant", "content": content }, "finish_reason": "stop" }],
-                "usage": { "prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120 }
-            }))
-        })
-        .mount(&server).await;
-    server
+    reviewd_testkit::fake_openai(std::time::Duration::ZERO, answer).await
 }
 
 pub(crate) fn review_answer(prompt: &str) -> Value {
