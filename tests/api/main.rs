@@ -8,6 +8,7 @@
 
 mod helpers;
 
+mod ai_configs;
 mod api_keys;
 mod auth;
 mod conventions;

@@ -105,7 +105,7 @@ const CONTRACT: &[&str] = &[
     "POST /api/webhook/hostB",
 ];
 
-/// `design.md`'s login, keys, users and reset.
+/// `design.md`'s login, keys, users, reset and AI configurations.
 const DESIGN: &[&str] = &[
     "POST /api/auth/login",
     "POST /api/auth/logout",
@@ -117,6 +117,13 @@ const DESIGN: &[&str] = &[
     "POST /api/users",
     "PATCH /api/users/:id",
     "POST /api/system/reset",
+    "GET /api/ai-configs",
+    "POST /api/ai-configs",
+    "GET /api/ai-configs/:id",
+    "PATCH /api/ai-configs/:id",
+    "DELETE /api/ai-configs/:id",
+    "POST /api/ai-configs/:id/default",
+    "POST /api/ai-configs/test",
 ];
 
 /// Ours beyond both: a user read by id, and writing the templates and rules the

@@ -376,6 +376,82 @@ async fn the_runner_binary_clones_reviews_and_reports_and_the_server_posts_its_c
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
+/// A suggestion on the added line 2 (fits) and one on the context line 3 (moved to
+/// line 2 by the placement, so stripped).
+fn suggesting_answer(_prompt: &str) -> Value {
+    json!({ "summary": "Adds an unwrap.", "comments": [
+        { "line": 2, "severity": "error", "message": "unwrap() panics when foo fails; return the error instead.",
+          "suggestion": { "startLine": 2, "endLine": 2, "code": "    let x = foo()?;" } },
+        { "line": 3, "severity": "info", "message": "Consider logging before run().",
+          "suggestion": { "startLine": 3, "endLine": 3, "code": "    log(); run();" } },
+    ]})
+}
+
+#[tokio::test]
+async fn a_runners_suggestion_is_posted_as_the_servers_own() {
+    let ai = fake_ai(suggesting_answer).await;
+    let World {
+        app,
+        gitlab,
+        scratch,
+        ..
+    } = World::new(&ai, &[("REVIEW_WORKERS_ENABLED", "false".to_owned())]).await;
+    let key = api_key(&app).await;
+    let runner = RunnerProcess::start(
+        &app,
+        &key,
+        "suggesting",
+        &scratch.join("workspaces"),
+        scratch.join("runner.log"),
+    )
+    .await;
+    wait_until_online(&app, "suggesting", &runner).await;
+
+    let task = wait_for(&app, &send_webhook(&app, &fixture()).await).await;
+    assert_eq!(task["status"], "completed", "{task}\n{}", runner.output());
+
+    let mut bodies: Vec<String> = posted(&gitlab, "POST", "/discussions")
+        .await
+        .iter()
+        .map(|d| d["body"].as_str().unwrap().to_owned())
+        .collect();
+    bodies.sort();
+    assert_eq!(bodies.len(), 2, "{bodies:?}");
+    assert!(
+        bodies[0].starts_with("**error**: unwrap() panics")
+            && bodies[0].ends_with("-->\n\n```suggestion:-0+0\n    let x = foo()?;\n```"),
+        "{}",
+        bodies[0]
+    );
+    assert!(
+        bodies[1].starts_with("**info**: Consider logging") && !bodies[1].contains("```suggestion"),
+        "a comment moved off its line goes without its suggestion: {}",
+        bodies[1]
+    );
+    let review = task["reviewId"].as_str().unwrap();
+    let comments = json(
+        app.root()
+            .await
+            .get(&format!("/api/reviews/{review}/comments"))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    let suggestions: Vec<&Value> = comments["data"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["suggestion"])
+        .collect();
+    assert!(
+        suggestions
+            .contains(&&json!({ "startLine": 2, "endLine": 2, "code": "    let x = foo()?;" }))
+            && suggestions.contains(&&Value::Null),
+        "{suggestions:?}"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
 #[tokio::test]
 async fn a_runner_stopped_mid_task_reports_it_failed_and_another_runner_finishes_it() {
     let ai = fake_ai(review_answer).await;

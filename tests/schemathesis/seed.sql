@@ -46,3 +46,8 @@ VALUES ('5eed0000-0000-4000-8000-000000000007', 1, 'review started');
 INSERT INTO notification_history (id, review_id, channel, notification_type, recipient, status, attempts, sent_at)
 VALUES ('5eed0000-0000-4000-8000-000000000008', '5eed0000-0000-4000-8000-000000000003', 'email',
         'review_completed', 'ops@example.com', 'sent', 1, now());
+
+-- An AI configuration without a key (a key would need the run's encryption key).
+INSERT INTO ai_configs (id, name, provider, endpoint, model)
+VALUES ('5eed0000-0000-4000-8000-000000000009', 'seeded', 'openai-compatible', 'http://127.0.0.1:9/v1',
+        'model-a');

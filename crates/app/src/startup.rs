@@ -1,7 +1,7 @@
 //! Building the server: checks that fail fast with one line naming the variable,
 //! connections, migrations, the root user, then the HTTP listener.
 
-use crate::ai::{LimitedAi, UnconfiguredAi};
+use crate::ai::{AiProviderPool, LimitedAi, UnconfiguredAi};
 use crate::config::Config;
 use crate::csrf::TrustedOrigins;
 use crate::extract::{json_config, path_config, query_config};
@@ -17,17 +17,17 @@ use actix_web::middleware::{Compress, from_fn};
 use actix_web::{App, HttpServer, web};
 use reviewd_ai_openai::OpenAiProvider;
 use reviewd_crypto::{Argon2PasswordHasher, HmacTokenHasher, SecretBox, derive};
-use reviewd_domain::model::SecretString;
+use reviewd_domain::model::{BuiltinAi, SecretString};
 use reviewd_domain::ports::{
     AiProvider, HealthProbe, PasswordHasher, PlatformClients, TaskQueue, TaskRepository,
     TokenHasher,
 };
 use reviewd_domain::services::{
-    ApiKeyService, ApiTally, AuthService, AuthSettings, CatalogService, EngineSettings,
-    HealthService, ManualReviewService, MonitoringService, NotificationService, NotifySettings,
-    OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, RootOutcome,
-    RunnerService, RunnerSettings, SystemResetService, TaskService, UserService, WebhookIntake,
-    WebhookService,
+    AiConfigService, ApiKeyService, ApiTally, AuthService, AuthSettings, CatalogService,
+    EngineSettings, HealthService, ManualReviewService, MonitoringService, NotificationService,
+    NotifySettings, OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine,
+    ReviewHistory, RootOutcome, RunnerService, RunnerSettings, SystemResetService, TaskService,
+    UserService, WebhookIntake, WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{
@@ -35,10 +35,11 @@ use reviewd_queue_redis::{
     ThrottleLimits,
 };
 use reviewd_store_postgres::{
-    PgApiKeyRepository, PgCatalogRepository, PgDataWipe, PgHealthCheckRepository, PgHealthProbe,
-    PgJobLedger, PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository,
-    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
-    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
+    PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgDataWipe,
+    PgHealthCheckRepository, PgHealthProbe, PgJobLedger, PgMonitoringRepository,
+    PgNotificationRepository, PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries,
+    PgReviewRepository, PgRunnerRepository, PgSessionRepository, PgSettingsRepository,
+    PgTaskRepository, PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
@@ -243,6 +244,7 @@ impl Application {
             })?;
             tracing::warn!(count, "queue.recreated_at_start");
         }
+        let ai_configs = ai_configs(&config, &http, &pool, &secrets);
         let intake = WebhookIntake::new(
             project_repo,
             settings_repo.clone(),
@@ -251,7 +253,8 @@ impl Application {
                 redis.clone(),
                 &config.queue_key_prefix,
             )),
-        );
+        )
+        .checking_ai_with(ai_configs.clone());
         let catalog_repo = Arc::new(PgCatalogRepository::new(pool.clone()));
         let manual_reviews = ManualReviewService::new(
             projects.clone(),
@@ -259,25 +262,6 @@ impl Application {
             tasks.clone(),
             catalog_repo.clone(),
         );
-        let provider: Arc<dyn AiProvider> = match &config.provider_a.endpoint {
-            Some(endpoint) => Arc::new(OpenAiProvider::new(
-                http.clone(),
-                "providerA",
-                endpoint,
-                config
-                    .provider_a
-                    .api_key
-                    .as_ref()
-                    .map(|k| SecretString::new(k.expose())),
-            )),
-            None => {
-                tracing::warn!(
-                    "PROVIDERA_ENDPOINT is not set: reviews will fail until an AI provider is configured"
-                );
-                Arc::new(UnconfiguredAi)
-            }
-        };
-        let health_ai = provider.clone();
         let concurrency = usize::try_from(config.ai_review_concurrency).unwrap_or(1);
         let review_timeout = Duration::from_secs_f64(config.review_timeout_minutes * 60.0);
         let reclaim_idle = Duration::from_secs(config.queue_reclaim_idle_secs);
@@ -306,15 +290,10 @@ impl Application {
                 Arc::new(PgReviewRepository::new(pool.clone())),
                 projects.clone(),
                 catalog_repo.clone(),
-                Arc::new(LimitedAi::new(provider, concurrency)),
+                ai_configs.clone(),
                 EngineSettings {
                     file_concurrency: concurrency,
                     attempt_lease: reclaim_idle,
-                    model: config
-                        .provider_a
-                        .model
-                        .clone()
-                        .unwrap_or_else(|| EngineSettings::default().model),
                     ..EngineSettings::default()
                 },
             )
@@ -336,12 +315,6 @@ impl Application {
             projects.clone(),
             RunnerSettings {
                 task_lease: review_timeout,
-                ai_endpoint: config.provider_a.endpoint.clone(),
-                ai_api_key: config
-                    .provider_a
-                    .api_key
-                    .as_ref()
-                    .map(|k| k.expose().to_owned()),
                 heartbeat_timeout: Duration::from_millis(config.runner_heartbeat_timeout_ms),
                 claim_grace: Duration::from_millis(config.runner_claim_grace_ms),
                 retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
@@ -399,6 +372,7 @@ impl Application {
             api_keys: ApiKeyService::new(api_key_repo, tokens),
             users: UserService::new(users, passwords),
             platform_configs,
+            ai_configs: ai_configs.clone(),
             projects,
             webhooks,
             tasks,
@@ -415,7 +389,7 @@ impl Application {
                 Arc::new(PgHealthProbe::new(pool.clone())),
                 health_configs,
                 health_clients,
-                health_ai,
+                ai_configs,
                 Arc::new(crate::disk::DfDiskUsage),
                 vec![
                     ("LOG_DIR".to_owned(), config.log_dir.clone()),
@@ -545,4 +519,51 @@ fn machine_name(listen_host: &str) -> String {
         .map(|h| h.trim().to_owned())
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| listen_host.to_owned())
+}
+
+/// The AI configurations: the stored ones, and the built-in one of the `PROVIDERA_*`
+/// variables with at most `AI_REVIEW_CONCURRENCY` calls in flight.
+fn ai_configs(
+    config: &Config,
+    http: &HttpClient,
+    pool: &reviewd_store_postgres::PgPool,
+    secrets: &SecretBox,
+) -> Arc<AiConfigService> {
+    let concurrency = usize::try_from(config.ai_review_concurrency).unwrap_or(1);
+    let api_key = config
+        .provider_a
+        .api_key
+        .as_ref()
+        .map(|k| SecretString::new(k.expose()));
+    let builtin: Arc<dyn AiProvider> = match &config.provider_a.endpoint {
+        Some(endpoint) => Arc::new(LimitedAi::new(
+            Arc::new(OpenAiProvider::new(
+                http.clone(),
+                reviewd_domain::model::ai_config::BUILTIN_NAME,
+                endpoint,
+                api_key.clone(),
+            )),
+            concurrency,
+        )),
+        None => {
+            tracing::warn!(
+                "PROVIDERA_ENDPOINT is not set: reviews of projects without a stored AI configuration will fail until one is set"
+            );
+            Arc::new(UnconfiguredAi)
+        }
+    };
+    Arc::new(AiConfigService::new(
+        Arc::new(PgAiConfigRepository::new(pool.clone(), secrets.clone())),
+        Arc::new(AiProviderPool::new(builtin, http.policy())),
+        BuiltinAi {
+            endpoint: config.provider_a.endpoint.clone(),
+            api_key,
+            model: config
+                .provider_a
+                .model
+                .clone()
+                .unwrap_or_else(|| reviewd_domain::model::ai_config::DEFAULT_MODEL.to_owned()),
+            max_concurrency: concurrency,
+        },
+    ))
 }

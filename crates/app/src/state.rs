@@ -3,10 +3,10 @@
 use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
-    ApiKeyService, AuthService, CatalogService, HealthService, ManualReviewService,
-    MonitoringService, NotificationService, PlatformConfigService, ProjectService, ReviewEngine,
-    ReviewHistory, RunnerService, SystemResetService, TaskService, UserService, WebhookIntake,
-    WebhookService,
+    AiConfigService, ApiKeyService, AuthService, CatalogService, HealthService,
+    ManualReviewService, MonitoringService, NotificationService, PlatformConfigService,
+    ProjectService, ReviewEngine, ReviewHistory, RunnerService, SystemResetService, TaskService,
+    UserService, WebhookIntake, WebhookService,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -17,6 +17,7 @@ pub struct AppState {
     pub api_keys: ApiKeyService,
     pub users: UserService,
     pub platform_configs: PlatformConfigService,
+    pub ai_configs: Arc<AiConfigService>,
     pub projects: Arc<ProjectService>,
     pub webhooks: WebhookService,
     pub tasks: Arc<TaskService>,

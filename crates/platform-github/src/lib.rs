@@ -9,5 +9,6 @@
 mod api;
 mod client;
 mod platform;
+mod suggestion;
 
 pub use client::GithubPlatform;

@@ -1,5 +1,6 @@
 use crate::api::{GhComment, GhCompare, GhFile, GhHook, GhPull, GhRepo, GhUser};
 use crate::client::GithubPlatform;
+use crate::suggestion::review_comment;
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{
     DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
@@ -200,10 +201,7 @@ impl HostingPlatform for GithubPlatform {
         let body = json!({
             "commit_id": refs.head_sha,
             "event": "COMMENT",
-            "comments": comments
-                .iter()
-                .map(|c| json!({ "path": c.file_path, "line": c.line, "side": "RIGHT", "body": c.body }))
-                .collect::<Vec<_>>(),
+            "comments": comments.iter().map(review_comment).collect::<Vec<_>>(),
         });
         let url = self.url(&format!("{}/pulls/{iid}/reviews", repo(project)));
         self.send(|c| c.post(&url).json(&body)).await?;

@@ -4,7 +4,7 @@
     reason = "tests: a panic fails the test, with its message"
 )]
 
-use reviewd_domain::model::diff::{ChangeType, DiffRefs, InlineComment};
+use reviewd_domain::model::diff::{ChangeType, DiffRefs, InlineComment, Suggestion};
 use reviewd_domain::model::{AuthType, MrState, PlatformConnection, PlatformType, SecretString};
 use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
 use reviewd_http::{HttpClient, RetryPolicy};
@@ -99,12 +99,18 @@ async fn posts_all_line_comments_in_one_review() {
             old_path: None,
             line: 2,
             body: "one".into(),
+            suggestion: Some(Suggestion {
+                start_line: 2,
+                end_line: 3,
+                code: "fixed();".into(),
+            }),
         },
         InlineComment {
             file_path: "src/app.rs".into(),
             old_path: None,
             line: 9,
             body: "two".into(),
+            suggestion: None,
         },
     ];
     let ids = platform(&server)
@@ -117,6 +123,12 @@ async fn posts_all_line_comments_in_one_review() {
     let body: Value = serde_json::from_slice(&requests[0].body).unwrap();
     assert_eq!(body["commit_id"], "h");
     assert_eq!(body["event"], "COMMENT");
+    assert_eq!(
+        body["comments"][0],
+        json!({ "path": "src/app.rs", "start_line": 2, "start_side": "RIGHT", "line": 3, "side": "RIGHT",
+                "body": "one\n\n```suggestion\nfixed();\n```" }),
+        "a suggestion's comment spans the lines it replaces"
+    );
     assert_eq!(
         body["comments"][1],
         json!({ "path": "src/app.rs", "line": 9, "side": "RIGHT", "body": "two" })
@@ -139,6 +151,7 @@ async fn a_review_on_lines_outside_the_diff_is_rejected() {
         old_path: None,
         line: 1,
         body: "x".into(),
+        suggestion: None,
     };
     assert!(matches!(
         platform(&server)

@@ -9,6 +9,7 @@ mod api;
 mod client;
 mod oauth;
 mod platform;
+mod suggestion;
 
 pub use client::GitlabPlatform;
 pub use oauth::GitlabOAuth;

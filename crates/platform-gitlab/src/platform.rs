@@ -3,6 +3,7 @@ use crate::api::{
     GlTokenInfo, GlTokenSelf, GlUser,
 };
 use crate::client::{GitlabPlatform, project_segment};
+use crate::suggestion::comment_body;
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{
     DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
@@ -234,7 +235,7 @@ impl HostingPlatform for GitlabPlatform {
         let mut ids = Vec::with_capacity(comments.len());
         for comment in comments {
             let body = json!({
-                "body": comment.body,
+                "body": comment_body(comment),
                 "position": {
                     "position_type": "text",
                     "base_sha": refs.base_sha,

@@ -5,7 +5,7 @@
     reason = "tests: a panic fails the test, with its message"
 )]
 
-use reviewd_domain::model::diff::{ChangeType, DiffRefs, InlineComment};
+use reviewd_domain::model::diff::{ChangeType, DiffRefs, InlineComment, Suggestion};
 use reviewd_domain::model::{AuthType, PlatformConnection, SecretString};
 use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
 use reviewd_http::{HttpClient, RetryPolicy};
@@ -182,12 +182,18 @@ async fn posts_one_positioned_discussion_per_comment_and_edits_notes() {
             old_path: None,
             line: 12,
             body: "unwrap may panic".into(),
+            suggestion: None,
         },
         InlineComment {
             file_path: "new/name.rs".into(),
             old_path: Some("old/name.rs".into()),
             line: 3,
             body: "naming".into(),
+            suggestion: Some(Suggestion {
+                start_line: 2,
+                end_line: 3,
+                code: "let name = 1;\nuse_it(name);".into(),
+            }),
         },
     ];
     let ids = gitlab
@@ -209,7 +215,16 @@ async fn posts_one_positioned_discussion_per_comment_and_edits_notes() {
         json!({ "position_type": "text", "base_sha": "b", "start_sha": "s", "head_sha": "h",
                                             "old_path": "src/a.rs", "new_path": "src/a.rs", "new_line": 12 })
     );
+    assert_eq!(sent[0]["body"], "unwrap may panic");
     assert_eq!(sent[1]["position"]["old_path"], "old/name.rs");
+    assert_eq!(
+        (&sent[1]["position"]["new_line"], &sent[1]["body"]),
+        (
+            &json!(3),
+            &json!("naming\n\n```suggestion:-1+0\nlet name = 1;\nuse_it(name);\n```")
+        ),
+        "the comment stays on its line; the block reaches one line above it"
+    );
     assert!(
         requests.iter().all(
             |r| r.headers.get("authorization").map(|v| v.to_str().unwrap()) == Some("Bearer tok")
@@ -247,6 +262,7 @@ async fn a_position_outside_the_diff_is_rejected_not_retried() {
         old_path: None,
         line: 999,
         body: "x".into(),
+        suggestion: None,
     };
     let err = platform(&server, AuthType::Token)
         .post_inline_comments(&project(), 7, &refs, &[comment])

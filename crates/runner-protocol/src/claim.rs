@@ -90,11 +90,13 @@ impl std::fmt::Debug for CloneCredentials {
     }
 }
 
-/// The AI configuration the runner reviews with (the server's provider).
+/// The AI configuration the runner reviews with: the project's (`aiConfigId`), else
+/// the stored default, else the server's `PROVIDERA_*` one.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RunnerAiConfig {
+    /// The configuration's name (`providerA` for the built-in one).
     pub provider: String,
     pub endpoint: Option<String>,
     pub api_key: Option<String>,
@@ -102,6 +104,14 @@ pub struct RunnerAiConfig {
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
     pub max_diff_chars: usize,
+    /// One HTTP attempt's limit in seconds (a stored configuration's `timeoutSecs`);
+    /// null: the runner's own.
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+    /// Calls in flight at once (a stored configuration's `maxConcurrency`); null:
+    /// the runner's own `RUNNER_FILE_CONCURRENCY`.
+    #[serde(default)]
+    pub max_concurrency: Option<usize>,
 }
 
 /// Never prints the API key.
@@ -115,6 +125,8 @@ impl std::fmt::Debug for RunnerAiConfig {
             .field("max_tokens", &self.max_tokens)
             .field("temperature", &self.temperature)
             .field("max_diff_chars", &self.max_diff_chars)
+            .field("timeout_secs", &self.timeout_secs)
+            .field("max_concurrency", &self.max_concurrency)
             .finish()
     }
 }

@@ -29,8 +29,8 @@ pub use claim::{
 };
 pub use report::{
     LogBatch, LogsAck, MAX_LOG_LINES, PhaseAck, PhaseUpdate, Rating, ResultAck, RunnerComment,
-    RunnerFileResult, RunnerMetrics, RunnerOutcome, RunnerPhase, RunnerResult, Severity,
-    TaskStatus,
+    RunnerFileResult, RunnerMetrics, RunnerOutcome, RunnerPhase, RunnerResult, RunnerSuggestion,
+    Severity, TaskStatus,
 };
 pub use runner::{
     DEFAULT_CONCURRENCY, Heartbeat, HeartbeatAck, MAX_CONCURRENCY, MAX_CURRENT_JOBS,
@@ -75,6 +75,35 @@ mod tests {
         assert_eq!(
             result.rating.as_deref().and_then(Rating::parse),
             Some(Rating::B)
+        );
+        assert_eq!(
+            result.files[0].comments[0].suggestion, None,
+            "a runner older than suggestions"
+        );
+    }
+
+    #[test]
+    fn a_suggestion_travels_with_its_comment_and_is_left_out_when_none() {
+        let with = json!({ "line": 3, "severity": "warning", "message": "m",
+            "suggestion": { "startLine": 2, "endLine": 3, "code": "a();\nb();" } });
+        let comment: RunnerComment = serde_json::from_value(with.clone()).unwrap();
+        assert_eq!(
+            comment.suggestion,
+            Some(RunnerSuggestion {
+                start_line: 2,
+                end_line: 3,
+                code: "a();\nb();".into()
+            })
+        );
+        assert_eq!(serde_json::to_value(&comment).unwrap(), with);
+        let without = RunnerComment {
+            suggestion: None,
+            ..comment
+        };
+        assert_eq!(
+            serde_json::to_value(&without).unwrap(),
+            json!({ "line": 3, "severity": "warning", "message": "m" }),
+            "no field a server older than suggestions would refuse"
         );
     }
 }

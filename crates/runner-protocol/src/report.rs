@@ -160,6 +160,24 @@ pub struct RunnerComment {
     pub line: i64,
     pub severity: Severity,
     pub message: String,
+    /// Replacement code the model proposed; the server checks it and posts it as the
+    /// platform's suggestion only where it fits the diff (else the comment goes
+    /// without it). Left out when there is none, so a runner talks to a server
+    /// older than the field as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<RunnerSuggestion>,
+}
+
+/// Replacement code for new-side lines `startLine..=endLine` (the comment's line
+/// among them, at most 50 lines).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunnerSuggestion {
+    pub start_line: i64,
+    pub end_line: i64,
+    /// What those lines should read (empty deletes them).
+    pub code: String,
 }
 
 /// One file's review.

@@ -19,7 +19,7 @@ use reviewd_domain::review::rules;
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_runner_protocol::{
     self as protocol, AssignedFile, ClaimedTask, RunnerComment, RunnerFileResult, RunnerMetrics,
-    RunnerOutcome, RunnerPhase, RunnerResult,
+    RunnerOutcome, RunnerPhase, RunnerResult, RunnerSuggestion,
 };
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -269,7 +269,20 @@ impl Work<'_> {
             .clone()
             .or_else(|| task.ai.api_key.clone())
             .map(|k| SecretString::new(&k));
-        let http = HttpClient::new(self.ctx.ai_policy).map_err(|e| e.to_string())?;
+        // A stored configuration's timeout and concurrency limit hold on the runner
+        // too; the built-in one leaves the runner's own.
+        let policy = RetryPolicy {
+            timeout: task
+                .ai
+                .timeout_secs
+                .map_or(self.ctx.ai_policy.timeout, Duration::from_secs),
+            ..self.ctx.ai_policy
+        };
+        let concurrency = config
+            .file_concurrency
+            .min(task.ai.max_concurrency.unwrap_or(usize::MAX))
+            .max(1);
+        let http = HttpClient::new(policy).map_err(|e| e.to_string())?;
         let ai = OpenAiProvider::new(http, &task.ai.provider, &endpoint, key);
         let settings = AskSettings {
             model: task.ai.model.clone(),
@@ -286,7 +299,7 @@ impl Work<'_> {
             .map(|file| self.review_file(workspace, &ai, &settings, file))
             .collect();
         let results: Vec<(RunnerFileResult, Option<String>)> = futures_util::stream::iter(pending)
-            .buffered(config.file_concurrency.max(1))
+            .buffered(concurrency)
             .collect()
             .await;
         // As on the server: another attempt only when every file failed because the
@@ -374,6 +387,11 @@ impl Work<'_> {
                         line: i64::from(c.line),
                         severity: severity_dto(c.severity),
                         message: c.message,
+                        suggestion: c.suggestion.map(|s| RunnerSuggestion {
+                            start_line: i64::from(s.start_line),
+                            end_line: i64::from(s.end_line),
+                            code: s.code,
+                        }),
                     })
                     .collect(),
                 summary: Some(verdict.summary).filter(|s| !s.is_empty()),

@@ -15,8 +15,9 @@ pub use health::PgHealthProbe;
 pub use migrate::{MigrateError, revert_all_migrations, run_migrations};
 pub use pool::{ConnectError, PgPool, connect, ping};
 pub use repos::{
-    PgApiKeyRepository, PgCatalogRepository, PgDataWipe, PgHealthCheckRepository, PgJobLedger,
-    PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository,
-    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
-    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository,
+    PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgDataWipe,
+    PgHealthCheckRepository, PgJobLedger, PgMonitoringRepository, PgNotificationRepository,
+    PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries, PgReviewRepository,
+    PgRunnerRepository, PgSessionRepository, PgSettingsRepository, PgTaskRepository,
+    PgUserRepository,
 };

@@ -41,13 +41,13 @@ diesel::table! {
         endpoint -> Text,
         model -> Text,
         api_key_enc -> Nullable<Text>,
-        max_tokens -> Nullable<Int4>,
-        temperature -> Nullable<Float8>,
-        context_window_tokens -> Nullable<Int4>,
         is_default -> Bool,
-        enabled -> Bool,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        max_concurrency -> Int4,
+        timeout_secs -> Int4,
+        input_price_per_mtok -> Nullable<Float8>,
+        output_price_per_mtok -> Nullable<Float8>,
     }
 }
 
@@ -276,6 +276,9 @@ diesel::table! {
         platform_comment_id -> Nullable<Text>,
         posted_at -> Nullable<Timestamptz>,
         created_at -> Timestamptz,
+        suggestion_start_line -> Nullable<Int4>,
+        suggestion_end_line -> Nullable<Int4>,
+        suggestion_code -> Nullable<Text>,
     }
 }
 

@@ -5,10 +5,11 @@ use diesel_async::AsyncPgConnection;
 use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use reviewd_crypto::SecretBox;
 use reviewd_store_postgres::{
-    PgApiKeyRepository, PgCatalogRepository, PgDataWipe, PgHealthCheckRepository, PgHealthProbe,
-    PgJobLedger, PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository,
-    PgPool, PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
-    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository,
+    PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgDataWipe,
+    PgHealthCheckRepository, PgHealthProbe, PgJobLedger, PgMonitoringRepository,
+    PgNotificationRepository, PgPlatformConfigRepository, PgPool, PgProjectRepository,
+    PgReviewQueries, PgReviewRepository, PgRunnerRepository, PgSessionRepository,
+    PgSettingsRepository, PgTaskRepository, PgUserRepository,
 };
 use reviewd_testkit::TestDb;
 use reviewd_testkit::contract::Stores;
@@ -23,6 +24,7 @@ async fn postgres() -> (Stores, TestDb) {
             pool.clone(),
             secrets.clone(),
         )),
+        ai_configs: Arc::new(PgAiConfigRepository::new(pool.clone(), secrets.clone())),
         projects: Arc::new(PgProjectRepository::new(pool.clone())),
         settings: Arc::new(PgSettingsRepository::new(pool.clone())),
         catalog: Arc::new(PgCatalogRepository::new(pool.clone())),

@@ -8,6 +8,7 @@ mod failures;
 mod github;
 mod recovery;
 mod rounds;
+mod suggestions;
 mod templates;
 
 use crate::helpers::{TestApp, create_host_a_config, json};

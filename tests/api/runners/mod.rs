@@ -27,7 +27,7 @@ pub(crate) async fn api_key(app: &TestApp) -> String {
         .to_owned()
 }
 
-async fn register(app: &TestApp, key: &str, id: &str, max: u32, tags: &str) -> Value {
+pub(crate) async fn register(app: &TestApp, key: &str, id: &str, max: u32, tags: &str) -> Value {
     let r = reqwest::Client::new()
         .post(app.url("/api/runners/register"))
         .header("x-api-key", key)

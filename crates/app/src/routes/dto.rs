@@ -2,7 +2,7 @@
 
 use crate::openapi::string_enum;
 use chrono::{DateTime, Utc};
-use reviewd_domain::model::{MergeRequest, Permission, PlatformUser, Role, User};
+use reviewd_domain::model::{MASK, MergeRequest, Permission, PlatformUser, Role, User};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
@@ -23,6 +23,14 @@ pub fn nullable_string_enum(
                 .chain([serde_json::Value::Null]),
         ))
         .build()
+}
+
+/// A stored secret: `***` when set (never the secret itself), `null` when unset.
+pub fn masked_secret_schema() -> utoipa::openapi::Object {
+    let mut schema = nullable_string_enum([MASK]);
+    schema.description =
+        Some("`***` when set (never the secret itself), `null` when unset.".to_owned());
+    schema
 }
 
 /// `admin`, `maintainer`, `developer` or `viewer`.

@@ -1,5 +1,6 @@
 //! HTTP routes, one module per resource, each with a `configure` function.
 
+mod ai_configs;
 mod api_keys;
 mod auth;
 mod catalog;
@@ -35,6 +36,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .configure(api_keys::configure)
             .configure(users::configure)
             .configure(platform_configs::configure)
+            .configure(ai_configs::configure)
             .configure(projects::configure)
             .configure(catalog::configure)
             .configure(reviews::configure)

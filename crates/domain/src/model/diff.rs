@@ -47,6 +47,18 @@ pub struct MergeRequestDiff {
     pub files: Vec<FileDiff>,
 }
 
+/// Replacement code for new-side lines `start_line..=end_line` of a file, which
+/// the platforms show as a suggestion the author applies in one click. `code` is
+/// what the lines should read (no trailing line break; empty deletes them). The
+/// rules that check and fit one are in `review::suggestion`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suggestion {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub code: String,
+}
+
 /// A comment on a line of the new version of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InlineComment {
@@ -54,6 +66,10 @@ pub struct InlineComment {
     pub old_path: Option<String>,
     pub line: u32,
     pub body: String,
+    /// Replacement code for new-side lines around `line` (`line` among them, all in
+    /// one hunk), which the adapter appends to `body` in its platform's suggestion
+    /// syntax and anchors on (hostB: the comment spans the suggestion's lines).
+    pub suggestion: Option<Suggestion>,
 }
 
 /// A comment already on a merge request, line comment or general, as the platform

@@ -1,5 +1,6 @@
 //! Entities of the domain.
 
+pub mod ai_config;
 pub mod api_key;
 pub mod diff;
 pub mod grade;
@@ -20,6 +21,9 @@ pub mod task;
 pub mod user;
 pub mod webhook;
 
+pub use ai_config::{
+    AiConfig, AiConfigChanges, AiProviderKind, AiSource, AiTarget, BuiltinAi, NewAiConfig,
+};
 pub use api_key::{ApiKey, NewApiKey};
 pub use platform::{
     AuthType, MergeRequest, MrState, NewPlatformConfig, OAuthTokens, PlatformConfig,

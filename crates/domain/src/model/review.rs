@@ -2,6 +2,7 @@
 //! on them, and the AI calls made.
 
 use super::diff::ChangeType;
+use super::diff::Suggestion;
 use super::task::TriggeredBy;
 use crate::model::grade::{Rating, Severity};
 use uuid::Uuid;
@@ -114,6 +115,9 @@ pub struct PlacedComment {
     pub severity: Severity,
     pub message: String,
     pub fingerprint: String,
+    /// Replacement code for lines of the diff, posted as the platform's suggestion
+    /// (only one that fits the diff gets here).
+    pub suggestion: Option<Suggestion>,
 }
 
 /// One AI call, successful or not, for the AI call log.

@@ -1,5 +1,6 @@
 //! Read models of reviews, as the API lists them.
 
+use crate::model::diff::Suggestion;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -73,6 +74,8 @@ pub struct CommentItem {
     pub round_number: i32,
     pub posted_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    /// The replacement code posted with it, when one fitted the diff.
+    pub suggestion: Option<Suggestion>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

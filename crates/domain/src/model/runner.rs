@@ -1,6 +1,7 @@
 //! Runners: agents that register, heartbeat, claim review tasks and submit results.
 
 use crate::model::diff::ChangeType;
+use crate::model::diff::Suggestion;
 use crate::model::grade::Severity;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -116,6 +117,10 @@ pub struct RunnerAssignment {
     pub head_sha: String,
     pub files: Vec<AssignedFile>,
     pub applied_rule_ids: Vec<String>,
+    /// The model the runner was told to use (absent in assignments saved before
+    /// AI configurations: the built-in model).
+    #[serde(default)]
+    pub ai_model: Option<String>,
 }
 
 /// Outcome of a runner task (and of each file).
@@ -132,6 +137,9 @@ pub struct RunnerComment {
     pub line: i64,
     pub severity: Severity,
     pub message: String,
+    /// Checked and fitted to the diff again by the server, as the model's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<Suggestion>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,6 +212,12 @@ pub struct RunnerAiConfig {
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
     pub max_diff_chars: usize,
+    /// One HTTP attempt's limit in seconds (a stored configuration's `timeoutSecs`).
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+    /// Calls in flight at once (a stored configuration's `maxConcurrency`).
+    #[serde(default)]
+    pub max_concurrency: Option<usize>,
 }
 
 /// Never prints the API key.
@@ -217,6 +231,8 @@ impl std::fmt::Debug for RunnerAiConfig {
             .field("max_tokens", &self.max_tokens)
             .field("temperature", &self.temperature)
             .field("max_diff_chars", &self.max_diff_chars)
+            .field("timeout_secs", &self.timeout_secs)
+            .field("max_concurrency", &self.max_concurrency)
             .finish()
     }
 }

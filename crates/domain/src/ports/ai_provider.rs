@@ -1,6 +1,8 @@
 //! An AI model that answers prompts (`PROVIDERA`: OpenAI-compatible chat completions).
 
+use crate::model::AiTarget;
 use async_trait::async_trait;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// One prompt. `json_schema` asks for structured output that follows the schema.
@@ -67,4 +69,15 @@ pub trait AiProvider: Send + Sync {
     /// # Errors
     /// As [`AiProvider::complete`].
     async fn check(&self) -> Result<(), AiError>;
+}
+
+/// Makes the provider for an AI configuration: the server keeps one per stored
+/// configuration (its concurrency limit shared by every review using it) and builds
+/// it again when the record changes.
+pub trait AiProviders: Send + Sync {
+    /// The provider that sends `target`'s calls.
+    ///
+    /// # Errors
+    /// `Unavailable` when the adapter cannot be built (its HTTP client, say).
+    fn provider(&self, target: &AiTarget) -> Result<Arc<dyn AiProvider>, AiError>;
 }

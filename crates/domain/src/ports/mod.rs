@@ -1,6 +1,7 @@
 //! Port traits: what the domain needs from the outside world. Adapters implement
 //! them; services receive them as `Arc<dyn Port>`.
 
+pub mod ai_config_repository;
 pub mod ai_provider;
 pub mod api_key_repository;
 pub mod catalog_repository;
@@ -24,7 +25,8 @@ pub mod task_queue;
 pub mod task_repository;
 pub mod user_repository;
 
-pub use ai_provider::{AiCompletion, AiError, AiProvider, AiRequest, TokenUsage};
+pub use ai_config_repository::AiConfigRepository;
+pub use ai_provider::{AiCompletion, AiError, AiProvider, AiProviders, AiRequest, TokenUsage};
 pub use api_key_repository::ApiKeyRepository;
 pub use catalog_repository::{ActiveRule, CatalogRepository, RuleChanges, TemplateChanges};
 pub use clock::Clock;

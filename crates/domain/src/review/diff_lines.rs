@@ -84,6 +84,13 @@ impl DiffLines {
         self.hunks.iter().map(|h| h.added.len()).sum()
     }
 
+    /// Whether new-side lines `start..=end` are all shown by one hunk (added or
+    /// context lines): what a suggestion may replace.
+    #[must_use]
+    pub fn shows_in_one_hunk(&self, start: u32, end: u32) -> bool {
+        start <= end && self.hunks.iter().any(|h| h.start <= start && end <= h.end)
+    }
+
     #[must_use]
     pub fn place(&self, line: u32) -> Placement {
         if self.hunks.iter().any(|h| h.added.contains(&line)) {
@@ -128,6 +135,12 @@ mod tests {
         );
         assert_eq!(lines.place(3), Placement::Exact(3));
         assert_eq!(lines.place(23), Placement::Nearest(22));
+        assert!(lines.shows_in_one_hunk(1, 5) && lines.shows_in_one_hunk(21, 23));
+        assert!(
+            !lines.shows_in_one_hunk(5, 21),
+            "the gap between hunks is not shown"
+        );
+        assert!(!lines.shows_in_one_hunk(23, 24) && !lines.shows_in_one_hunk(3, 2));
     }
 
     #[test]

@@ -56,7 +56,8 @@ pub trait CallRecorder: Send + Sync {
 #[derive(Debug, Clone)]
 pub struct FileVerdict {
     /// Comments on lines of the diff (an answer's line outside it is moved to the
-    /// nearest changed line, or dropped when none is near).
+    /// nearest changed line, or dropped when none is near); a suggestion only
+    /// where it fits (see [`Suggestion::fits`](super::suggestion::Suggestion::fits)).
     pub comments: Vec<ProposedComment>,
     /// The answers' summaries, joined.
     pub summary: String,
@@ -117,14 +118,12 @@ impl FileReview {
             match ask(ai, settings, context, piece, recorder).await {
                 Ok(answer) => {
                     summaries.push(answer.summary);
-                    comments.extend(answer.comments.into_iter().filter_map(|c| {
-                        match self.lines.place(c.line) {
-                            Placement::Exact(line) | Placement::Nearest(line) => {
-                                Some(ProposedComment { line, ..c })
-                            }
-                            Placement::Outside => None,
-                        }
-                    }));
+                    comments.extend(
+                        answer
+                            .comments
+                            .into_iter()
+                            .filter_map(|c| place(&self.lines, context.path, c)),
+                    );
                 }
                 Err(e) => {
                     error = Some(e);
@@ -142,6 +141,27 @@ impl FileReview {
             error,
         }
     }
+}
+
+/// A comment on the line the diff shows (moved to the nearest added line, or
+/// `None` off every hunk), with its suggestion only when that fits the diff.
+pub fn place(lines: &DiffLines, path: &str, c: ProposedComment) -> Option<ProposedComment> {
+    let placement = lines.place(c.line);
+    let (Placement::Exact(line) | Placement::Nearest(line)) = placement else {
+        return None;
+    };
+    let suggestion = c.suggestion.and_then(|s| match s.fits(lines, c.line, placement) {
+        Ok(()) => Some(s),
+        Err(reason) => {
+            tracing::info!(file = %path, line = c.line, reason = %reason, "review.suggestion_dropped");
+            None
+        }
+    });
+    Some(ProposedComment {
+        line,
+        suggestion,
+        ..c
+    })
 }
 
 /// One prompt, retried when the answer is unusable; every call is reported.
@@ -203,4 +223,46 @@ async fn ask(
         }
     }
     Err(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::rating::Severity;
+    use crate::review::suggestion::Suggestion;
+
+    fn proposed(line: u32, start: u32, end: u32) -> ProposedComment {
+        ProposedComment {
+            line,
+            severity: Severity::Warning,
+            message: "m".into(),
+            suggestion: Some(Suggestion {
+                start_line: start,
+                end_line: end,
+                code: "fixed();".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_placed_comment_keeps_its_suggestion_only_where_it_fits() {
+        // New side: 1 context, 2 and 3 added, 4 context.
+        let lines = DiffLines::parse("@@ -1,3 +1,4 @@\n a\n-b\n+B\n+C\n d\n");
+        let kept = place(&lines, "a.rs", proposed(2, 1, 3)).unwrap();
+        assert_eq!((kept.line, kept.suggestion.is_some()), (2, true));
+
+        let moved = place(&lines, "a.rs", proposed(4, 4, 4)).unwrap();
+        assert_eq!(
+            (moved.line, moved.suggestion),
+            (3, None),
+            "moved to the nearest added line, posted without the suggestion"
+        );
+        let beyond = place(&lines, "a.rs", proposed(3, 3, 5)).unwrap();
+        assert_eq!(
+            (beyond.line, beyond.suggestion),
+            (3, None),
+            "line 5 is not shown"
+        );
+        assert_eq!(place(&lines, "a.rs", proposed(9, 9, 9)), None);
+    }
 }

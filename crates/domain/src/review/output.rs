@@ -1,6 +1,7 @@
 //! What the model is asked to answer for a file, and how its answer is read.
 
 use super::rating::Severity;
+use super::suggestion::Suggestion;
 use serde::Deserialize;
 
 /// The JSON Schema sent with each request (structured output).
@@ -17,11 +18,29 @@ pub fn schema() -> serde_json::Value {
                 "items": {
                     "type": "object",
                     "additionalProperties": false,
-                    "required": ["line", "severity", "message"],
+                    // Strict structured output wants every property required: the
+                    // optional suggestion is a required field that may be null.
+                    "required": ["line", "severity", "message", "suggestion"],
                     "properties": {
                         "line": { "type": "integer", "description": "Line number in the NEW version of the file." },
                         "severity": { "type": "string", "enum": ["info", "warning", "error"] },
-                        "message": { "type": "string" }
+                        "message": { "type": "string" },
+                        "suggestion": {
+                            "description": "Replacement code for NEW lines startLine..endLine (the comment's line among them, at most 50 lines, all shown in the diff), or null.",
+                            "anyOf": [
+                                {
+                                    "type": "object",
+                                    "additionalProperties": false,
+                                    "required": ["startLine", "endLine", "code"],
+                                    "properties": {
+                                        "startLine": { "type": "integer" },
+                                        "endLine": { "type": "integer" },
+                                        "code": { "type": "string", "description": "Exactly what those lines should read, indentation included; no diff markers, line numbers or Markdown fence." }
+                                    }
+                                },
+                                { "type": "null" }
+                            ]
+                        }
                     }
                 }
             }
@@ -35,6 +54,10 @@ pub struct ProposedComment {
     pub line: u32,
     pub severity: Severity,
     pub message: String,
+    /// Replacement code the model proposed, checked on its own (see
+    /// [`Suggestion::checked`]); whether it fits the diff is decided when the
+    /// comment is placed.
+    pub suggestion: Option<Suggestion>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +84,35 @@ struct RawComment {
     line: i64,
     severity: String,
     message: String,
+    /// Read loosely: a malformed suggestion costs only itself, not the answer.
+    #[serde(default)]
+    suggestion: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawSuggestion {
+    start_line: i64,
+    end_line: i64,
+    code: String,
+}
+
+/// The comment's suggestion when there is a usable one; an unusable one is logged
+/// and dropped.
+fn suggestion(line: u32, raw: Option<serde_json::Value>) -> Option<Suggestion> {
+    let raw = raw.filter(|v| !v.is_null())?;
+    let checked = serde_json::from_value::<RawSuggestion>(raw)
+        .map_err(|e| e.to_string())
+        .and_then(|s| {
+            Suggestion::checked(line, s.start_line, s.end_line, &s.code).map_err(|e| e.to_string())
+        });
+    match checked {
+        Ok(s) => Some(s),
+        Err(reason) => {
+            tracing::info!(line, reason = %reason, "review.suggestion_dropped");
+            None
+        }
+    }
 }
 
 /// Makes model-written text inert on the platforms: a line starting with `/` would be
@@ -113,6 +165,7 @@ pub fn parse(content: &str) -> Result<FileAnswer, OutputError> {
             line,
             severity,
             message: defuse(&message),
+            suggestion: suggestion(line, c.suggestion),
         });
     }
     Ok(FileAnswer {
@@ -135,7 +188,8 @@ mod tests {
             vec![ProposedComment {
                 line: 12,
                 severity: Severity::Warning,
-                message: "unbounded growth".into()
+                message: "unbounded growth".into(),
+                suggestion: None,
             }]
         );
         assert_eq!(parse(&format!("```json\n{json}\n```")).unwrap(), a);
@@ -167,5 +221,79 @@ mod tests {
             schema["properties"]["comments"]["items"]["properties"]["severity"]["enum"],
             serde_json::json!(["info", "warning", "error"])
         );
+    }
+
+    #[test]
+    fn a_suggestion_is_read_with_its_comment_and_dropped_alone_when_unusable() {
+        let answer = parse(
+            r#"{"summary":"s","comments":[
+                {"line":4,"severity":"warning","message":"Handle the error.","suggestion":{"startLine":4,"endLine":5,"code":"let x = foo()?;\r\nrun(x);\n"}},
+                {"line":7,"severity":"info","message":"No suggestion.","suggestion":null},
+                {"line":8,"severity":"info","message":"Old model, no field."},
+                {"line":9,"severity":"error","message":"Backwards.","suggestion":{"startLine":9,"endLine":2,"code":"x"}},
+                {"line":10,"severity":"error","message":"Too long.","suggestion":{"startLine":10,"endLine":70,"code":"x"}},
+                {"line":11,"severity":"error","message":"Elsewhere.","suggestion":{"startLine":30,"endLine":31,"code":"x"}},
+                {"line":12,"severity":"error","message":"Malformed.","suggestion":{"start":12,"code":"x"}},
+                {"line":13,"severity":"error","message":"Quick action.","suggestion":{"startLine":13,"endLine":13,"code":"/merge"}}
+            ]}"#,
+        )
+        .unwrap();
+        assert_eq!(answer.comments.len(), 8, "every comment is kept");
+        assert_eq!(
+            answer.comments[0].suggestion,
+            Some(Suggestion {
+                start_line: 4,
+                end_line: 5,
+                code: "let x = foo()?;\nrun(x);".into()
+            })
+        );
+        assert!(
+            answer.comments[1..].iter().all(|c| c.suggestion.is_none()),
+            "{:?}",
+            answer.comments
+        );
+        let item = &schema()["properties"]["comments"]["items"];
+        assert!(
+            item["required"]
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!("suggestion")),
+            "strict mode: every property is required, the suggestion nullable"
+        );
+        assert_eq!(item["properties"]["suggestion"]["anyOf"][1]["type"], "null");
+    }
+
+    /// What OpenAI's strict structured output demands of every object in a schema:
+    /// all its properties required, no others allowed.
+    fn assert_strict(schema: &serde_json::Value, at: &str) {
+        if let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) {
+            let mut required: Vec<&str> = schema["required"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{at}: no required list"))
+                .iter()
+                .filter_map(|r| r.as_str())
+                .collect();
+            let mut listed: Vec<&str> = properties.keys().map(String::as_str).collect();
+            required.sort_unstable();
+            listed.sort_unstable();
+            assert_eq!(required, listed, "{at}: every property is required");
+            assert_eq!(schema["additionalProperties"], false, "{at}");
+            for (name, property) in properties {
+                assert_strict(property, &format!("{at}.{name}"));
+            }
+        }
+        if let Some(items) = schema.get("items") {
+            assert_strict(items, &format!("{at}[]"));
+        }
+        if let Some(options) = schema.get("anyOf").and_then(|a| a.as_array()) {
+            for option in options {
+                assert_strict(option, &format!("{at}|"));
+            }
+        }
+    }
+
+    #[test]
+    fn the_schema_is_valid_for_strict_structured_output() {
+        assert_strict(&schema(), "answer");
     }
 }

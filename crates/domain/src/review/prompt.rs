@@ -12,6 +12,9 @@ Do not praise, do not restate the code, do not comment on formatting a linter wo
 /// What every prompt asks for, whatever the template: the answer's contract.
 pub const ANSWER_FORMAT: &str = "Each comment names the line in the NEW version of the file (the number shown at the start of each diff line) and a severity: \
 error (must fix), warning (should fix), info (worth knowing). If nothing needs saying, return an empty comments list. \
+A comment may carry a suggestion the author can apply in one click: startLine and endLine, the NEW lines it replaces (the comment's line among them, \
+at most 50 lines, all numbered in the diff; never removed lines), and code, exactly what those lines should read with their indentation, \
+without diff markers, line numbers or a Markdown fence (empty code deletes them). Suggest only when you know the exact replacement; otherwise suggestion is null. \
 Answer with JSON matching the given schema: a one or two sentence summary of the change to this file, and the comments.";
 
 /// The system prompt: the template's frame (or the default one), then the answer format.
@@ -130,6 +133,10 @@ mod tests {
         assert!(
             system_prompt(None).starts_with("You are a meticulous")
                 && system_prompt(None).contains("JSON")
+        );
+        assert!(
+            system_prompt(Some("Focus on security.")).contains("startLine and endLine"),
+            "every template is told how to suggest code"
         );
     }
 }

@@ -1,6 +1,6 @@
-//! Health checks: the database, each enabled hostA instance, the AI provider and the
-//! disk space of the log and backup directories; results are stored, the overall
-//! state is the worst of them.
+//! Health checks: the database, each enabled hostA instance, each AI configuration
+//! and the disk space of the log and backup directories; results are stored, the
+//! overall state is the worst of them.
 //!
 //! Thresholds: the database is `degraded` from 250 ms per round trip and `unhealthy`
 //! from 1 s or on error; a disk is `degraded` below 10 % free and `unhealthy` below 5 %;
@@ -8,11 +8,12 @@
 //! token or no answer `unhealthy`.
 
 use super::ServiceError;
+use super::ai_configs::AiConfigService;
 use super::platform_access::platform_for;
-use crate::model::PlatformType;
 use crate::model::health::{CheckResult, CheckType, HealthHistoryFilter, HealthStatus};
+use crate::model::{AiTarget, PlatformType};
 use crate::ports::{
-    AiError, AiProvider, DiskUsage, HealthCheckRepository, HealthProbe, PlatformClients,
+    AiError, DiskUsage, HealthCheckRepository, HealthProbe, PlatformClients,
     PlatformConfigRepository,
 };
 use chrono::Utc;
@@ -30,7 +31,7 @@ pub struct HealthService {
     database: Arc<dyn HealthProbe>,
     configs: Arc<dyn PlatformConfigRepository>,
     clients: Arc<dyn PlatformClients>,
-    ai: Arc<dyn AiProvider>,
+    ai: Arc<AiConfigService>,
     disk: Arc<dyn DiskUsage>,
     directories: Vec<(String, PathBuf)>,
     store: Arc<dyn HealthCheckRepository>,
@@ -56,7 +57,7 @@ impl HealthService {
         database: Arc<dyn HealthProbe>,
         configs: Arc<dyn PlatformConfigRepository>,
         clients: Arc<dyn PlatformClients>,
-        ai: Arc<dyn AiProvider>,
+        ai: Arc<AiConfigService>,
         disk: Arc<dyn DiskUsage>,
         directories: Vec<(String, PathBuf)>,
         store: Arc<dyn HealthCheckRepository>,
@@ -177,32 +178,46 @@ impl HealthService {
         self.save(results).await
     }
 
-    /// Runs and stores the check of the AI provider.
+    /// Runs and stores a check of each AI configuration (the stored ones and, when
+    /// set or in use, the built-in one), all at once: one slow endpoint does not
+    /// delay the others' results.
     ///
     /// # Errors
     /// Store failures.
     pub async fn ai_providers(&self) -> Result<Vec<CheckResult>, ServiceError> {
+        let targets = self.ai.health_targets().await?;
+        let results =
+            futures_util::future::join_all(targets.iter().map(|t| self.check_ai(t))).await;
+        self.save(results).await
+    }
+
+    /// The models list of one configuration, with its key.
+    async fn check_ai(&self, target: &AiTarget) -> CheckResult {
         let started = Instant::now();
-        let outcome = self.ai.check().await;
+        let outcome = match self.ai.provider(target) {
+            Ok(provider) => provider.check().await,
+            Err(e) => Err(e),
+        };
         let took = started.elapsed();
-        let (status, details) = match outcome {
+        let mut details = json!({
+            "aiConfigId": target.config_id(),
+            "endpoint": target.endpoint,
+            "model": target.model,
+            "isDefault": target.is_default,
+        });
+        let (status, key, text) = match outcome {
             Ok(()) => (
                 HealthStatus::Healthy,
-                json!({ "message": "reachable, key accepted" }),
+                "message",
+                "reachable, key accepted".to_owned(),
             ),
             Err(e @ AiError::RateLimited { .. }) => {
-                (HealthStatus::Degraded, json!({ "error": e.to_string() }))
+                (HealthStatus::Degraded, "error", e.to_string())
             }
-            Err(e) => (HealthStatus::Unhealthy, json!({ "error": e.to_string() })),
+            Err(e) => (HealthStatus::Unhealthy, "error", e.to_string()),
         };
-        self.save(vec![Self::result(
-            CheckType::AiProvider,
-            self.ai.name(),
-            status,
-            details,
-            took,
-        )])
-        .await
+        details[key] = text.into();
+        Self::result(CheckType::AiProvider, &target.name, status, details, took)
     }
 
     /// Runs and stores the disk-space checks of the watched directories.

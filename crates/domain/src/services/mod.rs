@@ -1,6 +1,7 @@
 //! Use cases. Each service holds the rules of one area and talks to the world
 //! only through ports.
 
+pub mod ai_configs;
 pub mod api_keys;
 pub mod auth;
 pub mod catalog;
@@ -21,6 +22,7 @@ pub mod users;
 pub mod webhook_intake;
 pub mod webhooks;
 
+pub use ai_configs::{AiConfigInput, AiConfigPatch, AiConfigService, AiTestReport, AiTrial};
 pub use api_keys::{ApiKeyService, CreatedApiKey};
 pub use auth::{AuthService, AuthSettings, ClientInfo, LoggedIn, RootOutcome};
 pub use catalog::CatalogService;

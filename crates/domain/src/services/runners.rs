@@ -7,8 +7,7 @@ use super::ServiceError;
 use super::review_engine::{Assigned, ReviewEngine};
 use super::tasks::TaskService;
 use crate::model::runner::{
-    ClaimedTask, Runner, RunnerAiConfig, RunnerOutcome, RunnerPhase, RunnerRegistration,
-    RunnerResult, RunnerStatus,
+    ClaimedTask, Runner, RunnerOutcome, RunnerPhase, RunnerRegistration, RunnerResult, RunnerStatus,
 };
 use crate::ports::{Clock, HeldTask, RepoError, RunnerRepository, SweepReport, TaskRepository};
 use chrono::{DateTime, Utc};
@@ -25,9 +24,6 @@ pub const MAX_CLAIM: u32 = 50;
 pub struct RunnerSettings {
     /// How long a claimed task is presumed alive without news (`REVIEW_TIMEOUT_MINUTES`).
     pub task_lease: Duration,
-    /// The AI endpoint and key runners review with (the server's provider).
-    pub ai_endpoint: Option<String>,
-    pub ai_api_key: Option<String>,
     /// Silence after which a runner counts as offline (`RUNNER_HEARTBEAT_TIMEOUT_MS`).
     pub heartbeat_timeout: Duration,
     /// How long a new task is left for a capable online runner before the server's
@@ -221,15 +217,7 @@ impl RunnerService {
                         files: round.assignment.files.clone(),
                         system_prompt: round.system_prompt.clone(),
                         rules: round.rules.clone(),
-                        ai: RunnerAiConfig {
-                            provider: round.provider.clone(),
-                            endpoint: self.settings.ai_endpoint.clone(),
-                            api_key: self.settings.ai_api_key.clone(),
-                            model: round.settings.model.clone(),
-                            max_tokens: round.settings.max_tokens,
-                            temperature: round.settings.temperature,
-                            max_diff_chars: round.settings.max_diff_chars,
-                        },
+                        ai: round.ai.clone(),
                         attempt: task.attempts,
                         timeout_ms: u64::try_from(self.settings.task_lease.as_millis())
                             .unwrap_or(u64::MAX),

@@ -2,6 +2,7 @@
 //! events queue a review, which are only acknowledged, and the hostA assignment.
 
 use super::ServiceError;
+use super::ai_configs::AiConfigService;
 use super::tasks::{Enqueued, TaskService};
 use crate::model::{
     CommentEvent, MergeRequestEvent, MrAction, NewReviewTask, PlatformType, Project, TriggeredBy,
@@ -52,6 +53,7 @@ pub struct WebhookIntake {
     settings: Arc<dyn SettingsRepository>,
     tasks: Arc<TaskService>,
     deliveries: Arc<dyn DeliveryLog>,
+    ai: Option<Arc<AiConfigService>>,
 }
 
 /// Whether a comment asks for a review: a line that is a command, or starts with one
@@ -80,7 +82,16 @@ impl WebhookIntake {
             settings,
             tasks,
             deliveries,
+            ai: None,
         }
+    }
+
+    /// Names, in the log of each queued task, the AI configuration its review will
+    /// use (the contract's "check AI config" step).
+    #[must_use]
+    pub fn checking_ai_with(mut self, ai: Arc<AiConfigService>) -> Self {
+        self.ai = Some(ai);
+        self
     }
 
     /// Applies the rules to an authenticated event. `config_ids` are the platform
@@ -237,6 +248,19 @@ impl WebhookIntake {
         triggered_by: TriggeredBy,
         global_send: bool,
     ) -> Result<IntakeOutcome, ServiceError> {
+        // The review resolves its configuration again when it runs (it may change
+        // meanwhile). A built-in one without PROVIDERA_ENDPOINT does not stop the task:
+        // its review fails saying what to configure, where the task can be retried.
+        if let Some(ai) = &self.ai {
+            match ai.target(project.ai_config_id).await {
+                Ok(target) => {
+                    tracing::info!(project.id = %project.id, mr.iid = iid, ai_config = %target.name, ai.model = %target.model, configured = target.endpoint.is_some(), "webhook.ai_config_checked");
+                }
+                Err(e) => {
+                    tracing::warn!(project.id = %project.id, mr.iid = iid, error = %e, "webhook.ai_config_unchecked");
+                }
+            }
+        }
         let task = NewReviewTask {
             triggered_by,
             project_id: project.id,

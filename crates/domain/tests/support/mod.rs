@@ -9,16 +9,16 @@
     reason = "tests: a panic fails the test, with its message"
 )]
 
-use reviewd_domain::model::{PlatformType, Project, ReviewTask};
+use reviewd_domain::model::{BuiltinAi, PlatformType, Project, ReviewTask, SecretString};
 use reviewd_domain::ports::{Clock, ProjectRef};
 use reviewd_domain::services::{
-    EngineSettings, ProjectService, ReviewEngine, RunOutcome, RunnerService, RunnerSettings,
-    TaskService,
+    AiConfigService, EngineSettings, ProjectService, ReviewEngine, RunOutcome, RunnerService,
+    RunnerSettings, TaskService,
 };
 use reviewd_testkit::MemoryStore;
 use reviewd_testkit::contract::{Stores, seed};
 use reviewd_testkit::fakes::FakeClock;
-use reviewd_testkit::fakes::ai::ScriptedAi;
+use reviewd_testkit::fakes::ai::{SameAi, ScriptedAi};
 use reviewd_testkit::fakes::hosting::{ProjectFixture, ScriptedClients, ScriptedPlatform};
 use reviewd_testkit::fakes::notifier::RecordingObserver;
 use reviewd_testkit::fakes::queue::MemoryQueue;
@@ -34,6 +34,9 @@ pub struct World {
     pub stores: Stores,
     pub platform: ScriptedPlatform,
     pub ai: Arc<ScriptedAi>,
+    /// Serves every AI configuration with `ai`, recording which were asked for.
+    pub providers: Arc<SameAi>,
+    pub ai_configs: Arc<AiConfigService>,
     pub queue: Arc<MemoryQueue>,
     pub tasks: Arc<TaskService>,
     pub projects: Arc<ProjectService>,
@@ -52,6 +55,12 @@ impl World {
         let stores = Stores::memory(&store);
         let platform = ScriptedPlatform::new(PlatformType::HostA);
         let ai = Arc::new(ai.on_clock(clock.clone()));
+        let providers = Arc::new(SameAi::new(ai.clone()));
+        let ai_configs = Arc::new(AiConfigService::new(
+            stores.ai_configs.clone(),
+            providers.clone(),
+            builtin_ai(),
+        ));
         let queue = Arc::new(MemoryQueue::new(clock.clone()));
         let tasks = Arc::new(TaskService::new(stores.tasks.clone(), queue.clone()));
         let projects = Arc::new(ProjectService::new(
@@ -67,7 +76,7 @@ impl World {
                 stores.reviews.clone(),
                 projects.clone(),
                 stores.catalog.clone(),
-                ai.clone(),
+                ai_configs.clone(),
                 settings,
             )
             .observed_by(observer.clone()),
@@ -78,6 +87,8 @@ impl World {
             stores,
             platform,
             ai,
+            providers,
+            ai_configs,
             queue,
             tasks,
             projects,
@@ -132,8 +143,6 @@ impl World {
             self.projects.clone(),
             RunnerSettings {
                 task_lease: Duration::from_secs(600),
-                ai_endpoint: Some("http://ai.invalid/v1".into()),
-                ai_api_key: Some("sk-test".into()),
                 heartbeat_timeout: Duration::from_secs(30),
                 claim_grace: Duration::from_secs(10),
                 retry_delay: Duration::from_secs(5),
@@ -144,6 +153,16 @@ impl World {
 
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
         self.clock.now()
+    }
+}
+
+/// The `PROVIDERA_*` configuration of every world.
+pub fn builtin_ai() -> BuiltinAi {
+    BuiltinAi {
+        endpoint: Some("http://ai.invalid/v1".into()),
+        api_key: Some(SecretString::new("sk-test")),
+        model: "gpt-4o-mini".into(),
+        max_concurrency: 3,
     }
 }
 

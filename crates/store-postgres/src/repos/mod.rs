@@ -1,6 +1,7 @@
 //! One repository per port, and what they share: a pooled connection, pagination
 //! (`page`), advisory locks (`locks`) and small conversions.
 
+mod ai_configs;
 mod api_keys;
 mod catalog;
 mod health_checks;
@@ -20,6 +21,7 @@ mod tasks;
 mod users;
 mod wipe;
 
+pub use ai_configs::PgAiConfigRepository;
 pub use api_keys::PgApiKeyRepository;
 pub use catalog::PgCatalogRepository;
 pub use health_checks::PgHealthCheckRepository;

@@ -275,6 +275,12 @@ impl ReviewRepository for PgReviewRepository {
                     review_comments::severity.eq(c.severity.as_str()),
                     review_comments::message.eq(c.message.clone()),
                     review_comments::fingerprint.eq(c.fingerprint.clone()),
+                    review_comments::suggestion_start_line
+                        .eq(c.suggestion.as_ref().map(|s| clamp32(s.start_line))),
+                    review_comments::suggestion_end_line
+                        .eq(c.suggestion.as_ref().map(|s| clamp32(s.end_line))),
+                    review_comments::suggestion_code
+                        .eq(c.suggestion.as_ref().map(|s| s.code.clone())),
                 )
             })
             .collect();

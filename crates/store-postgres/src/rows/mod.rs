@@ -6,6 +6,7 @@
 //! hand-written SQL (`QueryableByName`) stay beside their statement in `repos/`.
 
 mod account;
+mod ai_config;
 mod catalog;
 mod health;
 mod monitoring;
@@ -20,6 +21,7 @@ mod settings;
 mod task;
 
 pub(crate) use account::{ApiKeyRow, SessionRow, UserRow};
+pub(crate) use ai_config::AiConfigRow;
 pub(crate) use catalog::{ActiveRuleRow, RuleRow, TemplateRow};
 pub(crate) use health::HealthCheckRow;
 pub(crate) use monitoring::{DatabaseRow, SystemRow, to_u32};

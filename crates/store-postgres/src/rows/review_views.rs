@@ -12,6 +12,7 @@ use diesel::dsl::sql;
 use diesel::expression::SqlLiteral;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Date, Double, Nullable};
+use reviewd_domain::model::diff::Suggestion;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, DayCount, FailedReview, FeedbackItem, FileItem, ReviewDetail,
     ReviewListItem, ReviewStats, RoundItem, TaskLogLine,
@@ -196,6 +197,9 @@ pub(crate) struct CommentRow {
     round_number: i32,
     posted_at: Option<DateTime<Utc>>,
     created_at: DateTime<Utc>,
+    suggestion_start_line: Option<i32>,
+    suggestion_end_line: Option<i32>,
+    suggestion_code: Option<String>,
 }
 
 impl From<CommentRow> for CommentItem {
@@ -211,6 +215,19 @@ impl From<CommentRow> for CommentItem {
             round_number: r.round_number,
             posted_at: r.posted_at,
             created_at: r.created_at,
+            // All or none, by a CHECK; lines of at least 1, by another.
+            suggestion: match (
+                r.suggestion_start_line,
+                r.suggestion_end_line,
+                r.suggestion_code,
+            ) {
+                (Some(start), Some(end), Some(code)) => Some(Suggestion {
+                    start_line: u32::try_from(start).unwrap_or_default(),
+                    end_line: u32::try_from(end).unwrap_or_default(),
+                    code,
+                }),
+                _ => None,
+            },
         }
     }
 }

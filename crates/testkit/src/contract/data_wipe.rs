@@ -46,6 +46,21 @@ async fn everything_but_the_callers_session_is_gone(s: &Stores) {
     s.api_keys.create(own_key.clone()).await.unwrap();
     let (bob, bob_token, bob_key) = someone_else(s).await;
     let project = seed::project(s).await;
+    let ai_config = s
+        .ai_configs
+        .create(seed::new_ai_config(true))
+        .await
+        .unwrap();
+    s.projects
+        .update_settings(
+            project.id,
+            reviewd_domain::model::ProjectSettingsChanges {
+                ai_config_id: Some(Some(ai_config.id)),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
     let task = seed::task(s, &project, 1, "abc123").await;
     let review = seed::review(s, &project, 1, "abc123").await;
     seed::runner(s, 1, &[]).await;
@@ -84,6 +99,8 @@ async fn everything_but_the_callers_session_is_gone(s: &Stores) {
             .is_empty()
     );
     assert!(s.projects.list_all().await.unwrap().is_empty());
+    assert!(s.ai_configs.list().await.unwrap().is_empty());
+    assert_eq!(s.ai_configs.default_config().await.unwrap(), None);
     assert_not_found(s.tasks.get(task.id).await);
     assert_not_found(s.reviews.get(review.id).await);
     assert!(s.runners.list().await.unwrap().is_empty());

@@ -8,7 +8,7 @@ use crate::fakes::hosting::{
     MrFixture, Posted, ProjectFixture, ScriptedPlatform, added, binary, deleted, modified, renamed,
 };
 use async_trait::async_trait;
-use reviewd_domain::model::diff::{FileDiff, InlineComment};
+use reviewd_domain::model::diff::{FileDiff, InlineComment, Suggestion};
 use reviewd_domain::model::{
     AuthType, MergeRequest, MrState, PlatformConnection, PlatformPage, PlatformType, PlatformUser,
     SecretString, TokenIdentity,
@@ -167,6 +167,7 @@ pub async fn run(world: &impl PlatformWorld) {
     compare_gives_the_files_between_commits(world).await;
     line_comments_get_one_id_slot_each(world).await;
     a_line_outside_the_diff_is_rejected(world).await;
+    a_suggestion_past_the_hunk_is_refused_by_host_b_only(world).await;
     comments_are_posted_and_edited(world).await;
     posted_comments_are_listed_back(world).await;
     comments_are_listed_across_pages(world).await;
@@ -191,6 +192,7 @@ fn comment(path: &str, line: u32, body: &str) -> InlineComment {
         old_path: None,
         line,
         body: body.to_owned(),
+        suggestion: None,
     }
 }
 
@@ -467,6 +469,57 @@ async fn a_line_outside_the_diff_is_rejected(world: &impl PlatformWorld) {
         );
     }
     assert!(inline(&world.posted(&project, 10).await).is_empty());
+}
+
+/// hostB anchors a suggestion's comment on the lines it replaces and refuses lines
+/// outside the hunk; hostA takes the comment on its line whatever its block says
+/// (and would apply it to lines the diff does not show): why the engine posts a
+/// suggestion only where it fits.
+async fn a_suggestion_past_the_hunk_is_refused_by_host_b_only(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let mr = MrFixture::new(11).file("src/a.rs", DIFF);
+    let project = world
+        .add_project(&ProjectFixture::new("contract/suggest").mr(mr.clone()))
+        .await;
+    let refs = mr.refs(platform.platform_type());
+    let past = InlineComment {
+        suggestion: Some(Suggestion {
+            start_line: 2,
+            end_line: 5,
+            code: "b2".to_owned(),
+        }),
+        ..comment("src/a.rs", 2, "past the hunk")
+    };
+    let result = platform
+        .post_inline_comments(&project, 11, &refs, &[past])
+        .await;
+    let posted = inline(&world.posted(&project, 11).await);
+    match platform.platform_type() {
+        PlatformType::HostA => {
+            assert!(result.is_ok(), "{result:?}");
+            assert_eq!(posted.len(), 1);
+            assert_eq!(posted[0].1, 2, "on the comment's line");
+        }
+        PlatformType::HostB => {
+            assert!(
+                matches!(result, Err(PlatformError::Rejected(_))),
+                "{result:?}"
+            );
+            assert!(posted.is_empty());
+        }
+    }
+    let within = InlineComment {
+        suggestion: Some(Suggestion {
+            start_line: 1,
+            end_line: 3,
+            code: "a\nb2\nc".to_owned(),
+        }),
+        ..comment("src/a.rs", 2, "within the hunk")
+    };
+    platform
+        .post_inline_comments(&project, 11, &refs, &[within])
+        .await
+        .unwrap();
 }
 
 async fn comments_are_posted_and_edited(world: &impl PlatformWorld) {

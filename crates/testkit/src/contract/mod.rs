@@ -9,6 +9,7 @@
 //! suite. Time-dependent cases use zero or past durations instead of waiting.
 
 pub mod ai;
+pub mod ai_configs;
 pub mod api_keys;
 pub mod catalog;
 pub mod clock;
@@ -38,10 +39,10 @@ pub mod users;
 pub mod vapid;
 
 use reviewd_domain::ports::{
-    ApiKeyRepository, CatalogRepository, DataWipe, HealthCheckRepository, JobLedger,
-    MonitoringRepository, NotificationRepository, PlatformConfigRepository, ProjectRepository,
-    RepoError, ReviewQueries, ReviewRepository, RunnerRepository, SessionRepository,
-    SettingsRepository, TaskRepository, UserRepository,
+    AiConfigRepository, ApiKeyRepository, CatalogRepository, DataWipe, HealthCheckRepository,
+    JobLedger, MonitoringRepository, NotificationRepository, PlatformConfigRepository,
+    ProjectRepository, RepoError, ReviewQueries, ReviewRepository, RunnerRepository,
+    SessionRepository, SettingsRepository, TaskRepository, UserRepository,
 };
 use std::sync::Arc;
 
@@ -65,6 +66,7 @@ pub(crate) fn assert_conflict<T: std::fmt::Debug>(result: Result<T, RepoError>) 
 #[derive(Clone)]
 pub struct Stores {
     pub platform_configs: Arc<dyn PlatformConfigRepository>,
+    pub ai_configs: Arc<dyn AiConfigRepository>,
     pub projects: Arc<dyn ProjectRepository>,
     pub settings: Arc<dyn SettingsRepository>,
     pub catalog: Arc<dyn CatalogRepository>,
@@ -89,6 +91,7 @@ impl Stores {
         let s = Arc::new(store.clone());
         Self {
             platform_configs: s.clone(),
+            ai_configs: s.clone(),
             projects: s.clone(),
             settings: s.clone(),
             catalog: s.clone(),
@@ -115,7 +118,7 @@ impl Stores {
 macro_rules! repository_contract_tests {
     ($make:path) => {
         $crate::repository_contract_tests!(@ports $make;
-            platform_configs, projects, settings, catalog, tasks, runners, reviews,
+            platform_configs, ai_configs, projects, settings, catalog, tasks, runners, reviews,
             review_queries, notifications, monitoring, jobs, health_checks, users, sessions,
             api_keys, data_wipe);
     };

@@ -2,9 +2,11 @@
 //! round, read back through the port and through `ReviewQueries`.
 
 use super::{Stores, seed};
-use reviewd_domain::model::diff::ChangeType;
+use reviewd_domain::model::diff::{ChangeType, Suggestion};
 use reviewd_domain::model::grade::{Rating, Severity};
-use reviewd_domain::model::review::{AiCallRecord, FileProgress, NewReviewFile, ReviewStatus};
+use reviewd_domain::model::review::{
+    AiCallRecord, FileProgress, NewReviewFile, PlacedComment, ReviewStatus,
+};
 use reviewd_domain::model::review_views::FileItem;
 use reviewd_domain::ports::RepoError;
 use std::collections::HashSet;
@@ -16,6 +18,7 @@ pub async fn run(s: &Stores) {
     a_round_started_again_is_redone(s).await;
     files_record_their_progress(s).await;
     comments_are_stored_and_marked_posted(s).await;
+    a_suggestion_is_stored_with_its_comment(s).await;
     fingerprints_are_what_was_said(s).await;
     finish_writes_the_outcome(s).await;
     a_failed_round_is_not_completed(s).await;
@@ -223,6 +226,48 @@ async fn comments_are_stored_and_marked_posted(s: &Stores) {
     assert_eq!(second.host_a_discussion_id, None);
     assert!(first.posted_at.is_some() && second.posted_at.is_some());
     assert_eq!((first.round_number, first.review_id), (1, review.id));
+}
+
+async fn a_suggestion_is_stored_with_its_comment(s: &Stores) {
+    let (_, review, round) = seed::review_in_first_round(s, 10).await;
+    let file = seed::file(s, &review, round, "a.rs").await;
+    // Code as the author would commit it: indentation, a blank line, backticks.
+    let suggestion = Suggestion {
+        start_line: 3,
+        end_line: 5,
+        code: "    let x = foo()?;\n\n    // `x` is checked\n".into(),
+    };
+    let with = PlacedComment {
+        suggestion: Some(suggestion.clone()),
+        ..seed::comment(file, "a.rs", 4, Severity::Warning)
+    };
+    let deletion = PlacedComment {
+        suggestion: Some(Suggestion {
+            start_line: 7,
+            end_line: 7,
+            code: String::new(),
+        }),
+        ..seed::comment(file, "a.rs", 7, Severity::Info)
+    };
+    let without = seed::comment(file, "a.rs", 9, Severity::Error);
+    let ids = s
+        .reviews
+        .add_comments(review.id, round, &[with, deletion, without])
+        .await
+        .unwrap();
+    let (comments, _) = s
+        .review_queries
+        .comments(review.id, None, None, 10, 0)
+        .await
+        .unwrap();
+    let by_id = |id| comments.iter().find(|c| c.id == id).unwrap();
+    assert_eq!(by_id(ids[0]).suggestion, Some(suggestion));
+    assert_eq!(
+        by_id(ids[1]).suggestion.as_ref().map(|s| s.code.as_str()),
+        Some(""),
+        "empty code (a deletion) is a suggestion, not none"
+    );
+    assert_eq!(by_id(ids[2]).suggestion, None);
 }
 
 async fn fingerprints_are_what_was_said(s: &Stores) {

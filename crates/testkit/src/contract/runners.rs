@@ -362,6 +362,7 @@ async fn only_the_holder_moves_a_held_task(s: &Stores) {
         head_sha: "aaa".into(),
         files: vec![],
         applied_rule_ids: vec!["rule-1".into()],
+        ai_model: Some("model-b".into()),
     };
     s.runners.save_assignment(task, &assignment).await.unwrap();
     let held = s.runners.held(task).await.unwrap();

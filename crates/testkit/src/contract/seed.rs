@@ -10,9 +10,9 @@ use reviewd_domain::model::review::{
     NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome, ReviewStatus, RoundRef,
 };
 use reviewd_domain::model::{
-    AuthType, NewApiKey, NewPlatformConfig, NewReviewTask, NewSession, NewUser, PlatformConfig,
-    PlatformProject, PlatformType, Project, ReviewTask, Role, SecretString, Session, TriggeredBy,
-    User,
+    AiConfig, AiProviderKind, AuthType, NewAiConfig, NewApiKey, NewPlatformConfig, NewReviewTask,
+    NewSession, NewUser, PlatformConfig, PlatformProject, PlatformType, Project, ReviewTask, Role,
+    SecretString, Session, TriggeredBy, User,
 };
 use reviewd_domain::ports::TaskInsert;
 use uuid::Uuid;
@@ -47,6 +47,32 @@ pub async fn platform_config(s: &Stores) -> PlatformConfig {
         .create(new_platform_config(PlatformType::HostA, false))
         .await
         .expect("create a platform config")
+}
+
+/// An OpenAI-compatible configuration with a key, under a unique name.
+#[must_use]
+pub fn new_ai_config(is_default: bool) -> NewAiConfig {
+    let id = unique();
+    NewAiConfig {
+        name: format!("ai-{id}"),
+        provider: AiProviderKind::OpenAiCompatible,
+        endpoint: format!("https://ai-{id}.example.com/v1"),
+        api_key: Some(SecretString::new(format!("sk-{id}"))),
+        model: "gpt-4o-mini".into(),
+        max_concurrency: 4,
+        timeout_secs: 90,
+        input_price_per_mtok: Some(0.15),
+        output_price_per_mtok: Some(0.6),
+        is_default,
+    }
+}
+
+/// A stored AI configuration (not the default, so it disturbs no other case).
+pub async fn ai_config(s: &Stores) -> AiConfig {
+    s.ai_configs
+        .create(new_ai_config(false))
+        .await
+        .expect("create an AI configuration")
 }
 
 /// What the platform says about a project, with a unique id and path.
@@ -178,6 +204,7 @@ pub fn comment(file_id: Uuid, path: &str, line: u32, severity: Severity) -> Plac
         severity,
         message: format!("{severity:?} at {path}:{line}"),
         fingerprint: format!("{path}:{line}:{}", severity.as_str()),
+        suggestion: None,
     }
 }
 

@@ -321,10 +321,16 @@ impl FakeGithub {
     }
 }
 
+/// A line number of a review comment's JSON (0 when absent or not one).
+fn line_field(comment: &Value, key: &str) -> u32 {
+    u32::try_from(comment[key].as_u64().unwrap_or_default()).unwrap_or_default()
+}
+
 /// `POST /reviews`: one review holds every comment, and GitHub refuses the whole
-/// review (422) when it cannot place one of them.
+/// review (422) when it cannot place one of them; a multi-line comment
+/// (`start_line` to `line`) needs `start_line` before `line`, both in one hunk.
 fn review(hosted: &Shared, full_name: &str, mr: &MrFixture, body: &Value) -> ResponseTemplate {
-    let comments: Vec<(InlineComment, &str)> = body["comments"]
+    let comments: Vec<(InlineComment, Option<u32>, &str)> = body["comments"]
         .as_array()
         .into_iter()
         .flatten()
@@ -332,16 +338,22 @@ fn review(hosted: &Shared, full_name: &str, mr: &MrFixture, body: &Value) -> Res
             let comment = InlineComment {
                 file_path: c["path"].as_str().unwrap_or_default().to_owned(),
                 old_path: None,
-                line: u32::try_from(c["line"].as_u64().unwrap_or_default()).unwrap_or_default(),
+                line: line_field(c, "line"),
                 body: c["body"].as_str().unwrap_or_default().to_owned(),
+                // GitHub has no field for one: a suggestion is a block in the body.
+                suggestion: None,
             };
-            (comment, c["side"].as_str().unwrap_or("RIGHT"))
+            let start = c["start_line"]
+                .as_u64()
+                .map(|_| line_field(c, "start_line"));
+            (comment, start, c["side"].as_str().unwrap_or("RIGHT"))
         })
         .collect();
-    if !comments
-        .iter()
-        .all(|(c, _)| mr.takes_comment(PlatformType::HostB, c))
-    {
+    let placed = |(c, start, _): &(InlineComment, Option<u32>, &str)| {
+        mr.takes_comment(PlatformType::HostB, c)
+            && start.is_none_or(|s| s < c.line && mr.takes_range(&c.file_path, s, c.line))
+    };
+    if !comments.iter().all(placed) {
         return ResponseTemplate::new(422).set_body_json(json!({
             "message": "Unprocessable Entity", "errors": ["Line could not be resolved"],
             "documentation_url": "https://docs.github.com/rest/pulls/reviews", "status": "422",
@@ -350,10 +362,12 @@ fn review(hosted: &Shared, full_name: &str, mr: &MrFixture, body: &Value) -> Res
     let head_sha = body["commit_id"].as_str().unwrap_or_default();
     let mut hosted = hosted.lock().unwrap();
     let review_id = hosted.next_id();
-    for (comment, side) in comments {
+    for (comment, start, side) in comments {
         let anchor = json!({
             "pull_request_review_id": review_id, "path": comment.file_path,
             "line": comment.line, "original_line": comment.line, "side": side,
+            "start_line": start, "original_start_line": start,
+            "start_side": start.map(|_| side),
             "commit_id": head_sha, "original_commit_id": head_sha, "subject_type": "line",
         });
         hosted.line_comment(full_name, mr.iid, comment, head_sha, anchor);

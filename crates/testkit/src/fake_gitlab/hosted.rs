@@ -77,6 +77,8 @@ fn positioned_comment(body: &Value) -> InlineComment {
         file_path: new_path,
         line: u32::try_from(position["new_line"].as_u64().unwrap_or_default()).unwrap_or_default(),
         body: body["body"].as_str().unwrap_or_default().to_owned(),
+        // GitLab has no field for one: a suggestion is a block in the body.
+        suggestion: None,
     }
 }
 

@@ -3,7 +3,10 @@
 //! model may differ from the requested alias, and usage is counted on every answer.
 
 use async_trait::async_trait;
-use reviewd_domain::ports::{AiCompletion, AiError, AiProvider, AiRequest, Clock, TokenUsage};
+use reviewd_domain::model::AiTarget;
+use reviewd_domain::ports::{
+    AiCompletion, AiError, AiProvider, AiProviders, AiRequest, Clock, TokenUsage,
+};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -197,6 +200,49 @@ impl AiProvider for ScriptedAi {
         match self.script().outage.clone() {
             Some(error) => Err(error),
             None => Ok(()),
+        }
+    }
+}
+
+/// [`AiProviders`] that serves every configuration with the same provider (a
+/// [`ScriptedAi`]), recording the targets it was asked for: which endpoint, key and
+/// model a review resolved to is read there, and the model in the requests.
+pub struct SameAi {
+    ai: Arc<dyn AiProvider>,
+    asked: Mutex<Vec<AiTarget>>,
+    /// Refuses to build any provider with this error, until cleared.
+    broken: Mutex<Option<AiError>>,
+}
+
+impl SameAi {
+    #[must_use]
+    pub fn new(ai: Arc<dyn AiProvider>) -> Self {
+        Self {
+            ai,
+            asked: Mutex::new(Vec::new()),
+            broken: Mutex::new(None),
+        }
+    }
+
+    /// Until set back to `None`, no provider can be built (an HTTP client that
+    /// cannot be made, say).
+    pub fn break_with(&self, error: Option<AiError>) {
+        *self.broken.lock().unwrap() = error;
+    }
+
+    /// Every target a provider was asked for, in order.
+    #[must_use]
+    pub fn asked(&self) -> Vec<AiTarget> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+impl AiProviders for SameAi {
+    fn provider(&self, target: &AiTarget) -> Result<Arc<dyn AiProvider>, AiError> {
+        self.asked.lock().unwrap().push(target.clone());
+        match self.broken.lock().unwrap().clone() {
+            Some(error) => Err(error),
+            None => Ok(self.ai.clone()),
         }
     }
 }

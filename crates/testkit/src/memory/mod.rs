@@ -4,6 +4,7 @@
 //! them work on [`tables::Tables`] under one lock, so a call is as atomic as the
 //! transaction it stands for, and reads that join tables see one state.
 
+mod ai_configs;
 mod auth;
 mod catalog;
 mod monitoring;

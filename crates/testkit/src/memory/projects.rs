@@ -301,7 +301,7 @@ impl ProjectRepository for MemoryStore {
         let mut tables = self.tables();
         // The foreign key to ai_configs.
         if let Some(Some(ai)) = c.ai_config_id
-            && !tables.settings.ai_config_exists(ai)
+            && !tables.ai_configs.iter().any(|config| config.id == ai)
         {
             return Err(RepoError::NotFound);
         }

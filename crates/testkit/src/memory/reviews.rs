@@ -150,6 +150,7 @@ fn comment_row(
             round_number: round.number,
             posted_at: None,
             created_at: now,
+            suggestion: c.suggestion.clone(),
         },
     }
 }

@@ -8,7 +8,7 @@ use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, RoundItem, TaskLogLine,
 };
 use reviewd_domain::model::runner::{Runner, RunnerAssignment, RunnerPhase};
-use reviewd_domain::model::{PlatformConfig, Project, ReviewTask};
+use reviewd_domain::model::{AiConfig, PlatformConfig, Project, ReviewTask};
 use uuid::Uuid;
 
 /// A review task with the columns of `review_tasks` the domain type leaves out.
@@ -84,6 +84,7 @@ pub(crate) struct AiCallRow {
 #[derive(Debug, Default)]
 pub(crate) struct Tables {
     pub platform_configs: Vec<PlatformConfig>,
+    pub ai_configs: Vec<AiConfig>,
     pub projects: Vec<Project>,
     pub tasks: Vec<TaskRow>,
     pub task_logs: Vec<TaskLogLine>,

@@ -6,7 +6,7 @@ mod oauth;
 mod read;
 mod write;
 
-use super::dto::nullable_string_enum;
+use super::dto::{masked_secret_schema, nullable_string_enum};
 use crate::openapi::string_enum;
 use chrono::{DateTime, Utc};
 use connection::{search_host_a_users, test_platform_connection};
@@ -73,14 +73,6 @@ fn auth_type_schema() -> utoipa::openapi::Object {
 /// An auth type, or `null` (absent: `token`, or unchanged on update).
 fn nullable_auth_type_schema() -> utoipa::openapi::Object {
     nullable_string_enum(AuthType::ALL.iter().map(|t| t.as_str()))
-}
-
-/// A stored secret: `***` when set (never the secret itself), `null` when unset.
-fn masked_secret_schema() -> utoipa::openapi::Object {
-    let mut schema = nullable_string_enum([MASK]);
-    schema.description =
-        Some("`***` when set (never the secret itself), `null` when unset.".to_owned());
-    schema
 }
 
 /// An absolute URI (`url::Url::parse` takes it).

@@ -79,6 +79,22 @@ pub(super) struct ReviewCommentDto {
     round_number: i32,
     posted_at: Option<DateTime<Utc>>,
     created_at: DateTime<Utc>,
+    /// The replacement code posted with the comment as the platform's suggestion;
+    /// null when the model proposed none or its suggestion did not fit the diff.
+    suggestion: Option<SuggestionDto>,
+}
+
+/// Replacement code for lines `startLine` to `endLine` (inclusive) of the file's new
+/// version; `lineNumber` is among them.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct SuggestionDto {
+    #[schema(minimum = 1)]
+    start_line: u32,
+    #[schema(minimum = 1)]
+    end_line: u32,
+    /// What those lines read once the suggestion is applied (empty: they are deleted).
+    code: String,
 }
 
 impl From<CommentItem> for ReviewCommentDto {
@@ -94,6 +110,11 @@ impl From<CommentItem> for ReviewCommentDto {
             round_number: c.round_number,
             posted_at: c.posted_at,
             created_at: c.created_at,
+            suggestion: c.suggestion.map(|s| SuggestionDto {
+                start_line: s.start_line,
+                end_line: s.end_line,
+                code: s.code,
+            }),
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::error::ApiError;
 use crate::extract::AuthUser;
 use crate::state::AppState;
 use actix_web::{HttpResponse, post, web};
+use reviewd_domain::model::diff::Suggestion;
 use reviewd_domain::model::{TaskStatus, runner as domain};
 use reviewd_domain::review::rating::Severity;
 use reviewd_runner_protocol as protocol;
@@ -66,6 +67,16 @@ fn severity(s: protocol::Severity) -> Severity {
     }
 }
 
+/// A runner's suggestion as the domain holds one; the engine checks it. A line that
+/// is no line number becomes 0, which that check refuses.
+fn suggestion(s: protocol::RunnerSuggestion) -> Suggestion {
+    Suggestion {
+        start_line: u32::try_from(s.start_line).unwrap_or(0),
+        end_line: u32::try_from(s.end_line).unwrap_or(0),
+        code: s.code,
+    }
+}
+
 fn runner_result(r: protocol::RunnerResult) -> domain::RunnerResult {
     domain::RunnerResult {
         runner_id: r.runner_id,
@@ -83,6 +94,7 @@ fn runner_result(r: protocol::RunnerResult) -> domain::RunnerResult {
                         line: c.line,
                         severity: severity(c.severity),
                         message: c.message,
+                        suggestion: c.suggestion.map(suggestion),
                     })
                     .collect(),
                 summary: f.summary,

@@ -177,6 +177,8 @@ fn claimed_task_dto(t: domain::ClaimedTask) -> protocol::ClaimedTask {
             max_tokens: t.ai.max_tokens,
             temperature: t.ai.temperature,
             max_diff_chars: t.ai.max_diff_chars,
+            timeout_secs: t.ai.timeout_secs,
+            max_concurrency: t.ai.max_concurrency,
         },
         attempt: t.attempt,
         timeout_ms: t.timeout_ms,

@@ -60,7 +60,7 @@ fn not_found(e: RepoError) -> ServiceError {
 }
 
 /// `None` and the mask mean "unchanged"; an empty string clears.
-fn secret_change(value: Option<String>) -> Option<Option<SecretString>> {
+pub(crate) fn secret_change(value: Option<String>) -> Option<Option<SecretString>> {
     match value {
         None => None,
         Some(v) if v == MASK => None,
@@ -70,12 +70,18 @@ fn secret_change(value: Option<String>) -> Option<Option<SecretString>> {
 }
 
 fn normalize_base_url(url: &str) -> Result<String, ServiceError> {
+    normalize_url(url, "baseUrl")
+}
+
+/// An `http(s)://` API base without trailing slashes, query or fragment; a bad one
+/// is `Invalid` on `field`.
+pub(crate) fn normalize_url(url: &str, field: &str) -> Result<String, ServiceError> {
     let trimmed = url.trim_end_matches('/');
     let parsed = crate::http_url::parse(trimmed, &["https", "http"])
-        .map_err(|why| ServiceError::invalid("baseUrl", why))?;
+        .map_err(|why| ServiceError::invalid(field, why))?;
     if parsed.query().is_some() || parsed.fragment().is_some() {
         return Err(ServiceError::invalid(
-            "baseUrl",
+            field,
             "must not carry a query or a fragment",
         ));
     }

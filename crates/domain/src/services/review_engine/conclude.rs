@@ -187,6 +187,7 @@ impl ReviewEngine {
                     c.message,
                     comment_marker(&c.fingerprint)
                 ),
+                suggestion: c.suggestion.clone(),
             })
             .collect();
         let posted = platform

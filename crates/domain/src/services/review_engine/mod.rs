@@ -11,12 +11,12 @@ mod runner;
 pub(crate) use runner::Assigned;
 
 use super::ServiceError;
+use super::ai_configs::AiConfigService;
 use super::projects::ProjectService;
 use crate::model::ReviewTask;
 use crate::model::review::{ReviewOutcome, ReviewStatus, RoundRef};
 use crate::ports::{
-    AiProvider, AttemptEnd, AttemptStart, CatalogRepository, PlatformError, ReviewRepository,
-    TaskRepository,
+    AttemptEnd, AttemptStart, CatalogRepository, PlatformError, ReviewRepository, TaskRepository,
 };
 use round::Begun;
 use std::sync::Arc;
@@ -28,7 +28,6 @@ pub struct EngineSettings {
     pub file_concurrency: usize,
     /// Largest diff piece sent in one prompt, in characters (about 4 per token).
     pub max_diff_chars: usize,
-    pub model: String,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
     /// Attempts per prompt when the answer is unusable (off-schema JSON).
@@ -44,7 +43,6 @@ impl Default for EngineSettings {
         Self {
             file_concurrency: 3,
             max_diff_chars: 24_000,
-            model: "gpt-4o-mini".into(),
             max_tokens: Some(2_000),
             temperature: Some(0.1),
             answer_attempts: 2,
@@ -127,7 +125,8 @@ pub struct ReviewEngine {
     reviews: Arc<dyn ReviewRepository>,
     projects: Arc<ProjectService>,
     catalog: Arc<dyn CatalogRepository>,
-    ai: Arc<dyn AiProvider>,
+    /// Which AI configuration each review uses, and its provider.
+    ai: Arc<AiConfigService>,
     settings: EngineSettings,
     observer: Option<Arc<dyn crate::ports::ReviewObserver>>,
 }
@@ -138,7 +137,7 @@ impl ReviewEngine {
         reviews: Arc<dyn ReviewRepository>,
         projects: Arc<ProjectService>,
         catalog: Arc<dyn CatalogRepository>,
-        ai: Arc<dyn AiProvider>,
+        ai: Arc<AiConfigService>,
         settings: EngineSettings,
     ) -> Self {
         Self {
@@ -315,11 +314,18 @@ impl ReviewEngine {
 
     /// The review's id, or `None` when the task was taken over before posting.
     async fn review(&self, task: &ReviewTask, worker: &str) -> Result<Option<Uuid>, Failure> {
-        let plan = match self.begin_round(task).await? {
+        let (plan, ai) = match self.begin_round(task).await? {
             Begun::AlreadyReviewed(review_id) => return Ok(Some(review_id)),
-            Begun::Round(plan) => plan,
+            Begun::Round(plan, ai) => (plan, ai),
         };
-        let results = self.review_files(&plan).await;
+        // A provider that cannot be built will not be built on a later attempt either.
+        let provider = self.ai.provider(&ai).map_err(|e| {
+            Failure::permanent(format!(
+                "the AI configuration `{}` is unusable: {e}",
+                ai.name
+            ))
+        })?;
+        let results = self.review_files(&plan, provider.as_ref(), &ai).await;
         // The model's work can outlast the lease (a frozen or cut-off process, whose
         // task another worker took over): post only while the attempt is still ours.
         if !self.tasks.renew_attempt(task.id, worker).await? {

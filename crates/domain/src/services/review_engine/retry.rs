@@ -42,8 +42,20 @@ impl ReviewEngine {
                 message: format!("{path} has no text diff in the merge request any more"),
             })?;
         let guidance = self.guidance(project.template_id, project.id).await?;
+        // The configuration the project uses now, not the one of the first round.
+        let ai = self.ai.target(config.ai_config_id).await?;
+        let provider = self.ai.provider(&ai).map_err(|e| {
+            ServiceError::Unavailable(format!("the AI configuration `{}`: {e}", ai.name))
+        })?;
         let result = self
-            .review_file(review_id, file_id, file, &mr, &guidance)
+            .review_file(
+                review_id,
+                file_id,
+                file,
+                &mr,
+                &guidance,
+                (provider.as_ref(), &ai),
+            )
             .await;
         if !result.ok {
             return Err(ServiceError::Unavailable(format!(

@@ -7,8 +7,8 @@ use crate::model::diff::{ChangeType, FileDiff, MergeRequestDiff};
 use crate::model::review::{
     FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewStatus, RoundRef,
 };
-use crate::model::{MergeRequest, Project, ReviewTask};
-use crate::ports::{ActiveRule, HostingPlatform, PlatformError};
+use crate::model::{AiTarget, MergeRequest, Project, ReviewTask};
+use crate::ports::{ActiveRule, AiProvider, HostingPlatform, PlatformError};
 use crate::review::file_review::{AskSettings, FileContext, FileReview};
 use crate::review::globs::Patterns;
 use crate::review::{fingerprint::fingerprint, prompt, rules};
@@ -45,7 +45,8 @@ pub(super) struct RoundPlan {
 pub(super) enum Begun {
     /// An automatic task for a head already reviewed in full.
     AlreadyReviewed(Uuid),
-    Round(Box<RoundPlan>),
+    /// A round to review, and the AI configuration it is sent to.
+    Round(Box<RoundPlan>, AiTarget),
 }
 
 /// The template and rules a review runs with.
@@ -78,6 +79,8 @@ impl ReviewEngine {
     pub(super) async fn begin_round(&self, task: &ReviewTask) -> Result<Begun, Failure> {
         let (project, platform) = self.projects.with_platform(task.project_id).await?;
         let config = self.projects.resolved_config(project.id).await?;
+        // The contract's "check AI config" step: the project's, else the default.
+        let ai = self.ai.target(config.ai_config_id).await?;
         let target = project.platform_ref();
         let mr = platform.get_merge_request(&target, task.mr_iid).await?;
         let diff = platform.merge_request_diff(&target, task.mr_iid).await?;
@@ -97,7 +100,7 @@ impl ReviewEngine {
             Some(r) => r,
             None => {
                 self.reviews
-                    .create(self.new_review(&project, &mr, &diff, task))
+                    .create(self.new_review(&project, &mr, &diff, task, &ai))
                     .await?
             }
         };
@@ -192,28 +195,43 @@ impl ReviewEngine {
             .collect();
         applied.sort();
         applied.dedup();
-        Ok(Begun::Round(Box::new(RoundPlan {
-            project,
-            platform,
-            mr,
-            diff,
-            review,
-            round,
-            number,
-            head,
-            guidance,
-            to_review,
-            applied,
-        })))
+        Ok(Begun::Round(
+            Box::new(RoundPlan {
+                project,
+                platform,
+                mr,
+                diff,
+                review,
+                round,
+                number,
+                head,
+                guidance,
+                to_review,
+                applied,
+            }),
+            ai,
+        ))
     }
 
     /// The files of a round through the model, a few at once.
-    pub(super) async fn review_files(&self, plan: &RoundPlan) -> Vec<FileResult> {
+    pub(super) async fn review_files(
+        &self,
+        plan: &RoundPlan,
+        ai: &dyn AiProvider,
+        target: &AiTarget,
+    ) -> Vec<FileResult> {
         let (review_id, mr_ref, guidance_ref) = (plan.review.id, &plan.mr, &plan.guidance);
         futures_util::stream::iter(plan.to_review.iter().cloned())
             .map(move |(file_id, file)| async move {
-                self.review_file(review_id, file_id, &file, mr_ref, guidance_ref)
-                    .await
+                self.review_file(
+                    review_id,
+                    file_id,
+                    &file,
+                    mr_ref,
+                    guidance_ref,
+                    (ai, target),
+                )
+                .await
             })
             .buffer_unordered(self.settings.file_concurrency.max(1))
             .collect()
@@ -226,6 +244,7 @@ impl ReviewEngine {
         mr: &MergeRequest,
         diff: &MergeRequestDiff,
         task: &ReviewTask,
+        ai: &AiTarget,
     ) -> NewReview {
         NewReview {
             project_id: project.id,
@@ -236,8 +255,8 @@ impl ReviewEngine {
             source_branch: mr.source_branch.clone(),
             target_branch: mr.target_branch.clone(),
             author_username: mr.author_username.clone(),
-            ai_provider: self.ai.name().to_owned(),
-            ai_model: self.settings.model.clone(),
+            ai_provider: ai.name.clone(),
+            ai_model: ai.model.clone(),
             triggered_by: task.triggered_by,
             base_commit_sha: Some(diff.refs.base_sha.clone()),
             head_commit_sha: diff.refs.head_sha.clone(),
@@ -253,6 +272,7 @@ impl ReviewEngine {
         file: &FileDiff,
         mr: &MergeRequest,
         guidance: &Guidance,
+        (ai, target): (&dyn AiProvider, &AiTarget),
     ) -> FileResult {
         let file_rules = rules::for_file(&guidance.rules, &file.new_path);
         let review = FileReview::new(
@@ -284,11 +304,11 @@ impl ReviewEngine {
         let recorder = AiCallLog {
             reviews: self.reviews.as_ref(),
             review_id,
-            provider: self.ai.name(),
-            model: &self.settings.model,
+            provider: &target.name,
+            model: &target.model,
         };
         let verdict = review
-            .run(self.ai.as_ref(), &self.ask_settings(), context, &recorder)
+            .run(ai, &self.ask_settings(&target.model), context, &recorder)
             .await;
         let ai_unavailable = verdict.ai_unavailable();
         let comments: Vec<PlacedComment> = verdict
@@ -302,6 +322,7 @@ impl ReviewEngine {
                 severity: c.severity,
                 fingerprint: fingerprint(&file.new_path, &c.message),
                 message: c.message,
+                suggestion: c.suggestion,
             })
             .collect();
         let error = verdict.error.map(|e| e.to_string());
@@ -325,9 +346,9 @@ impl ReviewEngine {
         }
     }
 
-    pub(super) fn ask_settings(&self) -> AskSettings {
+    pub(super) fn ask_settings(&self, model: &str) -> AskSettings {
         AskSettings {
-            model: self.settings.model.clone(),
+            model: model.to_owned(),
             max_tokens: self.settings.max_tokens,
             temperature: self.settings.temperature,
             max_diff_chars: self.settings.max_diff_chars,

@@ -1,16 +1,18 @@
 //! The runner path: a round prepared for a runner and its result concluded.
 
 use super::round::{Begun, FileResult, Guidance, RoundPlan};
-use super::{EngineSettings, Failure, ReviewEngine};
+use super::{Failure, ReviewEngine};
 use crate::model::diff::FileDiff;
 use crate::model::review::{AiCallRecord, FileProgress, PlacedComment, RoundRef};
 use crate::model::runner::{
-    AssignedFile, RunnerAssignment, RunnerFileResult, RunnerOutcome, RunnerResult,
+    AssignedFile, RunnerAiConfig, RunnerAssignment, RunnerFileResult, RunnerOutcome, RunnerResult,
 };
-use crate::model::{MergeRequest, Project, ReviewTask};
+use crate::model::{AiSource, AiTarget, MergeRequest, Project, ReviewTask};
 use crate::ports::ActiveRule;
-use crate::review::diff_lines::{DiffLines, Placement};
-use crate::review::{fingerprint::fingerprint, output};
+use crate::review::diff_lines::DiffLines;
+use crate::review::output::{self, ProposedComment};
+use crate::review::suggestion::Suggestion;
+use crate::review::{file_review, fingerprint::fingerprint};
 use crate::services::ServiceError;
 use uuid::Uuid;
 
@@ -27,8 +29,8 @@ pub(crate) struct RunnerRound {
     pub(crate) mr: MergeRequest,
     pub(crate) system_prompt: String,
     pub(crate) rules: Vec<ActiveRule>,
-    pub(crate) settings: EngineSettings,
-    pub(crate) provider: String,
+    /// The project's AI configuration, as the runner calls it.
+    pub(crate) ai: RunnerAiConfig,
 }
 
 impl ReviewEngine {
@@ -36,9 +38,9 @@ impl ReviewEngine {
     /// stopped before the model is asked. The runner gets the files, the frame of the
     /// prompt and the rules; its answers come back through `conclude_runner`.
     pub(crate) async fn assign(&self, task: &ReviewTask) -> Result<Assigned, Failure> {
-        let plan = match self.begin_round(task).await? {
+        let (plan, ai) = match self.begin_round(task).await? {
             Begun::AlreadyReviewed(review_id) => return Ok(Assigned::AlreadyReviewed(review_id)),
-            Begun::Round(plan) => plan,
+            Begun::Round(plan, ai) => (plan, ai),
         };
         let files = plan
             .to_review
@@ -59,14 +61,32 @@ impl ReviewEngine {
                 head_sha: plan.head.clone(),
                 files,
                 applied_rule_ids: plan.applied.clone(),
+                ai_model: Some(ai.model.clone()),
             },
             project: plan.project.clone(),
             mr: plan.mr.clone(),
             system_prompt: plan.guidance.system.clone(),
             rules: plan.guidance.rules.clone(),
-            settings: self.settings.clone(),
-            provider: self.ai.name().to_owned(),
+            ai: self.runner_ai(&ai),
         })))
+    }
+
+    /// What a runner needs to call `target` as this server would.
+    fn runner_ai(&self, target: &AiTarget) -> RunnerAiConfig {
+        // The built-in configuration's limits are the server's own settings, which
+        // a runner has its own of (`RUNNER_FILE_CONCURRENCY`, its HTTP policy).
+        let stored = matches!(target.source, AiSource::Stored { .. });
+        RunnerAiConfig {
+            provider: target.name.clone(),
+            endpoint: target.endpoint.clone(),
+            api_key: target.api_key.as_ref().map(|k| k.expose().to_owned()),
+            model: target.model.clone(),
+            max_tokens: self.settings.max_tokens,
+            temperature: self.settings.temperature,
+            max_diff_chars: self.settings.max_diff_chars,
+            timeout_secs: target.timeout.filter(|_| stored).map(|t| t.as_secs()),
+            max_concurrency: stored.then_some(target.max_concurrency),
+        }
     }
 
     /// Concludes a runner's round with its answers: comments placed on the diff as
@@ -111,7 +131,11 @@ impl ReviewEngine {
                 review_id: Some(review.id),
                 file_path: None,
                 provider: format!("runner:{}", result.runner_id),
-                model: self.settings.model.clone(),
+                // Runners report no model: the one they were told to use.
+                model: assignment
+                    .ai_model
+                    .clone()
+                    .unwrap_or_else(|| self.ai.builtin().model.clone()),
                 success: result.status == RunnerOutcome::Success,
                 duration_ms: result.metrics.review_ms,
                 prompt_tokens: 0,
@@ -167,19 +191,34 @@ impl ReviewEngine {
                 let Ok(wanted) = u32::try_from(c.line) else {
                     continue;
                 };
-                let line = match lines.place(wanted) {
-                    Placement::Exact(l) | Placement::Nearest(l) => l,
-                    Placement::Outside => continue,
+                // A runner is trusted no more than a model: its suggestion is checked
+                // and fitted to the diff as the platform shows it now.
+                let suggestion = c.suggestion.as_ref().and_then(|s| {
+                    let (start, end) = (i64::from(s.start_line), i64::from(s.end_line));
+                    Suggestion::checked(wanted, start, end, &s.code)
+                        .inspect_err(|reason| {
+                            tracing::info!(file = %assigned.file_path, line = wanted, reason = %reason, "review.suggestion_dropped");
+                        })
+                        .ok()
+                });
+                let proposed = ProposedComment {
+                    line: wanted,
+                    severity: c.severity,
+                    message: output::defuse(&c.message),
+                    suggestion,
                 };
-                let message = output::defuse(&c.message);
+                let Some(placed) = file_review::place(&lines, &assigned.file_path, proposed) else {
+                    continue;
+                };
                 comments.push(PlacedComment {
                     file_id: assigned.file_id,
                     file_path: assigned.file_path.clone(),
                     old_path: assigned.old_path.clone(),
-                    line,
-                    severity: c.severity,
-                    fingerprint: fingerprint(&assigned.file_path, &message),
-                    message,
+                    line: placed.line,
+                    severity: placed.severity,
+                    fingerprint: fingerprint(&assigned.file_path, &placed.message),
+                    message: placed.message,
+                    suggestion: placed.suggestion,
                 });
             }
         }

@@ -196,22 +196,44 @@ impl MrFixture {
 
     /// Whether the platform takes a line comment there, as the real ones: hostA only
     /// on added lines (any other needs the old line number, which we never send),
-    /// hostB anywhere in a hunk.
+    /// hostB anywhere in a hunk. A hostB comment with a suggestion spans the
+    /// suggestion's lines, which must then all be in the comment's hunk (hostA
+    /// checks a suggestion's lines only when it is applied).
     #[must_use]
     pub fn takes_comment(&self, platform_type: PlatformType, comment: &InlineComment) -> bool {
-        let Some(diff) = self
-            .files
-            .iter()
-            .find(|f| f.new_path == comment.file_path)
-            .and_then(|f| f.diff.as_deref())
-        else {
+        let Some(lines) = self.diff_lines(&comment.file_path) else {
             return false;
         };
-        match DiffLines::parse(diff).place(comment.line) {
+        let on_a_line = match lines.place(comment.line) {
             Placement::Exact(_) => true,
             Placement::Nearest(_) => platform_type == PlatformType::HostB,
             Placement::Outside => false,
-        }
+        };
+        on_a_line
+            && match (&comment.suggestion, platform_type) {
+                (Some(s), PlatformType::HostB) => self.takes_range(
+                    &comment.file_path,
+                    s.start_line.min(comment.line),
+                    s.end_line.max(comment.line),
+                ),
+                _ => true,
+            }
+    }
+
+    /// Whether hostB takes a comment on new-side lines `start..=end` of `path`: both
+    /// ends in one hunk of the diff.
+    #[must_use]
+    pub fn takes_range(&self, path: &str, start: u32, end: u32) -> bool {
+        self.diff_lines(path)
+            .is_some_and(|lines| lines.shows_in_one_hunk(start, end))
+    }
+
+    fn diff_lines(&self, path: &str) -> Option<DiffLines> {
+        self.files
+            .iter()
+            .find(|f| f.new_path == path)
+            .and_then(|f| f.diff.as_deref())
+            .map(DiffLines::parse)
     }
 
     /// What an adapter of `platform_type` reads for this MR.

@@ -21,6 +21,7 @@ fn comment(line: u32) -> InlineComment {
         old_path: None,
         line,
         body: format!("on {line}"),
+        suggestion: None,
     }
 }
 

@@ -1,0 +1,199 @@
+//! Committable suggestions end to end, on the stateful fake GitLab and GitHub (which
+//! refuse positions the real ones refuse): the model proposes one suggestion that
+//! fits the diff and one that reaches past it. The fitting one is posted in the
+//! platform's exact syntax, the other comment is posted without its block, and the
+//! review's comments in the API show the stored suggestion (null for the stripped one).
+
+use super::{app_with_ai, fake_ai, wait_for};
+use crate::helpers::{TestApp, create_host_a_config, create_host_b_config, json};
+use reqwest::StatusCode;
+use reviewd_domain::review::fingerprint::fingerprint;
+use reviewd_domain::review::markers::comment_marker;
+use reviewd_testkit::contract::hosting::FakeServer;
+use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
+use reviewd_testkit::{FakeGithub, FakeGitlab};
+use serde_json::{Value, json};
+
+const HEAD: &str = "5ab1e5ab1e5ab1e5ab1e5ab1e5ab1e5ab1e5ab1e";
+const PATH: &str = "src/app.rs";
+/// New side: 1 context, 2 and 3 added, 4 and 5 context.
+const DIFF: &str = "@@ -1,3 +1,5 @@\n fn main() {\n+    let x = foo().unwrap();\n+    let y = x + 1;\n     run();\n }\n";
+const FITS: &str = "unwrap() panics when foo fails; return the error instead.";
+const MISPLACED: &str = "x is shadowed further down.";
+const CODE: &str = "    let x = foo()?;\n    let y = x + 1;";
+
+/// A comment on line 3 replacing lines 2-3 (inside the hunk), and one on line 2
+/// whose suggestion runs to line 9 (outside it).
+fn answer(_prompt: &str) -> Value {
+    json!({ "summary": "Adds the entry point.", "comments": [
+        { "line": 3, "severity": "error", "message": FITS,
+          "suggestion": { "startLine": 2, "endLine": 3, "code": CODE } },
+        { "line": 2, "severity": "warning", "message": MISPLACED,
+          "suggestion": { "startLine": 2, "endLine": 9, "code": "    let x2 = foo()?;" } },
+    ]})
+}
+
+/// The text reviewd writes before any suggestion block: severity, message, marker.
+fn body(severity: &str, message: &str) -> String {
+    format!(
+        "**{severity}**: {message}\n\n{}",
+        comment_marker(&fingerprint(PATH, message))
+    )
+}
+
+fn mr(iid: i64) -> MrFixture {
+    MrFixture::new(iid).head(HEAD).file(PATH, DIFF)
+}
+
+async fn sync_projects(app: &TestApp, config: &str) {
+    json(
+        app.root()
+            .await
+            .post(
+                "/api/projects/sync/platform",
+                json!({ "platformConfigId": config }),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+}
+
+/// The review's comments as the API lists them (by line).
+async fn api_comments(app: &TestApp, task: &Value) -> Vec<Value> {
+    let review = task["reviewId"].as_str().expect("the task's review");
+    let url = format!("/api/reviews/{review}/comments");
+    let page = json(app.root().await.get(&url).await, StatusCode::OK).await;
+    page["data"]["items"].as_array().unwrap().clone()
+}
+
+/// What the API shows of the two comments: the stored suggestion, null for the
+/// stripped one.
+fn assert_api_shows_the_suggestion(comments: &[Value]) {
+    let by_message = |m: &str| comments.iter().find(|c| c["message"] == m).unwrap().clone();
+    assert_eq!(
+        by_message(FITS)["suggestion"],
+        json!({ "startLine": 2, "endLine": 3, "code": CODE })
+    );
+    assert_eq!(by_message(FITS)["lineNumber"], 3);
+    assert_eq!(by_message(MISPLACED)["suggestion"], Value::Null);
+    assert_eq!(by_message(MISPLACED)["lineNumber"], 2);
+}
+
+#[tokio::test]
+async fn gitlab_gets_a_suggestion_block_counted_from_the_comments_line() {
+    let gitlab = FakeGitlab::start("glpat-suggest").await;
+    let project = gitlab
+        .add_project(&ProjectFixture::new("group/suggest").mr(mr(4)))
+        .await;
+    let ai = fake_ai(answer).await;
+    let app = app_with_ai(&ai, &[]).await;
+    let config = create_host_a_config(&app, &gitlab).await;
+    sync_projects(&app, &config).await;
+
+    let mut hook = super::fixture();
+    hook["project"]["id"] = json!(project.id.parse::<u64>().unwrap());
+    hook["object_attributes"]["iid"] = json!(4);
+    hook["object_attributes"]["last_commit"]["id"] = json!(HEAD);
+    let task_id = super::send_webhook(&app, &hook).await;
+    let task = wait_for(&app, &task_id).await;
+    assert_eq!(task["status"], "completed", "{task}");
+
+    let discussions: Vec<Value> = gitlab
+        .requests()
+        .await
+        .into_iter()
+        .filter(|r| r.method.as_str() == "POST" && r.url.path().ends_with("/discussions"))
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    let sent: Vec<(Value, Value)> = discussions
+        .iter()
+        .map(|d| (d["position"]["new_line"].clone(), d["body"].clone()))
+        .collect();
+    assert_eq!(
+        sent,
+        vec![
+            (
+                json!(3),
+                json!(format!(
+                    "{}\n\n```suggestion:-1+0\n{CODE}\n```",
+                    body("error", FITS)
+                ))
+            ),
+            (json!(2), json!(body("warning", MISPLACED))),
+        ],
+        "one line above the comment and none below; the misplaced block stripped"
+    );
+    let accepted = gitlab
+        .posted(&project, 4)
+        .into_iter()
+        .filter(|p| matches!(p, Posted::Inline { .. }))
+        .count();
+    assert_eq!(accepted, 2, "GitLab placed both comments");
+    assert_api_shows_the_suggestion(&api_comments(&app, &task).await);
+}
+
+#[tokio::test]
+async fn github_gets_a_suggestion_on_the_lines_it_replaces() {
+    let github = FakeGithub::start("ghp_suggest").await;
+    let project = github
+        .add_project(&ProjectFixture::new("Codertocat/Suggest").mr(mr(2)))
+        .await;
+    let ai = fake_ai(answer).await;
+    let app = app_with_ai(&ai, &[]).await;
+    let config = create_host_b_config(&app, &github).await;
+    sync_projects(&app, &config).await;
+
+    let file = format!(
+        "{}/fixtures/webhooks/hostB/pull_request.opened.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut hook: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    hook["repository"]["id"] = json!(project.id.parse::<u64>().unwrap());
+    hook["repository"]["full_name"] = json!(project.full_path);
+    hook["pull_request"]["head"]["sha"] = json!(HEAD);
+    let hook = serde_json::to_vec(&hook).unwrap();
+    let signature = format!(
+        "sha256={}",
+        reviewd_crypto::hmac_sha256_hex(b"hook-secret-b", &hook)
+    );
+    let r: Value = reqwest::Client::new()
+        .post(app.url("/api/webhook/hostB"))
+        .header("X-GitHub-Event", "pull_request")
+        .header("X-Hub-Signature-256", signature)
+        .header("content-type", "application/json")
+        .body(hook)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let task = wait_for(&app, r["data"]["taskId"].as_str().expect("a task")).await;
+    assert_eq!(task["status"], "completed", "{task}");
+
+    let reviews: Vec<Value> = github
+        .requests()
+        .await
+        .into_iter()
+        .filter(|r| r.method.as_str() == "POST" && r.url.path().ends_with("/pulls/2/reviews"))
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!(reviews.len(), 1, "one review holds both comments");
+    assert_eq!(
+        reviews[0]["comments"],
+        json!([
+            { "path": PATH, "start_line": 2, "start_side": "RIGHT", "line": 3, "side": "RIGHT",
+              "body": format!("{}\n\n```suggestion\n{CODE}\n```", body("error", FITS)) },
+            { "path": PATH, "line": 2, "side": "RIGHT", "body": body("warning", MISPLACED) },
+        ]),
+        "the suggestion's comment spans lines 2-3; the misplaced block stripped"
+    );
+    let accepted = github
+        .posted(&project, 2)
+        .into_iter()
+        .filter(|p| matches!(p, Posted::Inline { .. }))
+        .count();
+    assert_eq!(accepted, 2, "GitHub placed the review");
+    assert_api_shows_the_suggestion(&api_comments(&app, &task).await);
+}
