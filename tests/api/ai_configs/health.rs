@@ -77,3 +77,44 @@ async fn every_configuration_is_checked_with_its_own_key() {
         "stored"
     );
 }
+
+/// A configuration whose endpoint never answers (its `timeoutSecs` an hour) is
+/// reported unhealthy after the probe's 5 s, and the health check answers: the
+/// monitoring that polls it is not left hanging (found by schemathesis, whose
+/// generated configurations pointed at hosts that drop packets).
+#[tokio::test]
+async fn an_endpoint_that_never_answers_is_unhealthy_within_the_probe_limit() {
+    let silent = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(120)),
+        )
+        .mount(&silent)
+        .await;
+    let app = TestApp::spawn_with(&[]).await;
+    let root = app.root().await;
+    let mut body = config("silent", &format!("{}/v1", silent.uri()), "sk-x", "m");
+    body["timeoutSecs"] = json!(3600);
+    create(&root, body).await;
+
+    let started = std::time::Instant::now();
+    let body = json(root.get("/api/health/ai-providers").await, StatusCode::OK).await;
+    let took = started.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(15),
+        "the check waited {took:?}"
+    );
+    let check = body["data"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["checkName"] == "silent")
+        .cloned()
+        .unwrap_or_else(|| panic!("no check of the silent configuration: {body}"));
+    assert_eq!(check["status"], "unhealthy", "{check}");
+    assert_eq!(
+        silent.received_requests().await.unwrap().len(),
+        1,
+        "one attempt, not the outbound retries"
+    );
+}

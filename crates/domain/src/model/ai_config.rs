@@ -144,6 +144,23 @@ pub struct AiTarget {
 }
 
 impl AiTarget {
+    /// The same settings for one probe (a health check, a test): a stored
+    /// configuration is tried once, uncached, each attempt cut at `limit` whatever its
+    /// `timeoutSecs` (up to an hour for a slow model), so a check of an unreachable
+    /// endpoint answers within `limit`. The built-in one keeps the server's outbound
+    /// policy, as its health check always did.
+    #[must_use]
+    pub fn probe(&self, limit: Duration) -> Self {
+        Self {
+            source: match self.source {
+                AiSource::Builtin => AiSource::Builtin,
+                AiSource::Stored { .. } | AiSource::Trial => AiSource::Trial,
+            },
+            timeout: Some(self.timeout.map_or(limit, |t| t.min(limit))),
+            ..self.clone()
+        }
+    }
+
     /// The stored configuration's id (`None` for the built-in one or a trial).
     #[must_use]
     pub fn config_id(&self) -> Option<Uuid> {
@@ -224,5 +241,46 @@ impl BuiltinAi {
             timeout: None,
             is_default,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(timeout: Option<Duration>) -> AiTarget {
+        AiTarget {
+            source: AiSource::Stored {
+                id: Uuid::nil(),
+                updated_at: DateTime::<Utc>::MIN_UTC,
+            },
+            name: "local".into(),
+            endpoint: Some("http://127.0.0.1:9/v1".into()),
+            api_key: None,
+            model: "m".into(),
+            max_concurrency: 3,
+            timeout,
+            is_default: false,
+        }
+    }
+
+    #[test]
+    fn a_probe_is_one_uncached_try_cut_at_its_limit() {
+        let limit = Duration::from_secs(5);
+        let hour = stored(Some(Duration::from_secs(3600))).probe(limit);
+        assert_eq!(hour.source, AiSource::Trial, "never cached, one attempt");
+        assert_eq!(hour.timeout, Some(limit));
+        let quick = stored(Some(Duration::from_secs(2))).probe(limit);
+        assert_eq!(
+            quick.timeout,
+            Some(Duration::from_secs(2)),
+            "a shorter one kept"
+        );
+        assert_eq!(quick.name, "local");
+        let builtin = AiTarget {
+            source: AiSource::Builtin,
+            ..stored(None)
+        };
+        assert_eq!(builtin.probe(limit).source, AiSource::Builtin);
     }
 }

@@ -22,6 +22,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// How long the health check waits for one AI configuration's models list: an
+/// endpoint that does not answer (a host that drops packets, a configuration's
+/// `timeoutSecs` of an hour) is reported unhealthy after this, not awaited.
+pub const AI_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
 const DB_DEGRADED: Duration = Duration::from_millis(250);
 const DB_UNHEALTHY: Duration = Duration::from_secs(1);
 const DISK_DEGRADED_FREE: f64 = 10.0;
@@ -191,10 +196,11 @@ impl HealthService {
         self.save(results).await
     }
 
-    /// The models list of one configuration, with its key.
+    /// The models list of one configuration, with its key: one attempt, cut at
+    /// [`AI_PROBE_TIMEOUT`].
     async fn check_ai(&self, target: &AiTarget) -> CheckResult {
         let started = Instant::now();
-        let outcome = match self.ai.provider(target) {
+        let outcome = match self.ai.provider(&target.probe(AI_PROBE_TIMEOUT)) {
             Ok(provider) => provider.check().await,
             Err(e) => Err(e),
         };

@@ -8,6 +8,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use uuid::Uuid;
 
+/// How long `POST /api/ai-configs/test` waits for the models list: the person
+/// trying settings gets an answer, not a wait of the configuration's `timeoutSecs`.
+const TEST_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The outcome of trying settings: a failure is reported here, not as an error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AiTestReport {
@@ -80,7 +84,7 @@ impl AiConfigService {
             Some(id) => Some(self.get(id).await?),
             None => None,
         };
-        let target = trial.target(stored.as_ref())?;
+        let target = trial.target(stored.as_ref())?.probe(TEST_TIMEOUT);
         let model = Some(target.model.clone()).filter(|m| !m.is_empty());
         let started = Instant::now();
         let outcome = match self.providers.provider(&target) {
