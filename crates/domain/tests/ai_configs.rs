@@ -527,7 +527,8 @@ async fn trying_settings_reports_the_providers_answer_and_stores_nothing() {
     let tried = world.providers.asked().pop().unwrap();
     assert_eq!(
         (tried.source, tried.timeout),
-        (AiSource::Trial, Some(Duration::from_secs(120)))
+        (AiSource::Trial, Some(Duration::from_secs(10))),
+        "one attempt, cut at 10 s rather than the default timeoutSecs of 120"
     );
     assert!(world.ai_configs.list().await.unwrap().is_empty());
 
