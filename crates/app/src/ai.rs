@@ -166,6 +166,7 @@ mod tests {
             max_concurrency: 2,
             timeout: Some(Duration::from_secs(5)),
             is_default: false,
+            prices: reviewd_domain::model::AiPrices::default(),
         }
     }
 

@@ -68,6 +68,10 @@ pub struct ProviderAConfig {
     pub api_key: Option<Secret>,
     pub endpoint: Option<String>,
     pub model: Option<String>,
+    /// `PROVIDERA_INPUT_PRICE_PER_MTOK` / `PROVIDERA_OUTPUT_PRICE_PER_MTOK`: USD per
+    /// million prompt / completion tokens; calls are costed only when both are set.
+    pub input_price_per_mtok: Option<f64>,
+    pub output_price_per_mtok: Option<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -291,6 +295,8 @@ impl Config {
                 api_key: get("PROVIDERA_API_KEY").map(Secret::new),
                 endpoint: get("PROVIDERA_ENDPOINT"),
                 model: get("PROVIDERA_MODEL"),
+                input_price_per_mtok: price(&get, "PROVIDERA_INPUT_PRICE_PER_MTOK")?,
+                output_price_per_mtok: price(&get, "PROVIDERA_OUTPUT_PRICE_PER_MTOK")?,
             },
             ai_review_concurrency,
             review_timeout_minutes: positive_minutes(&get, "REVIEW_TIMEOUT_MINUTES", 30.0)?,
@@ -364,6 +370,28 @@ fn number<T: std::str::FromStr>(
             )
         }),
     }
+}
+
+/// A price in USD per million tokens: unset is unknown (no cost recorded), 0 free.
+fn price(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+) -> Result<Option<f64>, ConfigError> {
+    get(name)
+        .map(|v| {
+            v.parse::<f64>()
+                .ok()
+                .filter(|p| p.is_finite() && *p >= 0.0)
+                .ok_or_else(|| {
+                    ConfigError::new(
+                        name,
+                        format!(
+                            "must be a non-negative number of USD per million tokens, not `{v}`"
+                        ),
+                    )
+                })
+        })
+        .transpose()
 }
 
 fn positive_minutes(
@@ -456,6 +484,38 @@ mod tests {
         assert_eq!(c.runner_heartbeat_timeout_ms, 60_000);
         assert_eq!(c.node_env, NodeEnv::Development);
         assert!(!c.auto_backup_enabled);
+    }
+
+    #[test]
+    fn the_builtin_configuration_is_priced_only_by_its_variables() {
+        let c = config(&BASE).unwrap();
+        assert_eq!(
+            (
+                c.provider_a.input_price_per_mtok,
+                c.provider_a.output_price_per_mtok
+            ),
+            (None, None),
+            "no price is known unless set"
+        );
+        let mut vars = BASE.to_vec();
+        vars.extend([
+            ("PROVIDERA_INPUT_PRICE_PER_MTOK", "2.5"),
+            ("PROVIDERA_OUTPUT_PRICE_PER_MTOK", "10"),
+        ]);
+        let c = config(&vars).unwrap();
+        assert_eq!(
+            (
+                c.provider_a.input_price_per_mtok,
+                c.provider_a.output_price_per_mtok
+            ),
+            (Some(2.5), Some(10.0))
+        );
+        for bad in ["-1", "cheap", "NaN"] {
+            let mut vars = BASE.to_vec();
+            vars.push(("PROVIDERA_OUTPUT_PRICE_PER_MTOK", bad));
+            let err = config(&vars).unwrap_err().to_string();
+            assert!(err.contains("PROVIDERA_OUTPUT_PRICE_PER_MTOK"), "{err}");
+        }
     }
 
     #[test]

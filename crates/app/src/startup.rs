@@ -297,7 +297,8 @@ impl Application {
                     ..EngineSettings::default()
                 },
             )
-            .observed_by(Arc::new(NotifyOnFinish(notifications.clone()))),
+            .observed_by(Arc::new(NotifyOnFinish(notifications.clone())))
+            .reads_repo_config(Arc::new(reviewd_repo_config::YamlRepoConfig)),
         );
         crate::metrics::handle();
         let instance = format!("{}-{}", machine_name(&config.hostname), std::process::id());
@@ -564,6 +565,10 @@ fn ai_configs(
                 .clone()
                 .unwrap_or_else(|| reviewd_domain::model::ai_config::DEFAULT_MODEL.to_owned()),
             max_concurrency: concurrency,
+            prices: reviewd_domain::model::AiPrices {
+                input_per_mtok: config.provider_a.input_price_per_mtok,
+                output_per_mtok: config.provider_a.output_price_per_mtok,
+            },
         },
     ))
 }

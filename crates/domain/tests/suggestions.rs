@@ -161,6 +161,8 @@ fn runner_result(comments: Vec<RunnerComment>) -> RunnerResult {
             review_ms: 7,
             submit_ms: 1,
             tokens_used: None,
+            prompt_tokens: None,
+            completion_tokens: None,
         },
         error: None,
         logs: None,

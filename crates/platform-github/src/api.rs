@@ -169,3 +169,43 @@ pub struct GhComment {
     #[serde(default)]
     pub created_at: Option<DateTime<Utc>>,
 }
+
+/// `GET /repos/{owner}/{repo}/contents/{path}` for a file: its body in base64
+/// (`encoding: "none"` and no content past 1 MB).
+#[derive(Debug, Deserialize)]
+pub struct GhContent {
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    #[serde(default)]
+    pub encoding: Option<String>,
+    #[serde(default)]
+    pub content: Option<String>,
+}
+
+impl GhContent {
+    /// The file's bytes; `None` for a directory or a submodule at that path.
+    ///
+    /// # Errors
+    /// `InvalidResponse` for a body that is not base64, `Rejected` for a file
+    /// too large for the contents API to carry.
+    pub fn decoded(self) -> Result<Option<Vec<u8>>, reviewd_domain::ports::PlatformError> {
+        use base64::Engine as _;
+        use reviewd_domain::ports::PlatformError;
+        if self.kind != "file" {
+            return Ok(None);
+        }
+        match (self.encoding.as_deref(), self.content) {
+            (Some("base64"), Some(content)) => {
+                // GitHub wraps the base64 text at 60 columns.
+                let compact: String = content.split_whitespace().collect();
+                base64::engine::general_purpose::STANDARD
+                    .decode(compact)
+                    .map(Some)
+                    .map_err(|e| PlatformError::InvalidResponse(format!("file content: {e}")))
+            }
+            _ => Err(PlatformError::Rejected(
+                "the file is too large to read through the contents API".into(),
+            )),
+        }
+    }
+}

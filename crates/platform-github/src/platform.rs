@@ -1,4 +1,4 @@
-use crate::api::{GhComment, GhCompare, GhFile, GhHook, GhPull, GhRepo, GhUser};
+use crate::api::{GhComment, GhCompare, GhContent, GhFile, GhHook, GhPull, GhRepo, GhUser};
 use crate::client::GithubPlatform;
 use crate::suggestion::review_comment;
 use async_trait::async_trait;
@@ -20,6 +20,14 @@ fn repo(project: &ProjectRef) -> String {
     } else {
         format!("/repositories/{}", project.id)
     }
+}
+
+/// A repository path as URL segments: each encoded, the slashes kept.
+fn encode_path(path: &str) -> String {
+    path.split('/')
+        .map(|segment| url::form_urlencoded::byte_serialize(segment.as_bytes()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 #[async_trait]
@@ -186,6 +194,21 @@ impl HostingPlatform for GithubPlatform {
             .get_json(&format!("{}/compare/{from}...{to}", repo(project)), &[])
             .await?;
         Ok(compare.files.into_iter().map(FileDiff::from).collect())
+    }
+
+    async fn read_file(
+        &self,
+        project: &ProjectRef,
+        path: &str,
+        sha: &str,
+    ) -> Result<Option<Vec<u8>>, PlatformError> {
+        let route = format!("{}/contents/{}", repo(project), encode_path(path));
+        let content: GhContent = match self.get_json(&route, &[("ref", sha.to_owned())]).await {
+            Ok(content) => content,
+            Err(PlatformError::NotFound(_)) => return Ok(None),
+            Err(other) => return Err(other),
+        };
+        content.decoded()
     }
 
     async fn post_inline_comments(

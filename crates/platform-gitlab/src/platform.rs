@@ -221,6 +221,24 @@ impl HostingPlatform for GitlabPlatform {
         Ok(compare.diffs.into_iter().map(FileDiff::from).collect())
     }
 
+    async fn read_file(
+        &self,
+        project: &ProjectRef,
+        path: &str,
+        sha: &str,
+    ) -> Result<Option<Vec<u8>>, PlatformError> {
+        // The file path is one URL segment: its slashes are encoded.
+        let url = self.url(&Self::project_path(
+            project,
+            &format!("/repository/files/{}/raw", project_segment(path)),
+        ));
+        match self.send(|c| c.get(&url).query(&[("ref", sha)])).await {
+            Ok(response) => Ok(Some(response.body.to_vec())),
+            Err(PlatformError::NotFound(_)) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+
     async fn post_inline_comments(
         &self,
         project: &ProjectRef,

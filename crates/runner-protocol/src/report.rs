@@ -206,6 +206,13 @@ pub struct RunnerMetrics {
     pub submit_ms: u64,
     #[serde(default)]
     pub tokens_used: Option<u64>,
+    /// Of `tokensUsed`, those sent (prompt) and those answered (completion): the
+    /// server prices them with the task's AI configuration. Without both, the cost of
+    /// the runner's calls is unknown.
+    #[serde(default)]
+    pub prompt_tokens: Option<u64>,
+    #[serde(default)]
+    pub completion_tokens: Option<u64>,
 }
 
 /// The body of `POST /api/runners/tasks/{task_id}/result`: accepted once per task,

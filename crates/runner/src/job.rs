@@ -57,6 +57,9 @@ struct Work<'a> {
     log: &'a TaskLog,
     timings: &'a Mutex<Timings>,
     tokens: AtomicU64,
+    /// Of `tokens`, the prompt's and the completion's: the server prices each.
+    prompt_tokens: AtomicU64,
+    completion_tokens: AtomicU64,
 }
 
 /// What the work produced.
@@ -110,6 +113,8 @@ pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
         log: &log,
         timings: &timings,
         tokens: AtomicU64::new(0),
+        prompt_tokens: AtomicU64::new(0),
+        completion_tokens: AtomicU64::new(0),
     };
     // Stop a tenth before the server's lease ends, so the result (a failure) still
     // reaches it while the task is ours.
@@ -172,6 +177,8 @@ pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
             review_ms: t.review_ms,
             submit_ms: ms(submit_started),
             tokens_used: (tokens > 0).then_some(tokens),
+            prompt_tokens: (tokens > 0).then(|| work.prompt_tokens.load(Ordering::Relaxed)),
+            completion_tokens: (tokens > 0).then(|| work.completion_tokens.load(Ordering::Relaxed)),
         },
         error,
         logs: Some(log.remainder()).filter(|l| !l.is_empty()),
@@ -416,6 +423,10 @@ impl CallRecorder for Work<'_> {
             (Some(c), error) => {
                 self.tokens
                     .fetch_add(u64::from(c.usage.total), Ordering::Relaxed);
+                self.prompt_tokens
+                    .fetch_add(u64::from(c.usage.prompt), Ordering::Relaxed);
+                self.completion_tokens
+                    .fetch_add(u64::from(c.usage.completion), Ordering::Relaxed);
                 self.log.line(format!(
                     "{}: model {} answered in {} ms, {} token(s){}",
                     call.file_path,

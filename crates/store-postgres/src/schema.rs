@@ -30,6 +30,7 @@ diesel::table! {
         total_tokens -> Int4,
         error_message -> Nullable<Text>,
         created_at -> Timestamptz,
+        cost_usd -> Nullable<Float8>,
     }
 }
 

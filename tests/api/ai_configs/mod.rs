@@ -1,6 +1,7 @@
 //! AI configurations end to end: the admin API (`/api/ai-configs`), who may use it,
 //! and reviews (workers' and runners') sent to the configuration of their project.
 
+mod cost;
 mod crud;
 mod health;
 mod permissions;

@@ -7,6 +7,7 @@
 mod failures;
 mod github;
 mod recovery;
+mod repo_config;
 mod rounds;
 mod suggestions;
 mod templates;

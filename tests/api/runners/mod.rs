@@ -6,6 +6,7 @@ mod access;
 mod claims;
 mod failures;
 mod lifecycle;
+mod repo_config;
 
 use crate::helpers::{TestApp, json};
 use crate::review_pipeline::{gitlab_with_one_mr, setup_project};

@@ -12,7 +12,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
 /// Prometheus metrics, in the text exposition format.
 ///
 /// HTTP requests by route template, method and status, their durations, the queue
-/// depth, and reviews, runners and notifications by state.
+/// depth, reviews, runners and notifications by state, and the AI spending by
+/// provider and model.
 #[utoipa::path(
     responses((
         status = 200,
@@ -60,6 +61,12 @@ fn set_state_gauges(counts: &StateCounts) {
     for state in RUNNER_STATES {
         let n = lookup(&counts.runners, state);
         metrics::gauge!("reviewd_runners", "status" => state).set(n);
+    }
+    // Read from the AI call log, so every replica reports the same total and a
+    // restart loses nothing; it only grows, so `increase()` works as on a counter.
+    for (provider, model, usd) in &counts.ai_costs {
+        metrics::gauge!("reviewd_ai_cost_usd_total", "provider" => provider.clone(), "model" => model.clone())
+            .set(*usd);
     }
     for (channel, status, n) in &counts.notifications {
         metrics::gauge!("reviewd_notifications", "channel" => channel.clone(), "status" => status.clone())

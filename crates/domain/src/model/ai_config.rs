@@ -2,6 +2,7 @@
 //! (`/api/ai-configs`), the built-in one the `PROVIDERA_*` variables describe, and
 //! [`AiTarget`], what one review is sent to.
 
+use super::cost::AiPrices;
 use super::secret::SecretString;
 use chrono::{DateTime, Utc};
 use std::fmt;
@@ -141,6 +142,8 @@ pub struct AiTarget {
     pub timeout: Option<Duration>,
     /// Whether projects without a configuration of their own use it.
     pub is_default: bool,
+    /// What its calls cost (the AI call log's `cost_usd`).
+    pub prices: AiPrices,
 }
 
 impl AiTarget {
@@ -185,6 +188,10 @@ impl AiTarget {
             max_concurrency: usize::try_from(config.max_concurrency).unwrap_or(1),
             timeout: Some(Duration::from_secs(u64::from(config.timeout_secs))),
             is_default: config.is_default,
+            prices: AiPrices {
+                input_per_mtok: config.input_price_per_mtok,
+                output_per_mtok: config.output_price_per_mtok,
+            },
         }
     }
 }
@@ -201,19 +208,23 @@ impl fmt::Debug for AiTarget {
             .field("max_concurrency", &self.max_concurrency)
             .field("timeout", &self.timeout)
             .field("is_default", &self.is_default)
+            .field("prices", &self.prices)
             .finish()
     }
 }
 
 /// The built-in configuration (`PROVIDERA_ENDPOINT`, `PROVIDERA_API_KEY`,
-/// `PROVIDERA_MODEL`, `AI_REVIEW_CONCURRENCY`): used while no stored configuration
-/// is the default. Its `Debug` masks the key (`SecretString` does).
+/// `PROVIDERA_MODEL`, `AI_REVIEW_CONCURRENCY`, `PROVIDERA_INPUT_PRICE_PER_MTOK`,
+/// `PROVIDERA_OUTPUT_PRICE_PER_MTOK`): used while no stored configuration is the
+/// default. Its `Debug` masks the key (`SecretString` does).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuiltinAi {
     pub endpoint: Option<String>,
     pub api_key: Option<SecretString>,
     pub model: String,
     pub max_concurrency: usize,
+    /// Unknown (no cost recorded) unless both price variables are set.
+    pub prices: AiPrices,
 }
 
 impl Default for BuiltinAi {
@@ -223,6 +234,7 @@ impl Default for BuiltinAi {
             api_key: None,
             model: DEFAULT_MODEL.to_owned(),
             max_concurrency: 3,
+            prices: AiPrices::default(),
         }
     }
 }
@@ -240,6 +252,7 @@ impl BuiltinAi {
             max_concurrency: self.max_concurrency.max(1),
             timeout: None,
             is_default,
+            prices: self.prices,
         }
     }
 }
@@ -261,6 +274,7 @@ mod tests {
             max_concurrency: 3,
             timeout,
             is_default: false,
+            prices: AiPrices::default(),
         }
     }
 

@@ -2,6 +2,7 @@
 
 pub mod ai_config;
 pub mod api_key;
+pub mod cost;
 pub mod diff;
 pub mod grade;
 pub mod health;
@@ -25,6 +26,7 @@ pub use ai_config::{
     AiConfig, AiConfigChanges, AiProviderKind, AiSource, AiTarget, BuiltinAi, NewAiConfig,
 };
 pub use api_key::{ApiKey, NewApiKey};
+pub use cost::{AiPrices, cost_usd};
 pub use platform::{
     AuthType, MergeRequest, MrState, NewPlatformConfig, OAuthTokens, PlatformConfig,
     PlatformConfigChanges, PlatformConnection, PlatformPage, PlatformProject, PlatformType,
@@ -32,8 +34,9 @@ pub use platform::{
 };
 pub use principal::{AuthMethod, Principal};
 pub use project::{
-    GlobalSettings, PipelineEntry, PipelineFilter, Project, ProjectFilter, ProjectSettingsChanges,
-    ProjectStats, ReviewSummary, WebhookState, WebhookStatus, WebhookStatusFilter,
+    GlobalSettings, PipelineEntry, PipelineFilter, Project, ProjectCost, ProjectFilter,
+    ProjectSettingsChanges, ProjectStats, ReviewSummary, WebhookState, WebhookStatus,
+    WebhookStatusFilter,
 };
 pub use role::{Permission, Role};
 pub use secret::{MASK, SecretString};

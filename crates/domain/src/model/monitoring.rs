@@ -169,7 +169,7 @@ impl ApiStats {
 }
 
 /// Counts by state read for the metrics exposition.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StateCounts {
     /// `(status, count)` of reviews.
     pub reviews: Vec<(String, u64)>,
@@ -177,6 +177,8 @@ pub struct StateCounts {
     pub runners: Vec<(String, u64)>,
     /// `(channel, status, count)` of notification deliveries.
     pub notifications: Vec<(String, String, u64)>,
+    /// `(provider, model, USD)`: the cost of every priced AI call ever logged.
+    pub ai_costs: Vec<(String, String, f64)>,
 }
 
 /// Rows removed by one retention run, per kind.

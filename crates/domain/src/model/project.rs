@@ -134,7 +134,7 @@ pub struct GlobalSettings {
 }
 
 /// Aggregates over all projects.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProjectStats {
     pub total: u64,
     pub enabled: u64,
@@ -151,6 +151,20 @@ pub struct ProjectStats {
     pub reviews_pending: u64,
     pub reviews_completed: u64,
     pub reviews_failed: u64,
+    /// USD spent on AI calls, ever and in the current calendar month (UTC).
+    pub cost_usd_total: f64,
+    pub cost_usd_this_month: f64,
+    /// Each project's spending this month, costliest first (projects that spent
+    /// nothing are left out).
+    pub cost_by_project: Vec<ProjectCost>,
+}
+
+/// One project's AI spending over a period.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectCost {
+    pub project_id: Uuid,
+    pub project_name: String,
+    pub cost_usd: f64,
 }
 
 /// A review as listed in a project's workspace.

@@ -132,6 +132,9 @@ pub struct AiCallRecord {
     pub prompt_tokens: u32,
     pub completion_tokens: u32,
     pub total_tokens: u32,
+    /// USD, from the configuration's prices at the time of the call; `None` when it
+    /// has none (or, for a runner, the split of its tokens is unknown).
+    pub cost_usd: Option<f64>,
     pub error_message: Option<String>,
 }
 

@@ -38,6 +38,8 @@ pub struct ReviewDetail {
     pub author_username: Option<String>,
     pub error_message: Option<String>,
     pub started_at: Option<DateTime<Utc>>,
+    /// USD: the sum of its AI calls' costs; `None` when none of them had a price.
+    pub cost_usd: Option<f64>,
 }
 
 /// Aggregates of the filtered set of the review list.
@@ -49,6 +51,8 @@ pub struct ReviewStats {
     pub failed: u64,
     pub total_comments: u64,
     pub average_score: Option<f64>,
+    /// USD spent on the AI calls of the filtered reviews (priced calls only).
+    pub total_cost_usd: f64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -127,6 +131,8 @@ pub struct AiLogItem {
     pub prompt_tokens: i32,
     pub completion_tokens: i32,
     pub total_tokens: i32,
+    /// USD; `None` when the configuration had no prices.
+    pub cost_usd: Option<f64>,
     pub file_path: Option<String>,
     pub error_message: Option<String>,
     pub created_at: DateTime<Utc>,

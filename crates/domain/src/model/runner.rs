@@ -121,6 +121,10 @@ pub struct RunnerAssignment {
     /// AI configurations: the built-in model).
     #[serde(default)]
     pub ai_model: Option<String>,
+    /// `.reviewd.yml`'s `minSeverity` at the head, applied when the result comes
+    /// back (absent in older assignments: everything posted).
+    #[serde(default)]
+    pub min_severity: Option<crate::model::grade::Severity>,
 }
 
 /// Outcome of a runner task (and of each file).
@@ -164,6 +168,10 @@ pub struct RunnerMetrics {
     pub submit_ms: u64,
     #[serde(default)]
     pub tokens_used: Option<u64>,
+    #[serde(default)]
+    pub prompt_tokens: Option<u64>,
+    #[serde(default)]
+    pub completion_tokens: Option<u64>,
 }
 
 /// The body of `POST /api/runners/tasks/:id/result`.

@@ -52,6 +52,17 @@ pub trait CatalogRepository: Send + Sync {
     async fn template_content(&self, id: Option<Uuid>)
     -> Result<Option<(Uuid, String)>, RepoError>;
 
+    /// The content of the template named `name` (exactly) that `project_id` may use:
+    /// the project's own before a global one, then the oldest (names are not unique).
+    ///
+    /// # Errors
+    /// Store failures; no such template is `Ok(None)`.
+    async fn template_named(
+        &self,
+        name: &str,
+        project_id: Uuid,
+    ) -> Result<Option<(Uuid, String)>, RepoError>;
+
     /// # Errors
     /// `NotFound` for an unknown project.
     async fn create_rule(&self, rule: RuleChanges) -> Result<RuleItem, RepoError>;

@@ -112,6 +112,20 @@ pub trait HostingPlatform: Send + Sync {
         to: &str,
     ) -> Result<Vec<FileDiff>, PlatformError>;
 
+    /// The raw content of the file at `path` in the repository at commit `sha`
+    /// (how the engine reads `.reviewd.yml` at an MR's head).
+    ///
+    /// # Errors
+    /// A file that is not there is `Ok(None)`, not an error (both platforms answer a
+    /// missing file and an invisible project alike); `Unavailable`/`RateLimited` as
+    /// usual.
+    async fn read_file(
+        &self,
+        project: &ProjectRef,
+        path: &str,
+        sha: &str,
+    ) -> Result<Option<Vec<u8>>, PlatformError>;
+
     /// Posts line comments: one discussion each on hostA, one review holding all of
     /// them on hostB. Returns, per comment, the platform's id for it when it has one
     /// (hostA discussion ids).

@@ -25,6 +25,8 @@ pub mod task_queue;
 pub mod task_repository;
 pub mod user_repository;
 
+/// The YAML adapter's port sits beside the file's meaning, in `review::repo_config`.
+pub use crate::review::repo_config::RepoConfigParser;
 pub use ai_config_repository::AiConfigRepository;
 pub use ai_provider::{AiCompletion, AiError, AiProvider, AiProviders, AiRequest, TokenUsage};
 pub use api_key_repository::ApiKeyRepository;

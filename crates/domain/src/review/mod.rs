@@ -1,7 +1,7 @@
 //! The review engine's rules, as pure functions: which lines of a diff a comment may
 //! land on, which files are ignored, which rules apply, how a model's answer is read,
 //! how comments are recognised across rounds, which suggested code fits the diff,
-//! and how a review is rated.
+//! how a review is rated, and what a repository's `.reviewd.yml` changes.
 
 pub mod chunking;
 pub mod diff_lines;
@@ -12,5 +12,6 @@ pub mod markers;
 pub mod output;
 pub mod prompt;
 pub mod rating;
+pub mod repo_config;
 pub mod rules;
 pub mod suggestion;

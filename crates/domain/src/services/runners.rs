@@ -229,6 +229,12 @@ impl RunnerService {
                         .count_finished(runner_id, RunnerOutcome::Success)
                         .await?;
                 }
+                Ok(Assigned::NotReviewed) => {
+                    self.tasks.complete(task.id, None).await?;
+                    self.runners
+                        .count_finished(runner_id, RunnerOutcome::Success)
+                        .await?;
+                }
                 Err(f) if f.transient => {
                     tracing::warn!(task.id = %task.id, error = %f.message, "runner.prepare_failed");
                     self.runners.release(task.id, runner_id, &f.message).await?;

@@ -163,6 +163,7 @@ pub fn builtin_ai() -> BuiltinAi {
         api_key: Some(SecretString::new("sk-test")),
         model: "gpt-4o-mini".into(),
         max_concurrency: 3,
+        prices: reviewd_domain::model::AiPrices::default(),
     }
 }
 

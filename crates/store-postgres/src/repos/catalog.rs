@@ -140,6 +140,31 @@ impl CatalogRepository for PgCatalogRepository {
             .map_err(map_diesel_error)
     }
 
+    async fn template_named(
+        &self,
+        name: &str,
+        project_id: Uuid,
+    ) -> Result<Option<(Uuid, String)>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        review_templates::table
+            .select((review_templates::id, review_templates::content))
+            .filter(review_templates::name.eq(name))
+            .filter(
+                review_templates::project_id
+                    .eq(project_id)
+                    .or(review_templates::project_id.is_null()),
+            )
+            // The project's own first (NULLs last), then the oldest.
+            .order((
+                review_templates::project_id.desc().nulls_last(),
+                review_templates::created_at.asc(),
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)
+    }
+
     async fn create_rule(&self, r: RuleChanges) -> Result<RuleItem, RepoError> {
         let mut conn = conn(&self.pool).await?;
         diesel::insert_into(review_rules::table)

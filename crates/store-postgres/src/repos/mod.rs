@@ -4,6 +4,7 @@
 mod ai_configs;
 mod api_keys;
 mod catalog;
+mod costs;
 mod health_checks;
 mod jobs;
 mod locks;

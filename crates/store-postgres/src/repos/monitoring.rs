@@ -343,7 +343,9 @@ impl MonitoringRepository for PgMonitoringRepository {
             let shown = if silent { "offline".to_owned() } else { status };
             *by_runner_status.entry(shown).or_default() += 1;
         }
+        let ai_costs = super::costs::by_model(&mut conn).await?;
         Ok(StateCounts {
+            ai_costs,
             reviews: reviews.into_iter().map(|(s, n)| (s, count(n))).collect(),
             runners: by_runner_status.into_iter().collect(),
             notifications: notifications

@@ -251,7 +251,13 @@ impl ProjectRepository for PgProjectRepository {
             .get_result(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        Ok(projects.into_stats(reviews))
+        let (total, month, by_project) = super::costs::project_costs(&mut conn).await?;
+        Ok(ProjectStats {
+            cost_usd_total: total,
+            cost_usd_this_month: month,
+            cost_by_project: by_project,
+            ..projects.into_stats(reviews)
+        })
     }
 
     async fn recent_reviews(&self, id: Uuid, limit: u32) -> Result<Vec<ReviewSummary>, RepoError> {

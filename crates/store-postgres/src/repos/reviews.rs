@@ -381,6 +381,7 @@ impl ReviewRepository for PgReviewRepository {
                 ai_call_logs::prompt_tokens.eq(clamp32(call.prompt_tokens)),
                 ai_call_logs::completion_tokens.eq(clamp32(call.completion_tokens)),
                 ai_call_logs::total_tokens.eq(clamp32(call.total_tokens)),
+                ai_call_logs::cost_usd.eq(call.cost_usd),
                 ai_call_logs::error_message.eq(call.error_message),
             ))
             .execute(&mut conn)

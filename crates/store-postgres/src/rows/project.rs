@@ -144,6 +144,7 @@ impl ProjectCountsRow {
             reviews_pending: count(r.pending),
             reviews_completed: count(r.completed),
             reviews_failed: count(r.failed),
+            ..ProjectStats::default()
         }
     }
 }

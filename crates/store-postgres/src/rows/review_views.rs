@@ -77,6 +77,9 @@ pub(crate) struct StatsRow {
     comments: i64,
     #[diesel(select_expression = sql::<Nullable<Double>>("avg(score)::double precision"), select_expression_type = SqlLiteral<Nullable<Double>>)]
     average: Option<f64>,
+    // Each review's calls summed first, so a review counts once however many it made.
+    #[diesel(select_expression = sql::<Double>("coalesce(sum((SELECT sum(c.cost_usd) FROM ai_call_logs c WHERE c.review_id = reviews.id)), 0)::double precision"), select_expression_type = SqlLiteral<Double>)]
+    cost: f64,
 }
 
 impl From<StatsRow> for ReviewStats {
@@ -88,6 +91,7 @@ impl From<StatsRow> for ReviewStats {
             failed: count(r.failed),
             total_comments: count(r.comments),
             average_score: r.average.map(|a| (a * 10.0).round() / 10.0),
+            total_cost_usd: r.cost,
         }
     }
 }
@@ -160,6 +164,8 @@ pub(crate) struct DetailRow {
     author_username: Option<String>,
     error_message: Option<String>,
     started_at: Option<DateTime<Utc>>,
+    #[diesel(select_expression = sql::<Nullable<Double>>("(SELECT sum(c.cost_usd) FROM ai_call_logs c WHERE c.review_id = reviews.id)"), select_expression_type = SqlLiteral<Nullable<Double>>)]
+    cost_usd: Option<f64>,
 }
 
 impl From<DetailRow> for ReviewDetail {
@@ -178,6 +184,7 @@ impl From<DetailRow> for ReviewDetail {
             author_username: r.author_username,
             error_message: r.error_message,
             started_at: r.started_at,
+            cost_usd: r.cost_usd,
         }
     }
 }
@@ -335,6 +342,7 @@ pub(crate) struct AiLogRow {
     prompt_tokens: i32,
     completion_tokens: i32,
     total_tokens: i32,
+    cost_usd: Option<f64>,
     file_path: Option<String>,
     error_message: Option<String>,
     created_at: DateTime<Utc>,
@@ -351,6 +359,7 @@ impl From<AiLogRow> for AiLogItem {
             prompt_tokens: r.prompt_tokens,
             completion_tokens: r.completion_tokens,
             total_tokens: r.total_tokens,
+            cost_usd: r.cost_usd,
             file_path: r.file_path,
             error_message: r.error_message,
             created_at: r.created_at,

@@ -165,6 +165,7 @@ pub async fn run(world: &impl PlatformWorld) {
     a_merge_request_reads_as_fixed(world).await;
     the_diff_has_every_file_and_the_refs(world).await;
     compare_gives_the_files_between_commits(world).await;
+    a_file_is_read_at_a_commit(world).await;
     line_comments_get_one_id_slot_each(world).await;
     a_line_outside_the_diff_is_rejected(world).await;
     a_suggestion_past_the_hunk_is_refused_by_host_b_only(world).await;
@@ -379,6 +380,37 @@ async fn the_diff_has_every_file_and_the_refs(world: &impl PlatformWorld) {
         platform.merge_request_diff(&project, 5).await,
         Err(PlatformError::NotFound(_))
     ));
+}
+
+async fn a_file_is_read_at_a_commit(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let text = "ignore: [\"docs/**\"]\n# é, and a line long enough to wrap when base64-encoded by the platform\n";
+    let mr = MrFixture::new(6)
+        .head("f11ef11ef11ef11ef11ef11ef11ef11ef11ef11e")
+        .repo_file(".reviewd.yml", text)
+        .repo_file("config/nested.yml", "a: 1\n");
+    let project = world
+        .add_project(&ProjectFixture::new("contract/files").mr(mr.clone()))
+        .await;
+    let read = |path: &'static str, sha: &'static str| platform.read_file(&project, path, sha);
+    let head = "f11ef11ef11ef11ef11ef11ef11ef11ef11ef11e";
+    assert_eq!(
+        read(".reviewd.yml", head).await.unwrap(),
+        Some(text.as_bytes().to_vec())
+    );
+    assert_eq!(
+        read("config/nested.yml", head).await.unwrap(),
+        Some(b"a: 1\n".to_vec()),
+        "a path with a slash"
+    );
+    assert_eq!(read("missing.yml", head).await.unwrap(), None);
+    assert_eq!(
+        read(".reviewd.yml", "0000000000000000000000000000000000000000")
+            .await
+            .unwrap(),
+        None,
+        "not at another commit"
+    );
 }
 
 async fn compare_gives_the_files_between_commits(world: &impl PlatformWorld) {

@@ -13,6 +13,7 @@ pub mod ai_configs;
 pub mod api_keys;
 pub mod catalog;
 pub mod clock;
+pub mod costs;
 pub mod credentials;
 pub mod data_wipe;
 pub mod health_checks;
@@ -120,7 +121,7 @@ macro_rules! repository_contract_tests {
         $crate::repository_contract_tests!(@ports $make;
             platform_configs, ai_configs, projects, settings, catalog, tasks, runners, reviews,
             review_queries, notifications, monitoring, jobs, health_checks, users, sessions,
-            api_keys, data_wipe);
+            api_keys, data_wipe, costs);
     };
     (@ports $make:path; $($port:ident),*) => {
         $(

@@ -276,6 +276,7 @@ async fn ai_logs_newest_first(s: &Stores) {
             prompt_tokens: 1,
             completion_tokens: 1,
             total_tokens: 2,
+            cost_usd: None,
             error_message: None,
         };
         s.reviews.log_ai_call(call).await.unwrap();

@@ -397,6 +397,7 @@ async fn ai_calls_are_logged(s: &Stores) {
         prompt_tokens: 100,
         completion_tokens: 20,
         total_tokens: 120,
+        cost_usd: Some(0.000_45),
         error_message: (!success).then(|| "rate limited".into()),
     };
     s.reviews
@@ -416,4 +417,9 @@ async fn ai_calls_are_logged(s: &Stores) {
         ("failed", 1200, 120)
     );
     assert_eq!(log.error_message.as_deref(), Some("rate limited"));
+    assert_eq!(
+        log.cost_usd,
+        Some(0.000_45),
+        "the cost is stored as computed"
+    );
 }

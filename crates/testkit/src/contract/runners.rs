@@ -355,6 +355,7 @@ async fn only_the_holder_moves_a_held_task(s: &Stores) {
 
     let review = seed::review(s, &project, 1, "aaa").await;
     let assignment = RunnerAssignment {
+        min_severity: None,
         review_id: review.id,
         round_id: Uuid::new_v4(),
         round_number: 1,

@@ -218,6 +218,7 @@ impl FakeServer for FakeGithub {
         .await;
         for mr in &fixture.merge_requests {
             self.serve_pull(&full_name, mr).await;
+            self.serve_repo_files(&full_name, mr).await;
         }
         self.serve_comment_edits(&full_name).await;
         self.serve_hooks(&format!("{base}/hooks"), &full_name).await;
@@ -243,6 +244,30 @@ impl FakeServer for FakeGithub {
 }
 
 impl FakeGithub {
+    /// `GET /contents/{path}?ref=<head>`: the MR's repository files at its head, as
+    /// the contents API's JSON with the body in base64 (wrapped as GitHub wraps it).
+    async fn serve_repo_files(&self, full_name: &str, mr: &MrFixture) {
+        use base64::Engine as _;
+        for (file, content) in &mr.repo_files {
+            let route = format!("/api/v3/repos/{full_name}/contents/{file}");
+            let head = mr.head_sha.clone();
+            let at_head = move |r: &Request| {
+                r.url.path() == route && query_value(r, "ref").as_deref() == Some(head.as_str())
+            };
+            let encoded = base64::engine::general_purpose::STANDARD.encode(content);
+            let wrapped: Vec<String> = encoded
+                .as_bytes()
+                .chunks(60)
+                .map(|c| String::from_utf8_lossy(c).into_owned())
+                .collect();
+            let body = json!({
+                "type": "file", "encoding": "base64", "name": file, "path": file,
+                "size": content.len(), "content": wrapped.join("\n"),
+            });
+            self.serve_json(at_head, body).await;
+        }
+    }
+
     async fn serve_pull(&self, full_name: &str, mr: &MrFixture) {
         let repo = format!("/api/v3/repos/{full_name}");
         let pull = format!("{repo}/pulls/{}", mr.iid);

@@ -214,6 +214,7 @@ impl FakeServer for FakeGitlab {
         self.serve_merge_request_list(id, fixture).await;
         for mr in &fixture.merge_requests {
             self.serve_merge_request(id, &fixture.full_path, mr).await;
+            self.serve_repo_files(id, mr).await;
         }
         self.serve_hooks(&format!("{base}/hooks"), &id.to_string())
             .await;
@@ -274,6 +275,23 @@ impl FakeGitlab {
             },
         )
         .await;
+    }
+
+    /// `GET /repository/files/:path/raw?ref=<head>`: the MR's repository files at its
+    /// head, raw (any other path or commit is GitLab's 404).
+    async fn serve_repo_files(&self, id: u64, mr: &MrFixture) {
+        for (file, content) in &mr.repo_files {
+            let encoded: String = url::form_urlencoded::byte_serialize(file.as_bytes()).collect();
+            let route = format!("/api/v4/projects/{id}/repository/files/{encoded}/raw");
+            let head = mr.head_sha.clone();
+            let at_head = move |r: &Request| {
+                r.url.path() == route && query_value(r, "ref").as_deref() == Some(head.as_str())
+            };
+            let raw = ResponseTemplate::new(200)
+                .insert_header("content-type", "text/plain; charset=utf-8")
+                .set_body_string(content.clone());
+            self.serve("GET", at_head, raw).await;
+        }
     }
 
     async fn serve_merge_request(&self, id: u64, full_path: &str, mr: &MrFixture) {

@@ -176,6 +176,27 @@ impl CatalogRepository for MemoryStore {
             .map(|r| (r.item.id, r.content.clone())))
     }
 
+    async fn template_named(
+        &self,
+        name: &str,
+        project_id: Uuid,
+    ) -> Result<Option<(Uuid, String)>, RepoError> {
+        let t = self.tables();
+        let named = |own: bool| {
+            t.catalog.templates.iter().find(|r| {
+                r.item.name == name
+                    && if own {
+                        r.item.project_id == Some(project_id)
+                    } else {
+                        r.item.project_id.is_none()
+                    }
+            })
+        };
+        Ok(named(true)
+            .or_else(|| named(false))
+            .map(|r| (r.item.id, r.content.clone())))
+    }
+
     async fn create_rule(&self, rule: RuleChanges) -> Result<RuleItem, RepoError> {
         let mut row = blank_rule();
         apply_rule(&mut row, rule);

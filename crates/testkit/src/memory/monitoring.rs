@@ -125,6 +125,7 @@ impl Tables {
             reviews: reviews.into_iter().collect(),
             runners: runners.into_iter().collect(),
             notifications: Vec::new(),
+            ai_costs: ai_costs(&self.ai_calls),
         }
     }
 }
@@ -336,6 +337,21 @@ impl HealthCheckRepository for MemoryStore {
         rows.truncate(f.limit.max(1) as usize);
         Ok(rows)
     }
+}
+
+/// `(provider, model, USD)` of the priced calls, ordered as PostgreSQL orders them.
+fn ai_costs(calls: &[super::tables::AiCallRow]) -> Vec<(String, String, f64)> {
+    let mut sums: BTreeMap<(String, String), f64> = BTreeMap::new();
+    for c in calls {
+        if let Some(cost) = c.call.cost_usd {
+            *sums
+                .entry((c.call.provider.clone(), c.call.model.clone()))
+                .or_default() += cost;
+        }
+    }
+    sums.into_iter()
+        .map(|((p, m), cost)| (p, m, cost))
+        .collect()
 }
 
 #[cfg(test)]

@@ -5,10 +5,11 @@ use super::MemoryStore;
 use super::platform_configs::set;
 use super::tables::Tables;
 use async_trait::async_trait;
+use chrono::{DateTime, Datelike, Utc};
 use reviewd_domain::model::{
-    PipelineEntry, PipelineFilter, PlatformProject, PlatformType, Project, ProjectFilter,
-    ProjectSettingsChanges, ProjectStats, ReviewSummary, WebhookState, WebhookStatus,
-    WebhookStatusFilter,
+    PipelineEntry, PipelineFilter, PlatformProject, PlatformType, Project, ProjectCost,
+    ProjectFilter, ProjectSettingsChanges, ProjectStats, ReviewSummary, WebhookState,
+    WebhookStatus, WebhookStatusFilter,
 };
 use reviewd_domain::ports::{ProjectRepository, RepoError};
 use reviewd_domain::{Page, PageRequest};
@@ -348,7 +349,12 @@ impl ProjectRepository for MemoryStore {
                 .filter(|r| r.detail.item.status == status)
                 .count() as u64
         };
+        let (cost_usd_total, cost_usd_this_month, cost_by_project) =
+            project_costs(&tables, self.now());
         Ok(ProjectStats {
+            cost_usd_total,
+            cost_usd_this_month,
+            cost_by_project,
             reviews_total: tables.reviews.len() as u64,
             reviews_pending: reviews("pending"),
             reviews_completed: reviews("completed"),
@@ -399,4 +405,48 @@ impl ProjectRepository for MemoryStore {
         let entries = tasks.into_iter().map(pipeline_entry).collect();
         Ok(Page::from_all(entries, page))
     }
+}
+
+/// Spending ever, this calendar month (UTC) and this month per project, as the
+/// PostgreSQL store sums the AI call log.
+fn project_costs(t: &Tables, now: DateTime<Utc>) -> (f64, f64, Vec<ProjectCost>) {
+    let month_start = month_start(now);
+    let priced = || {
+        t.ai_calls
+            .iter()
+            .filter_map(|c| c.call.cost_usd.map(|cost| (c, cost)))
+    };
+    let total = priced().map(|(_, cost)| cost).sum();
+    let this_month = || priced().filter(|(c, _)| c.call.created_at >= month_start);
+    let month = this_month().map(|(_, cost)| cost).sum();
+    let mut by_project: Vec<ProjectCost> = Vec::new();
+    for (call, cost) in this_month() {
+        let Some(review) = call.review_id.and_then(|id| t.review(id).ok()) else {
+            continue;
+        };
+        let item = &review.detail.item;
+        match by_project
+            .iter_mut()
+            .find(|p| p.project_id == item.project_id)
+        {
+            Some(p) => p.cost_usd += cost,
+            None => by_project.push(ProjectCost {
+                project_id: item.project_id,
+                project_name: item.project_name.clone(),
+                cost_usd: cost,
+            }),
+        }
+    }
+    by_project.sort_by(|a, b| {
+        b.cost_usd
+            .total_cmp(&a.cost_usd)
+            .then(a.project_id.cmp(&b.project_id))
+    });
+    (total, month, by_project)
+}
+
+/// The first instant of `now`'s calendar month, UTC.
+fn month_start(now: DateTime<Utc>) -> DateTime<Utc> {
+    let day = now.date_naive().with_day(1).unwrap_or(now.date_naive());
+    day.and_time(chrono::NaiveTime::MIN).and_utc()
 }

@@ -3,7 +3,7 @@
 
 use super::MemoryStore;
 use super::catalog::by_priority;
-use super::tables::ReviewRow;
+use super::tables::{AiCallRow, ReviewRow, review_cost};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use reviewd_domain::model::review::ReviewStatus;
@@ -38,7 +38,7 @@ fn tally(items: &[&ReviewListItem], status: ReviewStatus) -> u64 {
     items.iter().filter(|r| is(r, status)).count() as u64
 }
 
-fn stats(rows: &[&ReviewRow]) -> ReviewStats {
+fn stats(rows: &[&ReviewRow], calls: &[AiCallRow]) -> ReviewStats {
     let items: Vec<&ReviewListItem> = rows.iter().map(|r| &r.detail.item).collect();
     let scores: Vec<f64> = rows
         .iter()
@@ -60,6 +60,10 @@ fn stats(rows: &[&ReviewRow]) -> ReviewStats {
             .map(|r| u64::try_from(r.comment_count).unwrap_or(0))
             .sum(),
         average_score: average.map(|a| (a * 10.0).round() / 10.0),
+        total_cost_usd: rows
+            .iter()
+            .filter_map(|r| review_cost(calls, r.detail.item.id))
+            .sum(),
     }
 }
 
@@ -122,7 +126,7 @@ impl ReviewQueries for MemoryStore {
             .filter(|r| matches(filter, &r.detail.item))
             .collect();
         rows.sort_by_key(|r| std::cmp::Reverse((r.detail.item.created_at, r.detail.item.id)));
-        let stats = stats(&rows);
+        let stats = stats(&rows, &t.ai_calls);
         let items = rows.into_iter().map(|r| r.detail.item.clone()).collect();
         Ok((Page::from_all(items, page), stats))
     }
@@ -158,7 +162,10 @@ impl ReviewQueries for MemoryStore {
     }
 
     async fn detail(&self, id: Uuid) -> Result<ReviewDetail, RepoError> {
-        self.tables().review(id).map(|r| r.detail.clone())
+        let t = self.tables();
+        let mut detail = t.review(id)?.detail.clone();
+        detail.cost_usd = review_cost(&t.ai_calls, id);
+        Ok(detail)
     }
 
     async fn comments(

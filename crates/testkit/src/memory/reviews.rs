@@ -125,6 +125,7 @@ fn new_row(r: NewReview, now: DateTime<Utc>) -> ReviewRow {
             author_username: r.author_username,
             error_message: None,
             started_at: Some(now),
+            cost_usd: None,
         },
         summary_comment_id: None,
     }
@@ -446,6 +447,7 @@ impl ReviewRepository for MemoryStore {
                 prompt_tokens: clamp32(call.prompt_tokens),
                 completion_tokens: clamp32(call.completion_tokens),
                 total_tokens: clamp32(call.total_tokens),
+                cost_usd: call.cost_usd,
                 file_path: call.file_path,
                 error_message: call.error_message,
                 created_at: now,

@@ -79,6 +79,15 @@ pub(crate) struct AiCallRow {
     pub call: AiLogItem,
 }
 
+/// The sum of a review's priced calls; `None` when none had a price.
+pub(crate) fn review_cost(calls: &[AiCallRow], review_id: Uuid) -> Option<f64> {
+    calls
+        .iter()
+        .filter(|c| c.review_id == Some(review_id))
+        .filter_map(|c| c.call.cost_usd)
+        .reduce(|a, b| a + b)
+}
+
 /// Every table, behind the store's one lock, so that a port's call is atomic as a
 /// transaction is.
 #[derive(Debug, Default)]

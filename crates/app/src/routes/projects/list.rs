@@ -139,6 +139,25 @@ struct ProjectStatsDto {
     reviews_pending: u64,
     reviews_completed: u64,
     reviews_failed: u64,
+    /// USD spent on AI calls, ever.
+    #[schema(minimum = 0)]
+    cost_usd_total: f64,
+    /// USD spent on AI calls in the current calendar month (UTC).
+    #[schema(minimum = 0)]
+    cost_usd_this_month: f64,
+    /// This month's spending per project, costliest first; projects that spent
+    /// nothing are left out.
+    cost_by_project: Vec<ProjectCostDto>,
+}
+
+/// One project's AI spending this month.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct ProjectCostDto {
+    project_id: Uuid,
+    project_name: String,
+    #[schema(minimum = 0)]
+    cost_usd: f64,
 }
 
 impl From<ProjectStats> for ProjectStatsDto {
@@ -159,6 +178,17 @@ impl From<ProjectStats> for ProjectStatsDto {
             reviews_pending: s.reviews_pending,
             reviews_completed: s.reviews_completed,
             reviews_failed: s.reviews_failed,
+            cost_usd_total: s.cost_usd_total,
+            cost_usd_this_month: s.cost_usd_this_month,
+            cost_by_project: s
+                .cost_by_project
+                .into_iter()
+                .map(|c| ProjectCostDto {
+                    project_id: c.project_id,
+                    project_name: c.project_name,
+                    cost_usd: c.cost_usd,
+                })
+                .collect(),
         }
     }
 }

@@ -147,6 +147,9 @@ pub(super) struct ReviewStatsDto {
     total_comments: u64,
     /// The mean score of the scored reviews; `null` when none is.
     average_score: Option<f64>,
+    /// USD spent on the AI calls of these reviews (calls of priced configurations).
+    #[schema(minimum = 0)]
+    total_cost_usd: f64,
 }
 
 impl From<ReviewStats> for ReviewStatsDto {
@@ -158,6 +161,7 @@ impl From<ReviewStats> for ReviewStatsDto {
             failed: s.failed,
             total_comments: s.total_comments,
             average_score: s.average_score,
+            total_cost_usd: s.total_cost_usd,
         }
     }
 }
@@ -197,6 +201,10 @@ pub(super) struct ReviewDetailDto {
     author_username: Option<String>,
     error_message: Option<String>,
     started_at: Option<DateTime<Utc>>,
+    /// USD: the sum of its AI calls' costs (`GET /api/reviews/{id}/ai-logs` lists
+    /// them); `null` when its configuration had no prices.
+    #[schema(minimum = 0)]
+    cost_usd: Option<f64>,
 }
 
 impl From<ReviewDetail> for ReviewDetailDto {
@@ -215,6 +223,7 @@ impl From<ReviewDetail> for ReviewDetailDto {
             author_username: d.author_username,
             error_message: d.error_message,
             started_at: d.started_at,
+            cost_usd: d.cost_usd,
         }
     }
 }

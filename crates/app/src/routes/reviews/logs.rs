@@ -89,6 +89,9 @@ pub(super) struct ReviewAiLogDto {
     prompt_tokens: i32,
     completion_tokens: i32,
     total_tokens: i32,
+    /// USD: the tokens times the AI configuration's prices when the call was made;
+    /// `null` when it had none.
+    cost_usd: Option<f64>,
     file_path: Option<String>,
     error_message: Option<String>,
     created_at: DateTime<Utc>,
@@ -105,6 +108,7 @@ impl From<AiLogItem> for ReviewAiLogDto {
             prompt_tokens: l.prompt_tokens,
             completion_tokens: l.completion_tokens,
             total_tokens: l.total_tokens,
+            cost_usd: l.cost_usd,
             file_path: l.file_path,
             error_message: l.error_message,
             created_at: l.created_at,

@@ -110,6 +110,8 @@ fn runner_result(r: protocol::RunnerResult) -> domain::RunnerResult {
             review_ms: r.metrics.review_ms,
             submit_ms: r.metrics.submit_ms,
             tokens_used: r.metrics.tokens_used,
+            prompt_tokens: r.metrics.prompt_tokens,
+            completion_tokens: r.metrics.completion_tokens,
         },
         error: r.error,
         logs: r.logs,

@@ -7,7 +7,8 @@ use crate::model::ai_config::{
     DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_SECS, MAX_CONCURRENCY, MAX_TIMEOUT_SECS,
 };
 use crate::model::{
-    AiConfig, AiConfigChanges, AiProviderKind, AiSource, AiTarget, MASK, NewAiConfig, SecretString,
+    AiConfig, AiConfigChanges, AiPrices, AiProviderKind, AiSource, AiTarget, MASK, NewAiConfig,
+    SecretString,
 };
 use std::time::Duration;
 use uuid::Uuid;
@@ -252,6 +253,8 @@ impl AiTrial {
             max_concurrency: 1,
             timeout: Some(Duration::from_secs(u64::from(timeout_secs))),
             is_default: false,
+            // A trial is one health check: nothing it costs is logged.
+            prices: AiPrices::default(),
         };
         p.finish(target)
     }

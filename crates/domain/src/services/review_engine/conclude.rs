@@ -29,6 +29,7 @@ impl ReviewEngine {
             number,
             head,
             applied,
+            min_severity,
             ..
         } = plan;
         let (round, number) = (*round, *number);
@@ -47,8 +48,11 @@ impl ReviewEngine {
             .flat_map(|r| r.comments.iter().cloned())
             .collect();
         let mut fresh_keys = HashSet::new();
+        // The rating weighs every comment found; only those at or above the
+        // repository's `minSeverity` are kept and posted.
         let fresh: Vec<PlacedComment> = all
             .iter()
+            .filter(|c| min_severity.is_none_or(|min| c.severity >= min))
             .filter(|c| !seen.contains(&c.fingerprint) && fresh_keys.insert(c.fingerprint.clone()))
             .cloned()
             .collect();

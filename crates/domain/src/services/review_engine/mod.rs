@@ -4,6 +4,7 @@
 
 mod ai_log;
 mod conclude;
+mod repo_file;
 mod retry;
 mod round;
 mod runner;
@@ -57,7 +58,9 @@ pub enum RunOutcome {
     Completed {
         review_id: Uuid,
     },
-    /// The task is no longer runnable (superseded, done, out of attempts): drop it.
+    /// The task is no longer runnable (superseded, done, out of attempts), or
+    /// there was nothing to review (a draft the repository's `.reviewd.yml` skips,
+    /// recorded as completed without a review): drop it.
     Skipped,
     /// Another attempt is reviewing the same MR: queue this one again later.
     Busy,
@@ -70,6 +73,15 @@ pub enum RunOutcome {
     },
     /// Another worker took the task over while this attempt ran (this worker went
     /// silent past the lease): nothing was recorded; the message is the other's.
+    TakenOver,
+}
+
+/// What one attempt came to, short of a failure.
+enum Reviewed {
+    Review(Uuid),
+    /// Nothing to review: the task is done without a review.
+    Nothing,
+    /// Another worker took the task over before posting.
     TakenOver,
 }
 
@@ -129,6 +141,8 @@ pub struct ReviewEngine {
     ai: Arc<AiConfigService>,
     settings: EngineSettings,
     observer: Option<Arc<dyn crate::ports::ReviewObserver>>,
+    /// Reads `.reviewd.yml`; without it the file is not looked for.
+    repo_config: Option<Arc<dyn crate::ports::RepoConfigParser>>,
 }
 
 impl ReviewEngine {
@@ -148,6 +162,7 @@ impl ReviewEngine {
             ai,
             settings,
             observer: None,
+            repo_config: None,
         }
     }
 
@@ -155,6 +170,13 @@ impl ReviewEngine {
     #[must_use]
     pub fn observed_by(mut self, observer: Arc<dyn crate::ports::ReviewObserver>) -> Self {
         self.observer = Some(observer);
+        self
+    }
+
+    /// Reads each MR's `.reviewd.yml` at its head with `parser` and applies it.
+    #[must_use]
+    pub fn reads_repo_config(mut self, parser: Arc<dyn crate::ports::RepoConfigParser>) -> Self {
+        self.repo_config = Some(parser);
         self
     }
 
@@ -209,11 +231,18 @@ impl ReviewEngine {
         };
         tracing::info!(task.id = %task.id, attempt = task.attempts, mr.iid = task.mr_iid, worker, "review.started");
         let result = match self.review(&task, worker).await {
-            Ok(None) => {
+            Ok(Reviewed::TakenOver) => {
                 tracing::warn!(task.id = %task.id, worker, "review.taken_over");
                 return Ok(RunOutcome::TakenOver);
             }
-            Ok(Some(review_id)) => Ok(review_id),
+            Ok(Reviewed::Nothing) => {
+                let end = AttemptEnd::Completed { review_id: None };
+                if !self.tasks.finish_attempt(task.id, worker, end).await? {
+                    return Ok(RunOutcome::TakenOver);
+                }
+                return Ok(RunOutcome::Skipped);
+            }
+            Ok(Reviewed::Review(review_id)) => Ok(review_id),
             Err(f) => Err(f),
         };
         let end = match &result {
@@ -312,10 +341,11 @@ impl ReviewEngine {
         Ok(())
     }
 
-    /// The review's id, or `None` when the task was taken over before posting.
-    async fn review(&self, task: &ReviewTask, worker: &str) -> Result<Option<Uuid>, Failure> {
+    /// The review, nothing to review, or the task taken over before posting.
+    async fn review(&self, task: &ReviewTask, worker: &str) -> Result<Reviewed, Failure> {
         let (plan, ai) = match self.begin_round(task).await? {
-            Begun::AlreadyReviewed(review_id) => return Ok(Some(review_id)),
+            Begun::AlreadyReviewed(review_id) => return Ok(Reviewed::Review(review_id)),
+            Begun::NotReviewed => return Ok(Reviewed::Nothing),
             Begun::Round(plan, ai) => (plan, ai),
         };
         // A provider that cannot be built will not be built on a later attempt either.
@@ -329,8 +359,10 @@ impl ReviewEngine {
         // The model's work can outlast the lease (a frozen or cut-off process, whose
         // task another worker took over): post only while the attempt is still ours.
         if !self.tasks.renew_attempt(task.id, worker).await? {
-            return Ok(None);
+            return Ok(Reviewed::TakenOver);
         }
-        self.conclude(task, &plan, results).await.map(Some)
+        self.conclude(task, &plan, results)
+            .await
+            .map(Reviewed::Review)
     }
 }

@@ -2,6 +2,7 @@
 //! reviewing each file.
 
 use super::ai_log::AiCallLog;
+use super::repo_file;
 use super::{Failure, ReviewEngine};
 use crate::model::diff::{ChangeType, FileDiff, MergeRequestDiff};
 use crate::model::review::{
@@ -40,11 +41,16 @@ pub(super) struct RoundPlan {
     /// The files sent to the model, with their review-file ids.
     pub(super) to_review: Vec<(Uuid, FileDiff)>,
     pub(super) applied: Vec<String>,
+    /// `.reviewd.yml`'s `minSeverity`: lower comments are not posted.
+    pub(super) min_severity: Option<crate::model::grade::Severity>,
 }
 
 pub(super) enum Begun {
     /// An automatic task for a head already reviewed in full.
     AlreadyReviewed(Uuid),
+    /// Not to be reviewed at all (a draft, and the repository's `.reviewd.yml` says
+    /// `skipDrafts`): the task completes with no review and nothing posted.
+    NotReviewed,
     /// A round to review, and the AI configuration it is sent to.
     Round(Box<RoundPlan>, AiTarget),
 }
@@ -96,6 +102,13 @@ impl ReviewEngine {
             tracing::info!(review.id = %review.id, "review.head_already_reviewed");
             return Ok(Begun::AlreadyReviewed(review.id));
         }
+        let file = self
+            .repo_config(platform.as_ref(), &project, task, &head)
+            .await?;
+        if mr.draft && file.as_ref().is_some_and(|f| f.skip_drafts) {
+            tracing::info!(task.id = %task.id, mr.iid = task.mr_iid, head, reason = "draft, and .reviewd.yml sets skipDrafts", "review.not_reviewed");
+            return Ok(Begun::NotReviewed);
+        }
         let review = match existing {
             Some(r) => r,
             None => {
@@ -137,16 +150,21 @@ impl ReviewEngine {
                 &head,
             )
             .await?;
-        let guidance = self
+        let mut guidance = self
             .guidance(task.template_id.or(project.template_id), project.id)
             .await?;
-        let ignore = Patterns::new(&config.file_ignore_patterns)
-            .map_err(|e| Failure::permanent(e.to_string()))?;
+        let file_template = self
+            .file_template(platform.as_ref(), &project, task, &head, file.as_ref())
+            .await?;
+        repo_file::apply_to_guidance(&mut guidance, file.as_ref(), file_template);
+        let (ignore, ignored_by) =
+            repo_file::ignore_patterns(file.as_ref(), &config.file_ignore_patterns);
+        let ignore = Patterns::new(ignore).map_err(|e| Failure::permanent(e.to_string()))?;
 
         let mut to_review = Vec::new();
         for file in &diff.files {
             let skip = if ignore.matches(&file.new_path) {
-                Some("ignored by fileIgnorePatterns")
+                Some(ignored_by)
             } else if file.change_type == ChangeType::Deleted {
                 Some("deleted")
             } else if file.diff.is_none() {
@@ -191,6 +209,8 @@ impl ReviewEngine {
         let mut applied: Vec<String> = to_review
             .iter()
             .flat_map(|(_, f)| rules::for_file(&guidance.rules, &f.new_path))
+            // The file's rules are not stored ones: no id to record.
+            .filter(|r| !r.id.is_nil())
             .map(|r| r.id.to_string())
             .collect();
         applied.sort();
@@ -208,6 +228,7 @@ impl ReviewEngine {
                 guidance,
                 to_review,
                 applied,
+                min_severity: file.and_then(|f| f.min_severity),
             }),
             ai,
         ))
@@ -306,6 +327,7 @@ impl ReviewEngine {
             review_id,
             provider: &target.name,
             model: &target.model,
+            prices: target.prices,
         };
         let verdict = review
             .run(ai, &self.ask_settings(&target.model), context, &recorder)

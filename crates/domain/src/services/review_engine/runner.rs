@@ -5,7 +5,8 @@ use super::{Failure, ReviewEngine};
 use crate::model::diff::FileDiff;
 use crate::model::review::{AiCallRecord, FileProgress, PlacedComment, RoundRef};
 use crate::model::runner::{
-    AssignedFile, RunnerAiConfig, RunnerAssignment, RunnerFileResult, RunnerOutcome, RunnerResult,
+    AssignedFile, RunnerAiConfig, RunnerAssignment, RunnerFileResult, RunnerMetrics, RunnerOutcome,
+    RunnerResult,
 };
 use crate::model::{AiSource, AiTarget, MergeRequest, Project, ReviewTask};
 use crate::ports::ActiveRule;
@@ -19,6 +20,8 @@ use uuid::Uuid;
 /// What a runner is given for a task.
 pub(crate) enum Assigned {
     AlreadyReviewed(Uuid),
+    /// Nothing to review (a draft the repository's file skips).
+    NotReviewed,
     Round(Box<RunnerRound>),
 }
 
@@ -40,6 +43,7 @@ impl ReviewEngine {
     pub(crate) async fn assign(&self, task: &ReviewTask) -> Result<Assigned, Failure> {
         let (plan, ai) = match self.begin_round(task).await? {
             Begun::AlreadyReviewed(review_id) => return Ok(Assigned::AlreadyReviewed(review_id)),
+            Begun::NotReviewed => return Ok(Assigned::NotReviewed),
             Begun::Round(plan, ai) => (plan, ai),
         };
         let files = plan
@@ -62,6 +66,7 @@ impl ReviewEngine {
                 files,
                 applied_rule_ids: plan.applied.clone(),
                 ai_model: Some(ai.model.clone()),
+                min_severity: plan.min_severity,
             },
             project: plan.project.clone(),
             mr: plan.mr.clone(),
@@ -125,6 +130,7 @@ impl ReviewEngine {
             let file = diff.files.iter().find(|f| f.new_path == assigned.file_path);
             results.push(self.runner_file(assigned, file, answer).await);
         }
+        let cost_usd = self.runner_cost(&project, &result.metrics).await;
         if let Err(e) = self
             .reviews
             .log_ai_call(AiCallRecord {
@@ -138,10 +144,10 @@ impl ReviewEngine {
                     .unwrap_or_else(|| self.ai.builtin().model.clone()),
                 success: result.status == RunnerOutcome::Success,
                 duration_ms: result.metrics.review_ms,
-                prompt_tokens: 0,
-                completion_tokens: 0,
-                total_tokens: u32::try_from(result.metrics.tokens_used.unwrap_or(0))
-                    .unwrap_or(u32::MAX),
+                prompt_tokens: tokens(result.metrics.prompt_tokens),
+                completion_tokens: tokens(result.metrics.completion_tokens),
+                total_tokens: tokens(result.metrics.tokens_used),
+                cost_usd,
                 error_message: result.error.clone(),
             })
             .await
@@ -163,8 +169,22 @@ impl ReviewEngine {
             },
             to_review: Vec::new(),
             applied: assignment.applied_rule_ids.clone(),
+            min_severity: assignment.min_severity,
         };
         self.conclude(task, &plan, results).await
+    }
+
+    /// What a runner's calls cost, priced here with the project's AI configuration
+    /// (a runner's own figure would be trusted no more than its comments). Unknown
+    /// without the prompt/completion split or the configuration's prices.
+    async fn runner_cost(&self, project: &Project, metrics: &RunnerMetrics) -> Option<f64> {
+        let (prompt, completion) = (metrics.prompt_tokens?, metrics.completion_tokens?);
+        let config = self.projects.resolved_config(project.id).await.ok()?;
+        let target = self.ai.target(config.ai_config_id).await.ok()?;
+        target.prices.cost_usd(
+            u32::try_from(prompt).unwrap_or(u32::MAX),
+            u32::try_from(completion).unwrap_or(u32::MAX),
+        )
     }
 
     /// One file of a runner's answer, placed and recorded like the server's own.
@@ -263,4 +283,9 @@ impl ReviewEngine {
             .await
             .map_err(|f| ServiceError::Internal(f.message))
     }
+}
+
+/// A runner's token count as the AI call log keeps it.
+fn tokens(count: Option<u64>) -> u32 {
+    u32::try_from(count.unwrap_or(0)).unwrap_or(u32::MAX)
 }

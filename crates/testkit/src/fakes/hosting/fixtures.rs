@@ -80,6 +80,8 @@ pub struct MrFixture {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub files: Vec<FileDiff>,
+    /// Files of the repository at the MR's head (`.reviewd.yml`), by path.
+    pub repo_files: Vec<(String, String)>,
 }
 
 impl MrFixture {
@@ -101,7 +103,15 @@ impl MrFixture {
             created_at: at,
             updated_at: at,
             files: Vec::new(),
+            repo_files: Vec::new(),
         }
+    }
+
+    /// A file of the repository at the MR's head, as `read_file` serves it.
+    #[must_use]
+    pub fn repo_file(mut self, path: &str, content: &str) -> Self {
+        self.repo_files.push((path.to_owned(), content.to_owned()));
+        self
     }
 
     #[must_use]

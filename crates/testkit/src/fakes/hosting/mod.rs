@@ -33,6 +33,7 @@ pub enum Op {
     GetMergeRequest,
     MergeRequestDiff,
     Compare,
+    ReadFile,
     PostInline,
     ListComments,
     PostComment,

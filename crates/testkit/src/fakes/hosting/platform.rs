@@ -135,6 +135,25 @@ impl HostingPlatform for ScriptedPlatform {
             .ok_or_else(|| not_found("commit", &format!("{from}...{to}")))
     }
 
+    async fn read_file(
+        &self,
+        project: &ProjectRef,
+        path: &str,
+        sha: &str,
+    ) -> Result<Option<Vec<u8>>, PlatformError> {
+        let state = self.begin(Op::ReadFile)?;
+        // The repository at a commit is what the MR with that head holds.
+        Ok(self
+            .project(&state, project)?
+            .fixture
+            .merge_requests
+            .iter()
+            .filter(|m| m.head_sha == sha)
+            .flat_map(|m| m.repo_files.iter())
+            .find(|(p, _)| p == path)
+            .map(|(_, content)| content.clone().into_bytes()))
+    }
+
     async fn post_inline_comments(
         &self,
         project: &ProjectRef,

@@ -1,0 +1,54 @@
+use super::*;
+use reviewd_domain::model::grade::Severity;
+use reviewd_domain::review::repo_config::{RepoRule, read};
+
+fn parse(text: &str) -> Result<RepoConfig, String> {
+    read(text.as_bytes(), &YamlRepoConfig)
+}
+
+#[test]
+fn every_key_is_read() {
+    let config = parse(
+        "ignore: [\"docs/**\", \"*.lock\"]\nrules:\n  - name: SQL\n    paths: [\"src/db/**\"]\n    instructions: Queries must be parameterised.\ntemplate: Security\nminSeverity: warning\nlanguage: French\nskipDrafts: true\n",
+    )
+    .unwrap();
+    assert_eq!(
+        config,
+        RepoConfig {
+            ignore: Some(vec!["docs/**".into(), "*.lock".into()]),
+            rules: vec![RepoRule {
+                name: "SQL".into(),
+                paths: vec!["src/db/**".into()],
+                instructions: "Queries must be parameterised.".into(),
+            }],
+            template: Some("Security".into()),
+            min_severity: Some(Severity::Warning),
+            language: Some("French".into()),
+            skip_drafts: true,
+        }
+    );
+    assert_eq!(parse("{}\n").unwrap(), RepoConfig::default());
+}
+
+#[test]
+fn mistakes_are_named() {
+    let unknown = parse("ignored: [\"docs/**\"]\n").unwrap_err();
+    assert!(unknown.contains("ignored"), "{unknown}");
+    let severity = parse("minSeverity: critical\n").unwrap_err();
+    assert!(severity.contains("critical"), "{severity}");
+    let syntax = parse("rules: [\n").unwrap_err();
+    assert!(!syntax.is_empty());
+    let rule_key = parse("rules:\n  - name: a\n    instructions: b\n    path: [x]\n").unwrap_err();
+    assert!(rule_key.contains("path"), "{rule_key}");
+    let glob = parse("ignore: [\"a/[[\"]\n").unwrap_err();
+    assert!(glob.starts_with("ignore: invalid pattern"), "{glob}");
+}
+
+#[test]
+fn hostile_files_are_refused_cheaply() {
+    let deep = format!("rules: {}{}\n", "[".repeat(40), "]".repeat(40));
+    assert!(parse(&deep).is_err());
+    let aliases = "a: &x [1]\nignore: *x\n";
+    assert!(parse(aliases).is_err());
+    assert!(parse("ignore: []\n---\nignore: []\n").is_err());
+}

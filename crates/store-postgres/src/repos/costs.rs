@@ -1,0 +1,93 @@
+//! Sums of the AI call log's `cost_usd`: the projects page's spending and the
+//! metrics' cost by provider and model. Calls without a price add nothing.
+
+use super::PgConn;
+use crate::error::map_diesel_error;
+use diesel::QueryableByName;
+use diesel::sql_types::{Double, Text, Uuid as SqlUuid};
+use diesel_async::RunQueryDsl;
+use reviewd_domain::model::ProjectCost;
+use reviewd_domain::ports::RepoError;
+use uuid::Uuid;
+
+/// The first instant of the current calendar month, UTC, as PostgreSQL computes it.
+const MONTH_START: &str = "date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'";
+
+#[derive(QueryableByName)]
+struct Totals {
+    #[diesel(sql_type = Double)]
+    total: f64,
+    #[diesel(sql_type = Double)]
+    month: f64,
+}
+
+#[derive(QueryableByName)]
+struct ProjectRow {
+    #[diesel(sql_type = SqlUuid)]
+    project_id: Uuid,
+    #[diesel(sql_type = Text)]
+    project_name: String,
+    #[diesel(sql_type = Double)]
+    cost_usd: f64,
+}
+
+#[derive(QueryableByName)]
+struct ModelRow {
+    #[diesel(sql_type = Text)]
+    provider: String,
+    #[diesel(sql_type = Text)]
+    model: String,
+    #[diesel(sql_type = Double)]
+    cost_usd: f64,
+}
+
+/// Spending ever and this month, and this month's per project (costliest first).
+/// A call whose review was deleted still counts in the totals.
+pub(crate) async fn project_costs(
+    conn: &mut PgConn,
+) -> Result<(f64, f64, Vec<ProjectCost>), RepoError> {
+    let totals: Totals = diesel::sql_query(format!(
+        "SELECT coalesce(sum(cost_usd), 0)::double precision AS total,
+                coalesce(sum(cost_usd) FILTER (WHERE created_at >= {MONTH_START}), 0)::double precision AS month
+         FROM ai_call_logs"
+    ))
+    .get_result(conn)
+    .await
+    .map_err(map_diesel_error)?;
+    let rows: Vec<ProjectRow> = diesel::sql_query(format!(
+        "SELECT r.project_id, max(r.project_name) AS project_name,
+                sum(c.cost_usd)::double precision AS cost_usd
+         FROM ai_call_logs c JOIN reviews r ON r.id = c.review_id
+         WHERE c.cost_usd IS NOT NULL AND c.created_at >= {MONTH_START}
+         GROUP BY r.project_id
+         ORDER BY cost_usd DESC, r.project_id"
+    ))
+    .load(conn)
+    .await
+    .map_err(map_diesel_error)?;
+    let by_project = rows
+        .into_iter()
+        .map(|r| ProjectCost {
+            project_id: r.project_id,
+            project_name: r.project_name,
+            cost_usd: r.cost_usd,
+        })
+        .collect();
+    Ok((totals.total, totals.month, by_project))
+}
+
+/// `(provider, model, USD)` of every priced call.
+pub(crate) async fn by_model(conn: &mut PgConn) -> Result<Vec<(String, String, f64)>, RepoError> {
+    let rows: Vec<ModelRow> = diesel::sql_query(
+        "SELECT provider, model, sum(cost_usd)::double precision AS cost_usd
+         FROM ai_call_logs WHERE cost_usd IS NOT NULL
+         GROUP BY provider, model ORDER BY provider, model",
+    )
+    .load(conn)
+    .await
+    .map_err(map_diesel_error)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.provider, r.model, r.cost_usd))
+        .collect())
+}

@@ -1,0 +1,1 @@
+ALTER TABLE ai_call_logs DROP COLUMN cost_usd;
