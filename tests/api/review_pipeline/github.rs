@@ -57,28 +57,7 @@ async fn a_signed_github_pull_request_gets_one_review_with_all_line_comments() {
     )
     .await;
 
-    let file = format!(
-        "{}/fixtures/webhooks/hostB/pull_request.opened.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let body = std::fs::read(file).unwrap();
-    let signature = format!(
-        "sha256={}",
-        reviewd_crypto::hmac_sha256_hex(b"hook-secret-b", &body)
-    );
-    let r: Value = reqwest::Client::new()
-        .post(app.url("/api/webhook/hostB"))
-        .header("X-GitHub-Event", "pull_request")
-        .header("X-Hub-Signature-256", signature)
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let task = wait_for(&app, r["data"]["taskId"].as_str().unwrap()).await;
+    let task = wait_for(&app, &super::send_pull_request(&app, None, None).await).await;
     assert_eq!(task["status"], "completed", "{task}");
 
     let reviews: Vec<Value> = github

@@ -225,3 +225,46 @@ pub(crate) async fn posted(gitlab: &FakeGitlab, http_method: &str, suffix: &str)
         .map(|r| serde_json::from_slice(&r.body).unwrap())
         .collect()
 }
+
+/// GitHub's `pull_request` "opened" webhook (the fixture), signed with the hostB
+/// config's secret, for `repo` at `head` when given (the fixture's own otherwise);
+/// returns the queued task's id.
+pub(crate) async fn send_pull_request(
+    app: &TestApp,
+    repo: Option<&reviewd_domain::ports::ProjectRef>,
+    head: Option<&str>,
+) -> String {
+    let file = format!(
+        "{}/fixtures/webhooks/hostB/pull_request.opened.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut hook: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    if let Some(repo) = repo {
+        hook["repository"]["id"] = json!(repo.id.parse::<u64>().unwrap());
+        hook["repository"]["full_name"] = json!(repo.full_path);
+    }
+    if let Some(head) = head {
+        hook["pull_request"]["head"]["sha"] = json!(head);
+    }
+    let body = serde_json::to_vec(&hook).unwrap();
+    let signature = format!(
+        "sha256={}",
+        reviewd_crypto::hmac_sha256_hex(b"hook-secret-b", &body)
+    );
+    let r: Value = reqwest::Client::new()
+        .post(app.url("/api/webhook/hostB"))
+        .header("X-GitHub-Event", "pull_request")
+        .header("X-Hub-Signature-256", signature)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    r["data"]["taskId"]
+        .as_str()
+        .expect("a queued task")
+        .to_owned()
+}

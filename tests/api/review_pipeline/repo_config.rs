@@ -344,32 +344,7 @@ async fn github_reads_the_file_through_the_contents_api() {
     let config = create_host_b_config(&app, &github).await;
     sync_project(&app, &config).await;
 
-    let file = format!(
-        "{}/fixtures/webhooks/hostB/pull_request.opened.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut hook: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-    hook["repository"]["id"] = json!(project.id.parse::<u64>().unwrap());
-    hook["repository"]["full_name"] = json!(project.full_path);
-    hook["pull_request"]["head"]["sha"] = json!(HEAD_A);
-    let hook = serde_json::to_vec(&hook).unwrap();
-    let signature = format!(
-        "sha256={}",
-        reviewd_crypto::hmac_sha256_hex(b"hook-secret-b", &hook)
-    );
-    let r: Value = reqwest::Client::new()
-        .post(app.url("/api/webhook/hostB"))
-        .header("X-GitHub-Event", "pull_request")
-        .header("X-Hub-Signature-256", signature)
-        .header("content-type", "application/json")
-        .body(hook)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let task = r["data"]["taskId"].as_str().expect("a task").to_owned();
+    let task = super::send_pull_request(&app, Some(&project), Some(HEAD_A)).await;
     let task = wait_for(&app, &task).await;
     assert_eq!(task["status"], "completed", "{task}");
     assert_eq!(

@@ -144,32 +144,11 @@ async fn github_gets_a_suggestion_on_the_lines_it_replaces() {
     let config = create_host_b_config(&app, &github).await;
     sync_projects(&app, &config).await;
 
-    let file = format!(
-        "{}/fixtures/webhooks/hostB/pull_request.opened.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut hook: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-    hook["repository"]["id"] = json!(project.id.parse::<u64>().unwrap());
-    hook["repository"]["full_name"] = json!(project.full_path);
-    hook["pull_request"]["head"]["sha"] = json!(HEAD);
-    let hook = serde_json::to_vec(&hook).unwrap();
-    let signature = format!(
-        "sha256={}",
-        reviewd_crypto::hmac_sha256_hex(b"hook-secret-b", &hook)
-    );
-    let r: Value = reqwest::Client::new()
-        .post(app.url("/api/webhook/hostB"))
-        .header("X-GitHub-Event", "pull_request")
-        .header("X-Hub-Signature-256", signature)
-        .header("content-type", "application/json")
-        .body(hook)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let task = wait_for(&app, r["data"]["taskId"].as_str().expect("a task")).await;
+    let task = wait_for(
+        &app,
+        &super::send_pull_request(&app, Some(&project), Some(HEAD)).await,
+    )
+    .await;
     assert_eq!(task["status"], "completed", "{task}");
 
     let reviews: Vec<Value> = github
