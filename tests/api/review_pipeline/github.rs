@@ -1,8 +1,6 @@
 //! A signed hostB pull request: one review holding every line comment.
 
 use super::{APP_DIFF_1, app_with_ai, fake_ai, review_answer, wait_for};
-use crate::helpers::json;
-use reqwest::StatusCode;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
@@ -45,17 +43,7 @@ async fn a_signed_github_pull_request_gets_one_review_with_all_line_comments() {
     let ai = fake_ai(review_answer).await;
     let app = app_with_ai(&ai, &[]).await;
     let config = crate::helpers::create_host_b_config(&app, &github).await;
-    json(
-        app.root()
-            .await
-            .post(
-                "/api/projects/sync/platform",
-                json!({ "platformConfigId": config }),
-            )
-            .await,
-        StatusCode::OK,
-    )
-    .await;
+    super::sync_projects(&app, &config).await;
 
     let task = wait_for(&app, &super::send_pull_request(&app, None, None).await).await;
     assert_eq!(task["status"], "completed", "{task}");

@@ -268,3 +268,18 @@ pub(crate) async fn send_pull_request(
         .expect("a queued task")
         .to_owned()
 }
+
+/// Syncs the projects of platform config `config` (`POST /api/projects/sync/platform`).
+pub(crate) async fn sync_projects(app: &TestApp, config: &str) {
+    json(
+        app.root()
+            .await
+            .post(
+                "/api/projects/sync/platform",
+                json!({ "platformConfigId": config }),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+}

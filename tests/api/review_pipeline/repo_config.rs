@@ -51,16 +51,8 @@ fn mr(iid: i64, head: &str, config: &str) -> MrFixture {
 /// The app's only project, synced from `config`, with `*.lock` ignored by the
 /// project's settings. Returns its id.
 async fn sync_project(app: &TestApp, config: &str) -> String {
+    super::sync_projects(app, config).await;
     let root = app.root().await;
-    json(
-        root.post(
-            "/api/projects/sync/platform",
-            json!({ "platformConfigId": config }),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
     let id = json(root.get("/api/projects").await, StatusCode::OK).await["data"]["items"][0]["id"]
         .as_str()
         .unwrap()

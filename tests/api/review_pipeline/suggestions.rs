@@ -45,20 +45,6 @@ fn mr(iid: i64) -> MrFixture {
     MrFixture::new(iid).head(HEAD).file(PATH, DIFF)
 }
 
-async fn sync_projects(app: &TestApp, config: &str) {
-    json(
-        app.root()
-            .await
-            .post(
-                "/api/projects/sync/platform",
-                json!({ "platformConfigId": config }),
-            )
-            .await,
-        StatusCode::OK,
-    )
-    .await;
-}
-
 /// The review's comments as the API lists them (by line).
 async fn api_comments(app: &TestApp, task: &Value) -> Vec<Value> {
     let review = task["reviewId"].as_str().expect("the task's review");
@@ -89,7 +75,7 @@ async fn gitlab_gets_a_suggestion_block_counted_from_the_comments_line() {
     let ai = fake_ai(answer).await;
     let app = app_with_ai(&ai, &[]).await;
     let config = create_host_a_config(&app, &gitlab).await;
-    sync_projects(&app, &config).await;
+    super::sync_projects(&app, &config).await;
 
     let mut hook = super::fixture();
     hook["project"]["id"] = json!(project.id.parse::<u64>().unwrap());
@@ -142,7 +128,7 @@ async fn github_gets_a_suggestion_on_the_lines_it_replaces() {
     let ai = fake_ai(answer).await;
     let app = app_with_ai(&ai, &[]).await;
     let config = create_host_b_config(&app, &github).await;
-    sync_projects(&app, &config).await;
+    super::sync_projects(&app, &config).await;
 
     let task = wait_for(
         &app,
