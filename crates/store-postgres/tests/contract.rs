@@ -1,5 +1,9 @@
 //! The repository port contract suites (`reviewd_testkit::contract`) against the
 //! PostgreSQL adapters, each on a fresh database.
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a panic fails the test, with its message"
+)]
 
 use diesel_async::AsyncPgConnection;
 use diesel_async::pooled_connection::AsyncDieselConnectionManager;
@@ -45,6 +49,33 @@ async fn postgres() -> (Stores, TestDb) {
 }
 
 reviewd_testkit::repository_contract_tests!(postgres);
+
+/// Days pass for the rows, since the database's clock cannot be moved.
+struct PgCalendar(PgPool);
+
+#[async_trait::async_trait]
+impl reviewd_testkit::contract::costs::Calendar for PgCalendar {
+    async fn days_pass(&self, days: u32) {
+        let mut conn = self.0.get().await.unwrap();
+        for table in ["reviews", "ai_call_logs"] {
+            diesel_async::RunQueryDsl::execute(
+                diesel::sql_query(format!(
+                    "UPDATE {table} SET created_at = created_at - make_interval(days => {days})"
+                )),
+                &mut conn,
+            )
+            .await
+            .unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn costs_by_day() {
+    let (stores, db) = postgres().await;
+    let calendar = PgCalendar(db.pool().await);
+    reviewd_testkit::contract::costs::by_day(&stores, &calendar).await;
+}
 
 #[tokio::test]
 async fn health_probe() {

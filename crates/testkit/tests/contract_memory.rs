@@ -18,6 +18,13 @@ async fn memory() -> (Stores, ()) {
 reviewd_testkit::repository_contract_tests!(memory);
 
 #[tokio::test]
+async fn costs_by_day() {
+    let clock = Arc::new(FakeClock::ticking(Duration::from_millis(1)));
+    let stores = Stores::memory(&MemoryStore::new(clock.clone()));
+    reviewd_testkit::contract::costs::by_day(&stores, clock.as_ref()).await;
+}
+
+#[tokio::test]
 async fn task_queue() {
     use reviewd_testkit::contract::queue::MemoryQueueWorld;
     let clock = Arc::new(FakeClock::ticking(Duration::from_millis(1)));

@@ -1,6 +1,6 @@
 //! What reviews cost: each AI call's tokens times the prices of the configuration
-//! that served it, summed per review, over the review list, per project this month
-//! and in `/api/metrics`.
+//! that served it, summed per review, over the review list (and per day of it), per
+//! project this month and in `/api/metrics`.
 
 use super::create;
 use crate::helpers::{TestApp, json};
@@ -169,11 +169,28 @@ async fn costs_are_the_fake_s_tokens_times_the_prices_per_review_project_list_an
         spent,
         "list totalCostUsd",
     );
+    // Per UTC day of the calls: all of them made today, so today's is the total.
+    let days = list["data"]["stats"]["costByDay"].as_array().unwrap();
+    let call_days: Vec<&str> = all
+        .iter()
+        .filter(|c| !c["costUsd"].is_null())
+        .map(|c| &c["createdAt"].as_str().unwrap()[..10])
+        .collect();
+    let today = chrono::Utc::now().date_naive().to_string();
+    assert!(call_days.iter().all(|d| *d == today), "{call_days:?}");
+    assert_eq!(days.len(), 1, "{days:?}");
+    assert_eq!(days[0]["date"], today.as_str());
+    assert_usd(&days[0]["costUsd"], spent, "costByDay of today");
     let filtered = json(root.get("/api/reviews?status=failed").await, StatusCode::OK).await;
     assert_usd(
         &filtered["data"]["stats"]["totalCostUsd"],
         0.0,
         "the filter applies to the cost",
+    );
+    assert_eq!(
+        filtered["data"]["stats"]["costByDay"],
+        json!([]),
+        "and to the days"
     );
     let stats = json(root.get("/api/projects/stats").await, StatusCode::OK).await;
     let stats = &stats["data"]["stats"];

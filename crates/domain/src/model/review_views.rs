@@ -53,6 +53,20 @@ pub struct ReviewStats {
     pub average_score: Option<f64>,
     /// USD spent on the AI calls of the filtered reviews (priced calls only).
     pub total_cost_usd: f64,
+    /// The same spending per UTC day of the calls, over the last [`COST_DAYS`] days
+    /// (today included), oldest first; days without a priced call are left out.
+    pub cost_by_day: Vec<DayCost>,
+}
+
+/// How many UTC calendar days, today included, [`ReviewStats::cost_by_day`] spans:
+/// a month's chart, whatever the list's date filters.
+pub const COST_DAYS: u32 = 30;
+
+/// USD spent on priced AI calls made on one UTC day.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DayCost {
+    pub date: chrono::NaiveDate,
+    pub cost_usd: f64,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -35,8 +35,8 @@ pub(crate) use project::{
 };
 pub(crate) use review::{FileRefRow, ReviewRow};
 pub(crate) use review_views::{
-    AiLogRow, CommentRow, DayRow, DetailRow, FailedReviewRow, FeedbackRow, FileRow, ListRow,
-    RoundRow, StatsRow, TaskLogRow,
+    AiLogRow, CommentRow, DayCostRow, DayRow, DetailRow, FailedReviewRow, FeedbackRow, FileRow,
+    ListRow, RoundRow, StatsRow, TaskLogRow,
 };
 pub(crate) use runner::RunnerRow;
 pub(crate) use secret::seal;

@@ -14,7 +14,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Date, Double, Nullable};
 use reviewd_domain::model::diff::Suggestion;
 use reviewd_domain::model::review_views::{
-    AiLogItem, CommentItem, DayCount, FailedReview, FeedbackItem, FileItem, ReviewDetail,
+    AiLogItem, CommentItem, DayCost, DayCount, FailedReview, FeedbackItem, FileItem, ReviewDetail,
     ReviewListItem, ReviewStats, RoundItem, TaskLogLine,
 };
 use uuid::Uuid;
@@ -92,6 +92,27 @@ impl From<StatsRow> for ReviewStats {
             total_comments: count(r.comments),
             average_score: r.average.map(|a| (a * 10.0).round() / 10.0),
             total_cost_usd: r.cost,
+            cost_by_day: Vec::new(),
+        }
+    }
+}
+
+/// One UTC day of the list's spending; the query groups and orders by the first
+/// column, the day of the calls (not of their reviews).
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = ai_call_logs, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct DayCostRow {
+    #[diesel(select_expression = sql::<Date>("(ai_call_logs.created_at AT TIME ZONE 'UTC')::date"), select_expression_type = SqlLiteral<Date>)]
+    date: NaiveDate,
+    #[diesel(select_expression = sql::<Double>("sum(ai_call_logs.cost_usd)::double precision"), select_expression_type = SqlLiteral<Double>)]
+    cost_usd: f64,
+}
+
+impl From<DayCostRow> for DayCost {
+    fn from(r: DayCostRow) -> Self {
+        DayCost {
+            date: r.date,
+            cost_usd: r.cost_usd,
         }
     }
 }

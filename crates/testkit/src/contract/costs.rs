@@ -1,16 +1,119 @@
 //! What AI calls cost, as the stores add it up: per review (its detail), over the
-//! review list's filter, per project this month, and by provider and model for the
-//! metrics. A call without a price adds nothing, and a review with none has no cost.
+//! review list's filter (in all and per day of the last month), per project this
+//! month, and by provider and model for the metrics. A call without a price adds
+//! nothing, and a review with none has no cost.
 
 use super::{Stores, seed};
-use chrono::{TimeDelta, Utc};
+use crate::fakes::FakeClock;
+use async_trait::async_trait;
+use chrono::{Days, NaiveDate, TimeDelta, Utc};
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::review::AiCallRecord;
-use reviewd_domain::model::review_views::ReviewFilter;
+use reviewd_domain::model::review_views::{DayCost, ReviewFilter, ReviewStats};
+use std::time::Duration;
 use uuid::Uuid;
 
 pub async fn run(s: &Stores) {
     costs_add_up_per_review_list_project_and_model(s).await;
+}
+
+/// Makes days pass for what a store has logged, which the ports cannot: the
+/// per-day case needs calls of other days than today.
+#[async_trait]
+pub trait Calendar: Sync {
+    /// Makes every review and AI call logged so far `days` days older, as if that
+    /// many days had passed since: the clock moved for a fake store, the rows'
+    /// timestamps moved back in a real one.
+    async fn days_pass(&self, days: u32);
+}
+
+#[async_trait]
+impl Calendar for FakeClock {
+    async fn days_pass(&self, days: u32) {
+        self.advance(Duration::from_secs(u64::from(days) * 24 * 3600));
+    }
+}
+
+/// The list's `cost_by_day`: the spending of the filtered reviews per UTC day of
+/// their calls, the last 30 days only (today included), oldest first, days without
+/// a priced call left out.
+pub async fn by_day(s: &Stores, calendar: &dyn Calendar) {
+    let (mine, theirs) = (seed::project(s).await, seed::project(s).await);
+    let a = seed::review(s, &mine, 81, "h1").await;
+    let b = seed::review(s, &theirs, 82, "h1").await;
+    let log = |calls: Vec<AiCallRecord>| async move {
+        for c in calls {
+            s.reviews.log_ai_call(c).await.unwrap();
+        }
+    };
+    // Binary fractions, so that sums compare exactly.
+    log(vec![call(Some(a.id), "m-1", Some(0.125))]).await; // 30 days old: left out
+    calendar.days_pass(1).await;
+    log(vec![call(Some(a.id), "m-1", Some(0.25))]).await; // 29 days old: the oldest day shown
+    calendar.days_pass(27).await;
+    log(vec![
+        call(Some(a.id), "m-1", Some(0.5)),
+        call(Some(b.id), "m-1", Some(1.0)),
+        call(Some(a.id), "m-1", None),
+    ])
+    .await;
+    calendar.days_pass(1).await;
+    log(vec![call(Some(b.id), "m-1", None)]).await; // yesterday: unpriced only
+    calendar.days_pass(1).await;
+    log(vec![
+        call(Some(a.id), "m-1", Some(0.25)),
+        call(Some(a.id), "m-2", Some(0.125)),
+        call(Some(b.id), "m-1", Some(2.0)),
+    ])
+    .await;
+
+    // Today as the store dates its calls (the real store's clock is not ours).
+    let (newest, _) = s
+        .review_queries
+        .ai_logs(a.id, None, None, 1, 0)
+        .await
+        .unwrap();
+    let today = newest[0].created_at.date_naive();
+    let ago = |days| today - Days::new(days);
+    let day = |date: NaiveDate, cost_usd| DayCost { date, cost_usd };
+    let stats = |filter: ReviewFilter| async move {
+        let (_, stats) = s
+            .review_queries
+            .list(&filter, PageRequest::new(1, 10, 10))
+            .await
+            .unwrap();
+        stats
+    };
+
+    let all = stats(ReviewFilter::default()).await;
+    assert_eq!(
+        all.cost_by_day,
+        [day(ago(29), 0.25), day(ago(2), 1.5), day(today, 2.375)],
+        "days summed over the reviews, oldest first, empty and unpriced days left out"
+    );
+    assert_eq!(all.total_cost_usd, 4.25, "the total has no window");
+    let of = |project: Uuid| ReviewFilter {
+        project_id: Some(project),
+        ..ReviewFilter::default()
+    };
+    assert_eq!(
+        stats(of(mine.id)).await.cost_by_day,
+        [day(ago(29), 0.25), day(ago(2), 0.5), day(today, 0.375)]
+    );
+    assert_eq!(
+        stats(of(theirs.id)).await.cost_by_day,
+        [day(ago(2), 1.0), day(today, 2.0)],
+        "the filter applies"
+    );
+    let failed = ReviewFilter {
+        status: Some("failed".into()),
+        ..ReviewFilter::default()
+    };
+    assert_eq!(
+        stats(failed).await,
+        ReviewStats::default(),
+        "nothing matched"
+    );
 }
 
 fn call(review_id: Option<Uuid>, model: &str, cost_usd: Option<f64>) -> AiCallRecord {
@@ -54,14 +157,23 @@ async fn costs_add_up_per_review_list_project_and_model(s: &Stores) {
             .list(&filter, PageRequest::new(1, 10, 10))
             .await
             .unwrap();
-        stats.total_cost_usd
+        (stats.total_cost_usd, stats.cost_by_day)
     };
-    assert_eq!(list(ReviewFilter::default()).await, 0.75);
+    let (calls, _) = s
+        .review_queries
+        .ai_logs(priced.id, None, None, 1, 0)
+        .await
+        .unwrap();
+    let today = DayCost {
+        date: calls[0].created_at.date_naive(),
+        cost_usd: 0.75,
+    };
+    assert_eq!(list(ReviewFilter::default()).await, (0.75, vec![today]));
     let failed = ReviewFilter {
         status: Some("failed".into()),
         ..ReviewFilter::default()
     };
-    assert_eq!(list(failed).await, 0.0, "the filter applies");
+    assert_eq!(list(failed).await, (0.0, vec![]), "the filter applies");
 
     let stats = s.projects.stats().await.unwrap();
     assert_eq!(

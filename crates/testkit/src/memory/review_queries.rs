@@ -5,12 +5,12 @@ use super::MemoryStore;
 use super::catalog::by_priority;
 use super::tables::{AiCallRow, ReviewRow, review_cost};
 use async_trait::async_trait;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Days, NaiveDate, Utc};
 use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::model::review_views::{
-    AiLogItem, CommentItem, DayCount, FailedReview, FeedbackItem, FileItem, ReviewActivity,
-    ReviewDetail, ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine,
-    TemplateItem,
+    AiLogItem, COST_DAYS, CommentItem, DayCost, DayCount, FailedReview, FeedbackItem, FileItem,
+    ReviewActivity, ReviewDetail, ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem,
+    TaskLogLine, TemplateItem,
 };
 use reviewd_domain::ports::{RepoError, ReviewQueries};
 use reviewd_domain::{Page, PageRequest};
@@ -38,7 +38,25 @@ fn tally(items: &[&ReviewListItem], status: ReviewStatus) -> u64 {
     items.iter().filter(|r| is(r, status)).count() as u64
 }
 
-fn stats(rows: &[&ReviewRow], calls: &[AiCallRow]) -> ReviewStats {
+/// USD per UTC day of the reviews' priced calls over the last [`COST_DAYS`] days
+/// before `now`, oldest first, as the PostgreSQL store groups them.
+fn cost_by_day(rows: &[&ReviewRow], calls: &[AiCallRow], now: DateTime<Utc>) -> Vec<DayCost> {
+    let first_day = now.date_naive() - Days::new(u64::from(COST_DAYS - 1));
+    let mut days: BTreeMap<NaiveDate, f64> = BTreeMap::new();
+    let listed =
+        |id: Option<Uuid>| id.is_some_and(|id| rows.iter().any(|r| r.detail.item.id == id));
+    for call in calls.iter().filter(|c| listed(c.review_id)) {
+        let date = call.call.created_at.date_naive();
+        if let Some(cost) = call.call.cost_usd.filter(|_| date >= first_day) {
+            *days.entry(date).or_default() += cost;
+        }
+    }
+    days.into_iter()
+        .map(|(date, cost_usd)| DayCost { date, cost_usd })
+        .collect()
+}
+
+fn stats(rows: &[&ReviewRow], calls: &[AiCallRow], now: DateTime<Utc>) -> ReviewStats {
     let items: Vec<&ReviewListItem> = rows.iter().map(|r| &r.detail.item).collect();
     let scores: Vec<f64> = rows
         .iter()
@@ -64,6 +82,7 @@ fn stats(rows: &[&ReviewRow], calls: &[AiCallRow]) -> ReviewStats {
             .iter()
             .filter_map(|r| review_cost(calls, r.detail.item.id))
             .sum(),
+        cost_by_day: cost_by_day(rows, calls, now),
     }
 }
 
@@ -119,6 +138,7 @@ impl ReviewQueries for MemoryStore {
         filter: &ReviewFilter,
         page: PageRequest,
     ) -> Result<(Page<ReviewListItem>, ReviewStats), RepoError> {
+        let now = self.now();
         let t = self.tables();
         let mut rows: Vec<&ReviewRow> = t
             .reviews
@@ -126,7 +146,7 @@ impl ReviewQueries for MemoryStore {
             .filter(|r| matches(filter, &r.detail.item))
             .collect();
         rows.sort_by_key(|r| std::cmp::Reverse((r.detail.item.created_at, r.detail.item.id)));
-        let stats = stats(&rows, &t.ai_calls);
+        let stats = stats(&rows, &t.ai_calls, now);
         let items = rows.into_iter().map(|r| r.detail.item.clone()).collect();
         Ok((Page::from_all(items, page), stats))
     }

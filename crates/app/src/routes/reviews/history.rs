@@ -6,9 +6,9 @@ use crate::error::ApiError;
 use crate::extract::{AuthUser, PageParams, date_from, date_until, one_of};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use reviewd_domain::model::review_views::ReviewFilter;
-use reviewd_domain::model::review_views::{ReviewDetail, ReviewListItem, ReviewStats};
+use reviewd_domain::model::review_views::{DayCost, ReviewDetail, ReviewListItem, ReviewStats};
 use serde::Deserialize;
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
@@ -150,6 +150,28 @@ pub(super) struct ReviewStatsDto {
     /// USD spent on the AI calls of these reviews (calls of priced configurations).
     #[schema(minimum = 0)]
     total_cost_usd: f64,
+    /// The same spending per UTC day of the calls, over the last 30 days (today
+    /// included), oldest first; days without a priced call are left out.
+    cost_by_day: Vec<DayCostDto>,
+}
+
+/// USD spent on one UTC day.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct DayCostDto {
+    /// `YYYY-MM-DD`, UTC.
+    date: NaiveDate,
+    #[schema(minimum = 0)]
+    cost_usd: f64,
+}
+
+impl From<DayCost> for DayCostDto {
+    fn from(d: DayCost) -> Self {
+        DayCostDto {
+            date: d.date,
+            cost_usd: d.cost_usd,
+        }
+    }
 }
 
 impl From<ReviewStats> for ReviewStatsDto {
@@ -162,6 +184,7 @@ impl From<ReviewStats> for ReviewStatsDto {
             total_comments: s.total_comments,
             average_score: s.average_score,
             total_cost_usd: s.total_cost_usd,
+            cost_by_day: s.cost_by_day.into_iter().map(DayCostDto::from).collect(),
         }
     }
 }

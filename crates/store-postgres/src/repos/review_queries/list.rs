@@ -2,13 +2,17 @@
 
 use crate::PgPool;
 use crate::error::map_diesel_error;
-use crate::repos::{conn, contains_pattern, paginate_with_total};
-use crate::rows::{ListRow, StatsRow};
-use crate::schema::reviews;
+use crate::repos::{PgConn, conn, contains_pattern, paginate_with_total};
+use crate::rows::{DayCostRow, ListRow, StatsRow};
+use crate::schema::{ai_call_logs, reviews};
+use diesel::dsl::sql;
 use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::sql_types::{Date, Timestamptz};
 use diesel_async::RunQueryDsl;
-use reviewd_domain::model::review_views::{ReviewFilter, ReviewListItem, ReviewStats};
+use reviewd_domain::model::review_views::{
+    COST_DAYS, DayCost, ReviewFilter, ReviewListItem, ReviewStats,
+};
 use reviewd_domain::ports::RepoError;
 use reviewd_domain::{Page, PageRequest};
 
@@ -35,6 +39,28 @@ fn filtered(f: &ReviewFilter) -> reviews::BoxedQuery<'static, Pg> {
     q
 }
 
+/// USD per UTC day of the priced calls of the filtered reviews, over the last
+/// [`COST_DAYS`] days by the database's clock (as the projects' "this month" is),
+/// in one query that the `(review_id, created_at)` index serves.
+async fn cost_by_day(conn: &mut PgConn, f: &ReviewFilter) -> Result<Vec<DayCost>, RepoError> {
+    // The first instant of the oldest day shown, UTC.
+    let first_day = format!(
+        "date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '{} days'",
+        COST_DAYS - 1
+    );
+    let rows: Vec<DayCostRow> = ai_call_logs::table
+        .filter(ai_call_logs::review_id.eq_any(filtered(f).select(reviews::id.nullable())))
+        .filter(ai_call_logs::cost_usd.is_not_null())
+        .filter(ai_call_logs::created_at.ge(sql::<Timestamptz>(&first_day)))
+        .select(DayCostRow::as_select())
+        .group_by(sql::<Date>("1"))
+        .order(sql::<Date>("1"))
+        .load(conn)
+        .await
+        .map_err(map_diesel_error)?;
+    Ok(rows.into_iter().map(Into::into).collect())
+}
+
 pub(super) async fn list(
     pool: &PgPool,
     f: &ReviewFilter,
@@ -42,12 +68,15 @@ pub(super) async fn list(
 ) -> Result<(Page<ReviewListItem>, ReviewStats), RepoError> {
     let mut conn = conn(pool).await?;
     // The stats count the filtered set in the same pass, so their total is the page's.
-    let stats: ReviewStats = filtered(f)
-        .select(StatsRow::as_select())
-        .get_result::<StatsRow>(&mut conn)
-        .await
-        .map_err(map_diesel_error)?
-        .into();
+    let stats = ReviewStats {
+        cost_by_day: cost_by_day(&mut conn, f).await?,
+        ..filtered(f)
+            .select(StatsRow::as_select())
+            .get_result::<StatsRow>(&mut conn)
+            .await
+            .map_err(map_diesel_error)?
+            .into()
+    };
     let rows = filtered(f)
         .select(ListRow::as_select())
         .order((reviews::created_at.desc(), reviews::id.desc()));
