@@ -573,6 +573,34 @@ async fn trying_settings_reports_the_providers_answer_and_stores_nothing() {
         ),
         "the stored configuration fills in what the trial leaves out"
     );
+    // Another endpoint never gets the stored key: it must come with one of its own.
+    let elsewhere = AiTrial {
+        id: Some(stored.id),
+        endpoint: Some("https://collector.example.net/v1".into()),
+        ..AiTrial::default()
+    };
+    assert_eq!(
+        fields(world.ai_configs.test(elsewhere.clone()).await),
+        ["apiKey"]
+    );
+    let asked = world.providers.asked().len();
+    assert!(
+        world
+            .ai_configs
+            .test(AiTrial {
+                api_key: Some("sk-other".into()),
+                ..elsewhere
+            })
+            .await
+            .unwrap()
+            .success
+    );
+    let tried = world.providers.asked();
+    assert_eq!(tried.len(), asked + 1);
+    assert_eq!(
+        tried.last().unwrap().api_key,
+        Some(SecretString::new("sk-other"))
+    );
     assert!(matches!(
         world
             .ai_configs

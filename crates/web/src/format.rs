@@ -44,6 +44,28 @@ pub fn millis(ms: &i64) -> String {
     }
 }
 
+/// US dollars spent: "$1.25", "$0.0042" under a dollar (a review's calls cost cents),
+/// "—" when unknown (no price was configured).
+pub fn usd(value: &Option<f64>) -> String {
+    match *value {
+        None => "—".to_owned(),
+        Some(0.0) => "$0.00".to_owned(),
+        Some(v) if v.abs() < 0.000_1 => "< $0.0001".to_owned(),
+        Some(v) if v.abs() < 1.0 => format!("${v:.4}"),
+        Some(v) => format!("${v:.2}"),
+    }
+}
+
+/// A price per million tokens as it was typed ("$0.15", "$2.50", "$0.075"), "—" when
+/// none is set.
+pub fn price(value: &Option<f64>) -> String {
+    match *value {
+        None => "—".to_owned(),
+        Some(v) if ((v * 100.0).round() - v * 100.0).abs() < 1e-9 => format!("${v:.2}"),
+        Some(v) => format!("${v}"),
+    }
+}
+
 /// Percent-encoding of one query-string value.
 pub fn url_encode(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
@@ -92,5 +114,17 @@ mod tests {
         );
         assert_eq!(millis(&850), "850 ms");
         assert_eq!(millis(&2400), "2.4 s");
+    }
+
+    #[test]
+    fn money_shows_cents_of_a_review_and_prices_as_typed() {
+        assert_eq!(usd(&None), "—");
+        assert_eq!(usd(&Some(0.0)), "$0.00");
+        assert_eq!(usd(&Some(0.004_2)), "$0.0042");
+        assert_eq!(usd(&Some(0.000_01)), "< $0.0001");
+        assert_eq!(usd(&Some(12.345)), "$12.35");
+        assert_eq!(price(&Some(2.5)), "$2.50");
+        assert_eq!(price(&Some(0.075)), "$0.075");
+        assert_eq!(price(&None), "—");
     }
 }

@@ -262,3 +262,51 @@ async fn a_new_team_connects_gitlab_reviews_a_merge_request_and_creates_an_api_k
     }
     browser.close().await;
 }
+
+#[tokio::test]
+async fn an_admin_adds_an_ai_model_tests_it_saves_it_and_makes_it_the_default() {
+    const KEY: &str = "sk-browser-secret-42";
+    let ai = crate::ai_configs::models_server(KEY).await;
+    let app = crate::helpers::TestApp::spawn().await;
+    let browser = Browser::start(&app.base_url).await;
+    log_in(&browser, ROOT_EMAIL, ROOT_PASSWORD).await;
+
+    // Nothing stored: the built-in model is the one reviews use.
+    browser.click("nav a[href='/ai-configs']").await;
+    browser.find("#builtin-ai").await;
+    browser.click("#add-ai-config").await;
+    browser.fill("#name", "Team model").await;
+    browser.fill("#endpoint", &format!("{}/v1", ai.uri())).await;
+    browser.fill("#api_key", KEY).await;
+    browser.fill("#model", "model-b").await;
+    browser.fill("#input_price_per_mtok", "0.15").await;
+    browser.fill("#output_price_per_mtok", "0.6").await;
+    browser.click("#test-ai-config").await;
+    browser
+        .wait_text("#test-result", "The model answers", 15)
+        .await;
+    browser.screenshot("ai-config-form").await;
+    // The key is never sent back to the browser: typed again to save.
+    let echoed = browser.find("#api_key").await.prop("value").await.unwrap();
+    assert_eq!(echoed.as_deref(), Some(""));
+    assert!(!browser.client.source().await.unwrap().contains(KEY));
+    browser.fill("#api_key", KEY).await;
+    browser.click("#save-ai-config").await;
+    browser.wait_text(".flash", "Added “Team model”.", 15).await;
+
+    browser
+        .click("tr[data-config='Team model'] form[action$='/default'] button")
+        .await;
+    browser
+        .wait_text(".flash", "“Team model” is now the default", 15)
+        .await;
+    let row = browser.text("tr[data-config='Team model']").await;
+    assert!(row.contains("default") && row.contains("$0.15"), "{row}");
+    assert!(
+        !browser.exists("#builtin-ai").await,
+        "the built-in model is still listed as the default"
+    );
+    assert!(!browser.client.source().await.unwrap().contains(KEY));
+    browser.screenshot("ai-configs").await;
+    browser.close().await;
+}

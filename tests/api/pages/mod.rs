@@ -3,6 +3,7 @@
 //! share; each child is one topic.
 
 mod access;
+mod ai_models;
 mod connections;
 mod forms;
 mod hardening;

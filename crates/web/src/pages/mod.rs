@@ -1,5 +1,6 @@
 //! The pages, one module per section of the navigation.
 
+mod ai_configs;
 mod auth;
 mod catalog;
 mod health;
@@ -15,6 +16,7 @@ mod settings;
 use actix_web::web;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    ai_configs::configure(cfg);
     auth::configure(cfg);
     catalog::configure(cfg);
     health::configure(cfg);

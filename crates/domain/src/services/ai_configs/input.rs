@@ -229,8 +229,19 @@ impl AiTrial {
                 String::new()
             }
         };
+        // The stored key goes only to the endpoint it was saved for: whoever may
+        // run a trial must not be able to send it to a server of their own.
+        let moved = stored.is_some_and(|s| !endpoint.is_empty() && s.endpoint != endpoint);
         let stored_key = stored.and_then(|s| s.api_key.clone());
         let api_key = match secret_change(self.api_key) {
+            None if moved && stored_key.is_some() => {
+                p.0.push(FieldError::new(
+                    "apiKey",
+                    "is required to try another endpoint than the stored one (the stored key \
+                     is only sent to its own endpoint)",
+                ));
+                None
+            }
             None => stored_key,
             Some(key) => key,
         };
