@@ -23,7 +23,7 @@ use reviewd_domain::ports::{
     TokenHasher,
 };
 use reviewd_domain::services::{
-    AiConfigService, ApiKeyService, ApiTally, AuthService, AuthSettings, CatalogService,
+    AiConfigService, ApiKeyService, ApiTally, AuthService, AuthSettings, Budgets, CatalogService,
     EngineSettings, HealthService, ManualReviewService, MonitoringService, NotificationService,
     NotifySettings, OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine,
     ReviewHistory, RootOutcome, RunnerService, RunnerSettings, SystemResetService, TaskService,
@@ -245,20 +245,10 @@ impl Application {
             tracing::warn!(count, "queue.recreated_at_start");
         }
         let ai_configs = ai_configs(&config, &http, &pool, &secrets);
-        let intake = WebhookIntake::new(
-            project_repo,
-            settings_repo.clone(),
-            tasks.clone(),
-            Arc::new(RedisDeliveryLog::new(
-                redis.clone(),
-                &config.queue_key_prefix,
-            )),
-        )
-        .checking_ai_with(ai_configs.clone());
         let catalog_repo = Arc::new(PgCatalogRepository::new(pool.clone()));
         let manual_reviews = ManualReviewService::new(
             projects.clone(),
-            settings_repo,
+            settings_repo.clone(),
             tasks.clone(),
             catalog_repo.clone(),
         );
@@ -284,6 +274,25 @@ impl Application {
                 push_allow_private: config.notify_push_allow_private,
             },
         ));
+        let budgets = Arc::new(
+            Budgets::new(
+                project_repo.clone(),
+                projects.clone(),
+                Arc::new(crate::clock::SystemClock),
+            )
+            .notifying(notifications.clone()),
+        );
+        let intake = WebhookIntake::new(
+            project_repo,
+            settings_repo,
+            tasks.clone(),
+            Arc::new(RedisDeliveryLog::new(
+                redis.clone(),
+                &config.queue_key_prefix,
+            )),
+        )
+        .checking_ai_with(ai_configs.clone())
+        .with_budgets(budgets.clone());
         let engine = Arc::new(
             ReviewEngine::new(
                 task_repo,
@@ -378,6 +387,7 @@ impl Application {
             webhooks,
             tasks,
             intake,
+            budgets,
             manual_reviews,
             history: ReviewHistory::new(Arc::new(PgReviewQueries::new(pool.clone()))),
             engine,

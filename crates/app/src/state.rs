@@ -3,7 +3,7 @@
 use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
-    AiConfigService, ApiKeyService, AuthService, CatalogService, HealthService,
+    AiConfigService, ApiKeyService, AuthService, Budgets, CatalogService, HealthService,
     ManualReviewService, MonitoringService, NotificationService, PlatformConfigService,
     ProjectService, ReviewEngine, ReviewHistory, RunnerService, SystemResetService, TaskService,
     UserService, WebhookIntake, WebhookService,
@@ -22,6 +22,8 @@ pub struct AppState {
     pub webhooks: WebhookService,
     pub tasks: Arc<TaskService>,
     pub intake: WebhookIntake,
+    /// Announces the automatic reviews the intake stopped for a spent budget.
+    pub budgets: Arc<Budgets>,
     pub manual_reviews: ManualReviewService,
     pub history: ReviewHistory,
     pub catalog: CatalogService,

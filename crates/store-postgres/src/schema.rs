@@ -245,6 +245,8 @@ diesel::table! {
         last_synced_at -> Nullable<Timestamptz>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        monthly_budget_usd -> Nullable<Float8>,
+        budget_alerted_month -> Nullable<Date>,
     }
 }
 

@@ -4,6 +4,7 @@
 //! This module holds the fakes and steps the cases share (and that other modules
 //! borrow); each child is one topic of the pipeline.
 
+mod budget;
 mod failures;
 mod github;
 mod recovery;

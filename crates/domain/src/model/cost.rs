@@ -2,6 +2,8 @@
 //! tokens). A configuration without prices has no known cost, which is kept
 //! apart from a cost of zero (a free local model).
 
+use chrono::{DateTime, Datelike, Months, NaiveDate, NaiveTime, Utc};
+
 /// Tokens per price unit: prices are quoted per million tokens.
 const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;
 
@@ -42,9 +44,67 @@ pub fn cost_usd(
     )
 }
 
+/// The calendar month (UTC) that budgets and "this month" figures count in: its
+/// first day, its first instant, and the first day of the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BudgetMonth {
+    pub first_day: NaiveDate,
+    pub next_first_day: NaiveDate,
+}
+
+impl BudgetMonth {
+    /// The month `now` falls in.
+    #[must_use]
+    pub fn of(now: DateTime<Utc>) -> Self {
+        let today = now.date_naive();
+        let first_day = today.with_day(1).unwrap_or(today);
+        let next_first_day = first_day
+            .checked_add_months(Months::new(1))
+            .unwrap_or(NaiveDate::MAX);
+        Self {
+            first_day,
+            next_first_day,
+        }
+    }
+
+    /// Midnight UTC of its first day.
+    #[must_use]
+    pub fn start(&self) -> DateTime<Utc> {
+        self.first_day.and_time(NaiveTime::MIN).and_utc()
+    }
+
+    /// `2026-11`, as markers and messages name it.
+    #[must_use]
+    pub fn label(&self) -> String {
+        self.first_day.format("%Y-%m").to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_budget_month_runs_from_its_first_day_to_the_next_months_utc() {
+        let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
+        let november = BudgetMonth::of(at("2026-11-30T23:59:59Z"));
+        assert_eq!(november.label(), "2026-11");
+        assert_eq!(november.start(), at("2026-11-01T00:00:00Z"));
+        assert_eq!(november.next_first_day.to_string(), "2026-12-01");
+        // New Year, and the first instant of a month belonging to that month.
+        let december = BudgetMonth::of(at("2026-12-31T12:00:00Z"));
+        assert_eq!(december.next_first_day.to_string(), "2027-01-01");
+        assert_eq!(
+            BudgetMonth::of(at("2027-01-01T00:00:00Z")).label(),
+            "2027-01"
+        );
+        // A time zone ahead of UTC is still counted in UTC.
+        let tokyo = DateTime::parse_from_rfc3339("2026-12-01T05:00:00+09:00").unwrap();
+        assert_eq!(
+            BudgetMonth::of(tokyo.with_timezone(&Utc)).label(),
+            "2026-11"
+        );
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12

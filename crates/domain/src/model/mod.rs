@@ -26,7 +26,7 @@ pub use ai_config::{
     AiConfig, AiConfigChanges, AiProviderKind, AiSource, AiTarget, BuiltinAi, NewAiConfig,
 };
 pub use api_key::{ApiKey, NewApiKey};
-pub use cost::{AiPrices, cost_usd};
+pub use cost::{AiPrices, BudgetMonth, cost_usd};
 pub use platform::{
     AuthType, MergeRequest, MrState, NewPlatformConfig, OAuthTokens, PlatformConfig,
     PlatformConfigChanges, PlatformConnection, PlatformPage, PlatformProject, PlatformType,

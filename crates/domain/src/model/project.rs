@@ -48,7 +48,7 @@ impl FromStr for WebhookStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Project {
     pub id: Uuid,
     pub platform_config_id: Uuid,
@@ -67,6 +67,9 @@ pub struct Project {
     pub default_reviewer_ids: Vec<String>,
     pub auto_assign_author: bool,
     pub template_id: Option<Uuid>,
+    /// USD the project's AI calls may cost per calendar month (UTC) before webhooks
+    /// stop queueing automatic reviews; `None` for no limit.
+    pub monthly_budget_usd: Option<f64>,
     pub webhook_id: Option<String>,
     pub webhook_url: Option<String>,
     pub webhook_status: Option<WebhookStatus>,
@@ -97,6 +100,8 @@ pub struct ProjectSettingsChanges {
     pub ai_config_id: Option<Option<Uuid>>,
     pub default_reviewer_ids: Option<Vec<String>>,
     pub auto_assign_author: Option<bool>,
+    /// `Some(None)` removes the budget.
+    pub monthly_budget_usd: Option<Option<f64>>,
 }
 
 /// What is stored about a project's webhook.

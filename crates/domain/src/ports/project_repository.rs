@@ -5,6 +5,7 @@ use crate::model::{
 };
 use crate::{Page, PageRequest};
 use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
 /// Storage of synced projects and the reads that list their activity.
@@ -74,6 +75,21 @@ pub trait ProjectRepository: Send + Sync {
     /// # Errors
     /// Only store failures.
     async fn stats(&self) -> Result<ProjectStats, RepoError>;
+
+    /// USD the project's priced AI calls made at or after `since` cost (calls of
+    /// deleted reviews are no longer the project's).
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn cost_since(&self, id: Uuid, since: DateTime<Utc>) -> Result<f64, RepoError>;
+
+    /// Records that the project's budget for the month starting on `month` was
+    /// announced. `true` the first time for that month, `false` after, so that
+    /// concurrent webhooks announce it once.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown id.
+    async fn claim_budget_alert(&self, id: Uuid, month: NaiveDate) -> Result<bool, RepoError>;
 
     /// The project's latest reviews, newest first.
     ///

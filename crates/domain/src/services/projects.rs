@@ -32,7 +32,7 @@ pub struct SyncReport {
 }
 
 /// A project's settings with the global values it inherits filled in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedProjectConfig {
     pub project_id: Uuid,
     pub enabled: bool,
@@ -49,6 +49,8 @@ pub struct ResolvedProjectConfig {
     pub auto_assign_author: bool,
     pub template_id: Option<Uuid>,
     pub review_commands: Vec<String>,
+    /// USD per calendar month (UTC) before automatic reviews stop; `None` for no limit.
+    pub monthly_budget_usd: Option<f64>,
 }
 
 /// A project's recent activity.
@@ -71,6 +73,9 @@ fn project_not_found(e: RepoError) -> ServiceError {
 
 /// Longest accepted glob pattern; longer ones are surely a mistake.
 const MAX_PATTERN_LEN: usize = 500;
+/// The largest monthly budget accepted (the store's check says the same): past it a
+/// typo, not a budget.
+pub const MAX_MONTHLY_BUDGET_USD: f64 = 1_000_000_000.0;
 
 impl ProjectService {
     pub fn new(
@@ -179,6 +184,14 @@ impl ProjectService {
                 "patterns must be non-empty and at most 500 characters",
             ));
         }
+        if let Some(Some(budget)) = changes.monthly_budget_usd
+            && !(budget.is_finite() && (0.0..=MAX_MONTHLY_BUDGET_USD).contains(&budget))
+        {
+            return Err(ServiceError::invalid(
+                "monthlyBudget",
+                "a budget is a number of USD from 0 to 1000000000, or null for none",
+            ));
+        }
         if let Some(ids) = &changes.default_reviewer_ids
             && ids.iter().any(|i| i.trim().is_empty())
         {
@@ -222,6 +235,7 @@ impl ProjectService {
             auto_assign_author: project.auto_assign_author,
             template_id: project.template_id,
             review_commands: global.review_commands,
+            monthly_budget_usd: project.monthly_budget_usd,
         })
     }
 

@@ -3,6 +3,7 @@
 
 use super::ServiceError;
 use super::ai_configs::AiConfigService;
+use super::budgets::{BudgetStop, Budgets};
 use super::tasks::{Enqueued, TaskService};
 use crate::model::{
     CommentEvent, MergeRequestEvent, MrAction, NewReviewTask, PlatformType, Project, TriggeredBy,
@@ -41,6 +42,23 @@ pub struct AssignmentPlan {
     pub reviewer_ids: Vec<String>,
 }
 
+/// What the webhook's handler does after answering, off the request's path.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FollowUp {
+    pub assignment: Option<AssignmentPlan>,
+    /// An automatic review stopped by the project's budget, to announce.
+    pub budget_stop: Option<BudgetStop>,
+}
+
+impl From<Option<AssignmentPlan>> for FollowUp {
+    fn from(assignment: Option<AssignmentPlan>) -> Self {
+        Self {
+            assignment,
+            budget_stop: None,
+        }
+    }
+}
+
 /// A platform delivery id, for deduplication.
 #[derive(Debug, Clone, Copy)]
 pub struct DeliveryRef<'a> {
@@ -54,6 +72,7 @@ pub struct WebhookIntake {
     tasks: Arc<TaskService>,
     deliveries: Arc<dyn DeliveryLog>,
     ai: Option<Arc<AiConfigService>>,
+    budgets: Option<Arc<Budgets>>,
 }
 
 /// Whether a comment asks for a review: a line that is a command, or starts with one
@@ -83,7 +102,15 @@ impl WebhookIntake {
             tasks,
             deliveries,
             ai: None,
+            budgets: None,
         }
+    }
+
+    /// Stops automatic reviews of projects whose monthly budget is spent.
+    #[must_use]
+    pub fn with_budgets(mut self, budgets: Arc<Budgets>) -> Self {
+        self.budgets = Some(budgets);
+        self
     }
 
     /// Names, in the log of each queued task, the AI configuration its review will
@@ -104,7 +131,7 @@ impl WebhookIntake {
         config_ids: &[Uuid],
         delivery: Option<DeliveryRef<'_>>,
         event: WebhookEvent,
-    ) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
+    ) -> Result<(IntakeOutcome, FollowUp), ServiceError> {
         if let Some(d) = delivery {
             let first = self
                 .deliveries
@@ -114,7 +141,7 @@ impl WebhookIntake {
             if !first {
                 return Ok((
                     IntakeOutcome::Ignored("duplicate delivery: already processed".into()),
-                    None,
+                    FollowUp::default(),
                 ));
             }
         }
@@ -133,11 +160,16 @@ impl WebhookIntake {
         &self,
         config_ids: &[Uuid],
         event: WebhookEvent,
-    ) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
+    ) -> Result<(IntakeOutcome, FollowUp), ServiceError> {
         match event {
-            WebhookEvent::Ignored(reason) => Ok((IntakeOutcome::Ignored(reason), None)),
+            WebhookEvent::Ignored(reason) => {
+                Ok((IntakeOutcome::Ignored(reason), FollowUp::default()))
+            }
             WebhookEvent::MergeRequest(mr) => self.merge_request(config_ids, mr).await,
-            WebhookEvent::Comment(comment) => Ok((self.comment(config_ids, comment).await?, None)),
+            WebhookEvent::Comment(comment) => Ok((
+                self.comment(config_ids, comment).await?,
+                FollowUp::default(),
+            )),
         }
     }
 
@@ -160,8 +192,8 @@ impl WebhookIntake {
         &self,
         config_ids: &[Uuid],
         mr: MergeRequestEvent,
-    ) -> Result<(IntakeOutcome, Option<AssignmentPlan>), ServiceError> {
-        let ignored = |why: String| Ok((IntakeOutcome::Ignored(why), None));
+    ) -> Result<(IntakeOutcome, FollowUp), ServiceError> {
+        let ignored = |why: String| Ok((IntakeOutcome::Ignored(why), FollowUp::default()));
         match &mr.action {
             MrAction::AssignmentOnly => {
                 return ignored("only assignees or reviewers changed".into());
@@ -185,7 +217,32 @@ impl WebhookIntake {
         if !project.auto_review.unwrap_or(global.auto_review) {
             return Ok((
                 IntakeOutcome::Ignored("auto-review is off for this project".into()),
-                assignment,
+                assignment.into(),
+            ));
+        }
+        let send_to_platform = project.send_to_platform.unwrap_or(global.send_to_platform);
+        if let Some(budgets) = &self.budgets
+            && let Some((spent_usd, budget_usd, month)) = budgets.spent(&project).await?
+        {
+            let stop = BudgetStop {
+                project_id: project.id,
+                project_name: project.name.clone(),
+                project_url: project.web_url.clone(),
+                platform_type: project.platform_type,
+                iid: mr.iid,
+                budget_usd,
+                spent_usd,
+                month,
+                note_on_mr: send_to_platform,
+                review_command: global.review_commands.first().cloned(),
+            };
+            tracing::info!(project.id = %project.id, mr.iid = mr.iid, spent_usd, budget_usd, "webhook.budget_spent");
+            return Ok((
+                IntakeOutcome::Ignored(stop.reason()),
+                FollowUp {
+                    assignment,
+                    budget_stop: Some(stop),
+                },
             ));
         }
         let outcome = self
@@ -197,7 +254,7 @@ impl WebhookIntake {
                 global.send_to_platform,
             )
             .await?;
-        Ok((outcome, assignment))
+        Ok((outcome, assignment.into()))
     }
 
     async fn comment(

@@ -3,8 +3,9 @@
 
 use super::PgConn;
 use crate::error::map_diesel_error;
+use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
-use diesel::sql_types::{Double, Text, Uuid as SqlUuid};
+use diesel::sql_types::{Double, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use reviewd_domain::model::ProjectCost;
 use reviewd_domain::ports::RepoError;
@@ -74,6 +75,32 @@ pub(crate) async fn project_costs(
         })
         .collect();
     Ok((totals.total, totals.month, by_project))
+}
+
+#[derive(QueryableByName)]
+struct Spent {
+    #[diesel(sql_type = Double)]
+    spent: f64,
+}
+
+/// USD a project's priced calls made since `since` cost: the reviews by the
+/// project index, then each review's calls by theirs.
+pub(crate) async fn project_cost_since(
+    conn: &mut PgConn,
+    project_id: Uuid,
+    since: DateTime<Utc>,
+) -> Result<f64, RepoError> {
+    let row: Spent = diesel::sql_query(
+        "SELECT coalesce(sum(c.cost_usd), 0)::double precision AS spent
+         FROM reviews r JOIN ai_call_logs c ON c.review_id = r.id
+         WHERE r.project_id = $1 AND c.created_at >= $2",
+    )
+    .bind::<SqlUuid, _>(project_id)
+    .bind::<Timestamptz, _>(since)
+    .get_result(conn)
+    .await
+    .map_err(map_diesel_error)?;
+    Ok(row.spent)
 }
 
 /// `(provider, model, USD)` of every priced call.

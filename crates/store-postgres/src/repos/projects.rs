@@ -7,7 +7,7 @@ use crate::error::map_diesel_error;
 use crate::rows::{PipelineRow, ProjectCountsRow, ProjectRow, ReviewCountsRow, ReviewSummaryRow};
 use crate::schema::{projects, review_tasks, reviews};
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::upsert::excluded;
@@ -80,6 +80,7 @@ struct SettingsChangeset {
     ai_config_id: Option<Option<Uuid>>,
     default_reviewer_ids: Option<Vec<String>>,
     auto_assign_author: Option<bool>,
+    monthly_budget_usd: Option<Option<f64>>,
     updated_at: DateTime<Utc>,
 }
 
@@ -192,6 +193,7 @@ impl ProjectRepository for PgProjectRepository {
             ai_config_id: c.ai_config_id,
             default_reviewer_ids: c.default_reviewer_ids,
             auto_assign_author: c.auto_assign_author,
+            monthly_budget_usd: c.monthly_budget_usd,
             updated_at: Utc::now(),
         };
         diesel::update(projects::table.find(id))
@@ -201,6 +203,40 @@ impl ProjectRepository for PgProjectRepository {
             .await
             .map_err(map_diesel_error)?
             .try_into()
+    }
+
+    async fn cost_since(&self, id: Uuid, since: DateTime<Utc>) -> Result<f64, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        super::costs::project_cost_since(&mut conn, id, since).await
+    }
+
+    async fn claim_budget_alert(&self, id: Uuid, month: NaiveDate) -> Result<bool, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        // One UPDATE decides it: of concurrent webhooks, one sees a row change.
+        let claimed = diesel::update(
+            projects::table.find(id).filter(
+                projects::budget_alerted_month
+                    .is_null()
+                    .or(projects::budget_alerted_month.lt(month)),
+            ),
+        )
+        .set(projects::budget_alerted_month.eq(month))
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        if claimed == 1 {
+            return Ok(true);
+        }
+        let exists: i64 = projects::table
+            .find(id)
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if exists == 0 {
+            return Err(RepoError::NotFound);
+        }
+        Ok(false)
     }
 
     async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {

@@ -40,6 +40,7 @@ pub(crate) struct ProjectRow {
     pub last_synced_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    pub monthly_budget_usd: Option<f64>,
 }
 
 impl TryFrom<ProjectRow> for Project {
@@ -69,6 +70,7 @@ impl TryFrom<ProjectRow> for Project {
             default_reviewer_ids: r.default_reviewer_ids,
             auto_assign_author: r.auto_assign_author,
             template_id: r.template_id,
+            monthly_budget_usd: r.monthly_budget_usd,
             webhook_id: r.webhook_id,
             webhook_url: r.webhook_url,
             webhook_checked_at: r.webhook_checked_at,

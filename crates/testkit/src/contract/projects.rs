@@ -24,6 +24,103 @@ pub async fn run(s: &Stores) {
     stats_count_projects_and_reviews(s).await;
     recent_reviews_are_newest_first(s).await;
     delete_and_delete_many(s).await;
+    budgets_count_this_projects_calls_and_alert_once_a_month(s).await;
+}
+
+/// The reads behind monthly budgets: a project's spending since an instant (its
+/// reviews' priced calls only), a budget kept and removed, and each month's alert
+/// claimed once.
+async fn budgets_count_this_projects_calls_and_alert_once_a_month(s: &Stores) {
+    let (mine, theirs) = (seed::project(s).await, seed::project(s).await);
+    let a = seed::review(s, &mine, 91, "h1").await;
+    let b = seed::review(s, &mine, 92, "h1").await;
+    let other = seed::review(s, &theirs, 91, "h1").await;
+    for (review, cost) in [
+        (a.id, Some(0.25)),
+        (b.id, Some(0.5)),
+        (b.id, None),
+        (other.id, Some(4.0)),
+    ] {
+        s.reviews
+            .log_ai_call(seed::ai_call(review, cost))
+            .await
+            .unwrap();
+    }
+    // Around the calls as the store dates them (a real store's clock is not ours).
+    let (logged, _) = s
+        .review_queries
+        .ai_logs(a.id, None, None, 1, 0)
+        .await
+        .unwrap();
+    let since = logged[0].created_at - chrono::TimeDelta::hours(1);
+    let later = logged[0].created_at + chrono::TimeDelta::hours(1);
+    assert_eq!(s.projects.cost_since(mine.id, since).await.unwrap(), 0.75);
+    assert_eq!(s.projects.cost_since(theirs.id, since).await.unwrap(), 4.0);
+    assert_eq!(s.projects.cost_since(mine.id, later).await.unwrap(), 0.0);
+    assert_eq!(
+        s.projects.cost_since(Uuid::new_v4(), since).await.unwrap(),
+        0.0
+    );
+
+    let budget = |v| ProjectSettingsChanges {
+        monthly_budget_usd: Some(v),
+        ..ProjectSettingsChanges::default()
+    };
+    let set = s.projects.update_settings(mine.id, budget(Some(0.5))).await;
+    assert_eq!(set.unwrap().monthly_budget_usd, Some(0.5));
+    let unchanged = s
+        .projects
+        .update_settings(mine.id, ProjectSettingsChanges::default())
+        .await;
+    assert_eq!(unchanged.unwrap().monthly_budget_usd, Some(0.5));
+    let removed = s.projects.update_settings(mine.id, budget(None)).await;
+    assert_eq!(removed.unwrap().monthly_budget_usd, None);
+    assert!(
+        s.projects
+            .update_settings(mine.id, budget(Some(-1.0)))
+            .await
+            .is_err(),
+        "the store refuses a negative budget"
+    );
+
+    let month = |m| chrono::NaiveDate::from_ymd_opt(2026, m, 1).unwrap();
+    assert!(
+        s.projects
+            .claim_budget_alert(mine.id, month(11))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !s.projects
+            .claim_budget_alert(mine.id, month(11))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !s.projects
+            .claim_budget_alert(mine.id, month(10))
+            .await
+            .unwrap(),
+        "an earlier month never alerts again"
+    );
+    assert!(
+        s.projects
+            .claim_budget_alert(theirs.id, month(11))
+            .await
+            .unwrap()
+    );
+    assert!(
+        s.projects
+            .claim_budget_alert(mine.id, month(12))
+            .await
+            .unwrap()
+    );
+    assert!(matches!(
+        s.projects
+            .claim_budget_alert(Uuid::new_v4(), month(12))
+            .await,
+        Err(RepoError::NotFound)
+    ));
 }
 
 fn page(n: u32, size: u32) -> PageRequest {
@@ -60,6 +157,7 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
                 ai_config_id: Some(None),
                 default_reviewer_ids: Some(vec!["7".into()]),
                 auto_assign_author: Some(true),
+                monthly_budget_usd: Some(Some(12.5)),
             },
         )
         .await
@@ -97,6 +195,7 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
     assert_eq!(again.file_ignore_patterns, Some(vec!["*.snap".to_owned()]));
     assert_eq!(again.default_reviewer_ids, vec!["7".to_owned()]);
     assert!(again.auto_assign_author);
+    assert_eq!(again.monthly_budget_usd, Some(12.5));
     assert_eq!(again.webhook_status, Some(WebhookStatus::Active));
     assert_eq!(again.created_at, first.created_at);
     assert!(again.last_synced_at >= first.last_synced_at);

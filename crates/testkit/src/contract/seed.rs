@@ -7,7 +7,8 @@ use chrono::{DateTime, SubsecRound, Utc};
 use reviewd_domain::model::diff::ChangeType;
 use reviewd_domain::model::grade::{Rating, Severity};
 use reviewd_domain::model::review::{
-    NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome, ReviewStatus, RoundRef,
+    AiCallRecord, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome, ReviewStatus,
+    RoundRef,
 };
 use reviewd_domain::model::{
     AiConfig, AiProviderKind, AuthType, NewAiConfig, NewApiKey, NewPlatformConfig, NewReviewTask,
@@ -331,5 +332,24 @@ pub fn new_api_key(user_id: Uuid, expires_at: Option<DateTime<Utc>>) -> NewApiKe
         prefix: "rvd_abc".into(),
         key_hash: format!("key-{}", unique()),
         expires_at,
+    }
+}
+
+/// A successful AI call of the review (100 prompt and 20 completion tokens)
+/// costing `cost_usd` (`None`: unpriced).
+#[must_use]
+pub fn ai_call(review_id: Uuid, cost_usd: Option<f64>) -> AiCallRecord {
+    AiCallRecord {
+        review_id: Some(review_id),
+        file_path: Some("a.rs".into()),
+        provider: "Priced".into(),
+        model: "m-1".into(),
+        success: true,
+        duration_ms: 10,
+        prompt_tokens: 100,
+        completion_tokens: 20,
+        total_tokens: 120,
+        cost_usd,
+        error_message: None,
     }
 }

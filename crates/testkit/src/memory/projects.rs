@@ -5,10 +5,10 @@ use super::MemoryStore;
 use super::platform_configs::set;
 use super::tables::Tables;
 use async_trait::async_trait;
-use chrono::{DateTime, Datelike, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use reviewd_domain::model::{
-    PipelineEntry, PipelineFilter, PlatformProject, PlatformType, Project, ProjectCost,
-    ProjectFilter, ProjectSettingsChanges, ProjectStats, ReviewSummary, WebhookState,
+    BudgetMonth, PipelineEntry, PipelineFilter, PlatformProject, PlatformType, Project,
+    ProjectCost, ProjectFilter, ProjectSettingsChanges, ProjectStats, ReviewSummary, WebhookState,
     WebhookStatus, WebhookStatusFilter,
 };
 use reviewd_domain::ports::{ProjectRepository, RepoError};
@@ -125,6 +125,7 @@ fn new_project(
         default_reviewer_ids: Vec::new(),
         auto_assign_author: false,
         template_id: None,
+        monthly_budget_usd: None,
         webhook_id: None,
         webhook_url: None,
         webhook_status: None,
@@ -306,6 +307,14 @@ impl ProjectRepository for MemoryStore {
         {
             return Err(RepoError::NotFound);
         }
+        // The store's CHECK constraint.
+        if let Some(Some(budget)) = c.monthly_budget_usd
+            && !(0.0..=1_000_000_000.0).contains(&budget)
+        {
+            return Err(RepoError::Conflict(
+                "monthly_budget_usd out of range".into(),
+            ));
+        }
         let project = tables.project_mut(id)?;
         set(&mut project.enabled, c.enabled);
         set(&mut project.auto_review, c.auto_review);
@@ -313,8 +322,34 @@ impl ProjectRepository for MemoryStore {
         set(&mut project.ai_config_id, c.ai_config_id);
         set(&mut project.default_reviewer_ids, c.default_reviewer_ids);
         set(&mut project.auto_assign_author, c.auto_assign_author);
+        set(&mut project.monthly_budget_usd, c.monthly_budget_usd);
         project.updated_at = now;
         Ok(project.clone())
+    }
+
+    async fn cost_since(&self, id: Uuid, since: DateTime<Utc>) -> Result<f64, RepoError> {
+        let tables = self.tables();
+        Ok(tables
+            .ai_calls
+            .iter()
+            .filter(|c| c.call.created_at >= since)
+            .filter(|c| {
+                c.review_id
+                    .and_then(|r| tables.review(r).ok())
+                    .is_some_and(|r| r.detail.item.project_id == id)
+            })
+            .filter_map(|c| c.call.cost_usd)
+            .sum())
+    }
+
+    async fn claim_budget_alert(&self, id: Uuid, month: NaiveDate) -> Result<bool, RepoError> {
+        let mut tables = self.tables();
+        tables.project_mut(id)?;
+        let first = tables.budget_alerts.get(&id).is_none_or(|m| *m < month);
+        if first {
+            tables.budget_alerts.insert(id, month);
+        }
+        Ok(first)
     }
 
     async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {
@@ -410,7 +445,7 @@ impl ProjectRepository for MemoryStore {
 /// Spending ever, this calendar month (UTC) and this month per project, as the
 /// PostgreSQL store sums the AI call log.
 fn project_costs(t: &Tables, now: DateTime<Utc>) -> (f64, f64, Vec<ProjectCost>) {
-    let month_start = month_start(now);
+    let month_start = BudgetMonth::of(now).start();
     let priced = || {
         t.ai_calls
             .iter()
@@ -443,10 +478,4 @@ fn project_costs(t: &Tables, now: DateTime<Utc>) -> (f64, f64, Vec<ProjectCost>)
             .then(a.project_id.cmp(&b.project_id))
     });
     (total, month, by_project)
-}
-
-/// The first instant of `now`'s calendar month, UTC.
-fn month_start(now: DateTime<Utc>) -> DateTime<Utc> {
-    let day = now.date_naive().with_day(1).unwrap_or(now.date_naive());
-    day.and_time(chrono::NaiveTime::MIN).and_utc()
 }

@@ -104,6 +104,8 @@ pub(crate) struct Tables {
     pub comments: Vec<CommentRow>,
     pub feedbacks: Vec<FeedbackRow>,
     pub ai_calls: Vec<AiCallRow>,
+    /// `projects.budget_alerted_month`: the month whose spent budget was announced.
+    pub budget_alerts: std::collections::HashMap<Uuid, chrono::NaiveDate>,
     pub catalog: super::catalog::CatalogTables,
     pub settings: super::settings::SettingsTables,
     pub notifications: super::notifications::NotificationTables,

@@ -10,7 +10,7 @@ use askama::Template;
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::review_views::TemplateItem;
 use reviewd_domain::model::{
-    Permission, PipelineEntry, PipelineFilter, PlatformConfig, PlatformUser, Project,
+    AiConfig, Permission, PipelineEntry, PipelineFilter, PlatformConfig, PlatformUser, Project,
     ProjectFilter, ProjectSettingsChanges, ProjectStats, WebhookStatusFilter,
 };
 use reviewd_domain::services::ServiceError;
@@ -251,11 +251,23 @@ struct DetailPage {
     pager: Pager,
     /// The project's own template, if it has one (else the global default applies).
     template: Option<TemplateItem>,
+    /// The stored AI configurations the project may be bound to.
+    ai_configs: Vec<AiConfig>,
+    /// The one reviews use: the project's, else the default; `None` for `PROVIDERA_*`.
+    ai_in_use: Option<String>,
+    /// The monthly budget as the form shows it (blank for none).
+    budget: String,
+    /// What the project's AI calls cost this month, formatted.
+    spent_this_month: String,
 }
 
 impl DetailPage {
     fn is_reviewer(&self, id: &str) -> bool {
         self.project.default_reviewer_ids.iter().any(|r| r == id)
+    }
+
+    fn is_ai(&self, id: &Uuid) -> bool {
+        self.project.ai_config_id.as_ref() == Some(id)
     }
 }
 
@@ -307,8 +319,21 @@ async fn detail(
         .await?
         .into_iter()
         .find(|t| Some(t.id) == resolved.template_id);
+    let ai_configs = state.ai_configs.list().await?;
+    let ai_in_use = resolved
+        .ai_config_id
+        .and_then(|id| ai_configs.iter().find(|c| c.id == id))
+        .map(|c| format!("{} ({})", c.name, c.model));
+    let spent_this_month = crate::format::usd(&Some(state.budgets.this_month(project.id).await?));
     render::page(&DetailPage {
         template,
+        ai_configs,
+        ai_in_use,
+        budget: project
+            .monthly_budget_usd
+            .map(|b| b.to_string())
+            .unwrap_or_default(),
+        spent_this_month,
         chrome: Chrome::new(&viewer, "projects", project.full_path.clone()),
         ignore_patterns: project
             .file_ignore_patterns
@@ -334,6 +359,37 @@ struct SettingsForm {
     #[serde(default)]
     ignore_patterns: String,
     auto_assign_author: Option<String>,
+    /// `inherit`, or the id of an AI configuration.
+    #[serde(default)]
+    ai_config: String,
+    /// USD; blank for no budget.
+    #[serde(default)]
+    monthly_budget: String,
+}
+
+/// The form's AI configuration: `inherit` (the default one) or an id.
+fn ai_config_choice(value: &str) -> Result<Option<Uuid>, ServiceError> {
+    match value.trim() {
+        "" | "inherit" => Ok(None),
+        id => Uuid::parse_str(id)
+            .map(Some)
+            .map_err(|_| ServiceError::invalid("aiConfigId", "choose an AI model from the list")),
+    }
+}
+
+/// The form's budget: blank for none, else a number of USD (the service checks
+/// its range).
+fn budget_choice(value: &str) -> Result<Option<f64>, ServiceError> {
+    let value = value.trim().trim_start_matches('$').trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    value.parse::<f64>().map(Some).map_err(|_| {
+        ServiceError::invalid(
+            "monthlyBudget",
+            "a budget is a number of USD, like 50 or 12.5; leave it blank for none",
+        )
+    })
 }
 
 async fn save_settings(
@@ -357,6 +413,13 @@ async fn save_settings(
         .filter(|l| !l.is_empty())
         .map(str::to_owned)
         .collect();
+    let back = format!("/projects/{id}");
+    let choices =
+        ai_config_choice(&f.ai_config).and_then(|ai| Ok((ai, budget_choice(&f.monthly_budget)?)));
+    let (ai_config_id, monthly_budget_usd) = match choices {
+        Ok(choices) => choices,
+        Err(e) => return render::after(Err::<(), _>(e), &back, |_| String::new()),
+    };
     let changes = ProjectSettingsChanges {
         enabled: Some(f.enabled.is_some()),
         auto_review: Some(match f.auto_review.as_str() {
@@ -369,11 +432,11 @@ async fn save_settings(
         } else {
             Some(patterns)
         }),
-        ai_config_id: None,
+        ai_config_id: Some(ai_config_id),
         default_reviewer_ids: Some(reviewers),
         auto_assign_author: Some(f.auto_assign_author.is_some()),
+        monthly_budget_usd: Some(monthly_budget_usd),
     };
-    let back = format!("/projects/{id}");
     let saved = state.projects.update_settings(*id, changes).await;
     render::after(saved, &back, |_| "Settings saved.".to_owned())
 }

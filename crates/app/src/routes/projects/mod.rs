@@ -95,6 +95,8 @@ struct ProjectDto {
     default_reviewer_ids: Vec<String>,
     auto_assign_author: bool,
     template_id: Option<Uuid>,
+    /// USD per calendar month (UTC) before automatic reviews stop; `null` for none.
+    monthly_budget: Option<f64>,
     #[schema(schema_with = nullable_webhook_status_schema)]
     webhook_status: Option<&'static str>,
     webhook_id: Option<String>,
@@ -125,6 +127,7 @@ impl From<Project> for ProjectDto {
             default_reviewer_ids: p.default_reviewer_ids,
             auto_assign_author: p.auto_assign_author,
             template_id: p.template_id,
+            monthly_budget: p.monthly_budget_usd,
             webhook_status: p.webhook_status.map(WebhookStatus::as_str),
             webhook_id: p.webhook_id,
             webhook_url: p.webhook_url,

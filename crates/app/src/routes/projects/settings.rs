@@ -10,6 +10,7 @@ use crate::state::AppState;
 use actix_web::{HttpResponse, get, patch, web};
 use reviewd_domain::model::ProjectSettingsChanges;
 use reviewd_domain::services::ResolvedProjectConfig;
+use reviewd_domain::services::projects::MAX_MONTHLY_BUDGET_USD;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
@@ -83,6 +84,26 @@ struct UpdateProjectBody {
     default_reviewer_ids: Option<Vec<String>>,
     /// Assign merge requests to their author when reviewed.
     auto_assign_author: Option<bool>,
+    /// USD the project's AI calls may cost per calendar month (UTC); once spent,
+    /// webhooks queue no automatic review until the next month (manual reviews
+    /// still run). `null` removes the budget.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(schema_with = monthly_budget_schema)]
+    monthly_budget: Option<Option<f64>>,
+}
+
+/// `monthlyBudget`: `null` or USD from 0 to 1e9.
+fn monthly_budget_schema() -> utoipa::openapi::Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Number, Type::Null]))
+        .minimum(Some(0.0))
+        .maximum(Some(MAX_MONTHLY_BUDGET_USD))
+        .description(Some(
+            "USD the project's AI calls may cost per calendar month (UTC) before automatic \
+             reviews stop until the next month; manual reviews still run. `null` removes \
+             the budget.",
+        ))
+        .build()
 }
 
 /// Changes a project's review settings; answers the project as stored.
@@ -105,6 +126,7 @@ pub(super) async fn update_project(
         ai_config_id: b.ai_config_id,
         default_reviewer_ids: b.default_reviewer_ids,
         auto_assign_author: b.auto_assign_author,
+        monthly_budget_usd: b.monthly_budget,
     };
     let project = state.projects.update_settings(*id, changes).await?;
     Ok(envelope::ok(ProjectBody {
@@ -151,6 +173,8 @@ struct ResolvedProjectConfigDto {
     auto_assign_author: bool,
     template_id: Option<Uuid>,
     review_commands: Vec<String>,
+    /// USD per calendar month (UTC) before automatic reviews stop; `null` for none.
+    monthly_budget: Option<f64>,
 }
 
 impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
@@ -169,6 +193,7 @@ impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
             auto_assign_author: c.auto_assign_author,
             template_id: c.template_id,
             review_commands: c.review_commands,
+            monthly_budget: c.monthly_budget_usd,
         }
     }
 }

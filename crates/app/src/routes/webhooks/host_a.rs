@@ -2,7 +2,7 @@
 //! (or GitLab's own `X-Gitlab-Token`) against the configs' webhook secrets.
 
 use super::payload::{self, id, iid, optional_id, optional_string, string};
-use super::{WebhookReceived, header, read_body, respond, spawn_assignment};
+use super::{WebhookReceived, header, read_body, respond, spawn_follow_up};
 use crate::envelope::Data;
 use crate::error::{ApiError, ErrorEnvelope};
 use crate::state::AppState;
@@ -99,8 +99,8 @@ pub async fn receive_host_a_webhook(
         platform: PlatformType::HostA,
         id,
     });
-    let (outcome, assignment) = state.intake.handle(&matching, delivery, event).await?;
-    spawn_assignment(&state, assignment);
+    let (outcome, follow_up) = state.intake.handle(&matching, delivery, event).await?;
+    spawn_follow_up(&state, follow_up);
     respond(outcome)
 }
 

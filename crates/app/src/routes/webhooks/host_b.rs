@@ -2,7 +2,7 @@
 //! signature of the raw body (`X-Hub-Signature-256`) under a config's webhook secret.
 
 use super::payload::{self, id, iid, optional_id, optional_string, string};
-use super::{WebhookReceived, header, read_body, respond};
+use super::{WebhookReceived, header, read_body, respond, spawn_follow_up};
 use crate::envelope::Data;
 use crate::error::{ApiError, ErrorEnvelope};
 use crate::state::AppState;
@@ -108,7 +108,8 @@ pub async fn receive_host_b_webhook(
         platform: PlatformType::HostB,
         id,
     });
-    let (outcome, _) = state.intake.handle(&matching, delivery, event).await?;
+    let (outcome, follow_up) = state.intake.handle(&matching, delivery, event).await?;
+    spawn_follow_up(&state, follow_up);
     respond(outcome)
 }
 

@@ -14,7 +14,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::StreamExt;
 use reviewd_domain::ErrorCode;
-use reviewd_domain::services::{AssignmentPlan, IntakeOutcome};
+use reviewd_domain::services::{AssignmentPlan, FollowUp, IntakeOutcome};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_actix_web::{scope, service_config::ServiceConfig};
@@ -107,8 +107,18 @@ fn respond(outcome: IntakeOutcome) -> Result<HttpResponse, ApiError> {
     }))
 }
 
-/// Applies a hostA assignment in the background: a slow platform must not delay the
-/// webhook's answer, and a failure only costs the assignment.
+/// Does what the intake left for after the answer, in the background: a slow
+/// platform must not delay the webhook's answer, and a failure costs only the
+/// assignment or the message.
+fn spawn_follow_up(state: &web::Data<AppState>, follow_up: FollowUp) {
+    if let Some(stop) = follow_up.budget_stop {
+        let budgets = state.budgets.clone();
+        actix_web::rt::spawn(async move { budgets.announce(&stop).await });
+    }
+    spawn_assignment(state, follow_up.assignment);
+}
+
+/// Applies a hostA assignment.
 fn spawn_assignment(state: &web::Data<AppState>, plan: Option<AssignmentPlan>) {
     let Some(plan) = plan else { return };
     let state = state.clone();

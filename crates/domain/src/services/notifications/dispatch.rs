@@ -3,14 +3,14 @@
 //! deliveries resumed.
 
 use super::NotificationService;
-use super::render::{render_digest, render_review, summarise};
+use super::render::{render_budget, render_digest, render_review, summarise};
 use crate::model::notification::{
     Channel, DeliveryStatus, Frequency, Notification, NotificationConfig, NotificationRecord,
     NotificationType, Recipient, ReviewEvent,
 };
 use crate::model::review::ReviewStatus;
 use crate::ports::{NewDelivery, Notifier, NotifyError};
-use crate::services::ServiceError;
+use crate::services::{BudgetStop, ServiceError};
 use futures_util::StreamExt;
 use std::time::Duration;
 use uuid::Uuid;
@@ -74,6 +74,24 @@ impl NotificationService {
             result?;
         }
         Ok(())
+    }
+
+    /// Tells every channel that a project's budget stopped its automatic reviews, as
+    /// a `review_failed` event (so only with `notifyOnReviewFailed`). It goes out at
+    /// once whatever `notificationFrequency` says: a digest would tell the team a day
+    /// or a week late that nothing is being reviewed. Failures are logged.
+    pub async fn budget_spent(&self, stop: &BudgetStop) {
+        let result = async {
+            let config = self.repo.config().await?;
+            if !config.notify_on_review_failed {
+                return Ok(());
+            }
+            let notification = self.titled(render_budget(stop, self.clock.now()));
+            self.dispatch(&config, &notification).await
+        };
+        if let Err(e) = result.await {
+            tracing::error!(project.id = %stop.project_id, error = %e, "notifications.budget_dispatch_failed");
+        }
     }
 
     /// Sends the digest of `frequency` when the settings ask for it and events are

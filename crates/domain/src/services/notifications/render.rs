@@ -3,6 +3,7 @@
 use crate::model::notification::{
     DigestSummary, Frequency, Notification, NotificationType, ReviewEvent,
 };
+use crate::services::BudgetStop;
 use chrono::{DateTime, Utc};
 
 /// Most events listed by name in a digest.
@@ -56,6 +57,29 @@ pub fn render_review(kind: NotificationType, e: &ReviewEvent, now: DateTime<Utc>
         text,
         url: Some(e.mr_url.clone()).filter(|u| !u.is_empty()),
         review: Some(e.clone()),
+        digest: None,
+        created_at: now,
+    }
+}
+
+/// The message of a project whose monthly budget stopped its automatic reviews.
+/// It goes out as `review_failed` (the contract's types are a closed list): an
+/// automatic review that should have run did not.
+#[must_use]
+pub fn render_budget(stop: &BudgetStop, now: DateTime<Utc>) -> Notification {
+    Notification {
+        kind: NotificationType::ReviewFailed,
+        title: format!("AI budget spent: {}", stop.project_name),
+        text: format!(
+            "The monthly AI budget of {} is spent ({}). Automatic reviews are paused until {} \
+             or until the budget is raised; manual reviews still run. First stopped: {}.",
+            stop.project_name,
+            stop.spent_of_budget(),
+            stop.month.next_first_day,
+            stop.mr_ref()
+        ),
+        url: Some(stop.project_url.clone()).filter(|u| !u.is_empty()),
+        review: None,
         digest: None,
         created_at: now,
     }

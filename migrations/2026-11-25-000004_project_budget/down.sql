@@ -1,0 +1,2 @@
+ALTER TABLE projects DROP COLUMN budget_alerted_month;
+ALTER TABLE projects DROP COLUMN monthly_budget_usd;
