@@ -14,12 +14,10 @@ use reviewd_domain::model::{
     WebhookEvent,
 };
 use reviewd_domain::ports::ProjectRef;
-use reviewd_domain::services::{
-    Budgets, FollowUp, IntakeOutcome, NotificationService, NotifySettings, WebhookIntake,
-};
+use reviewd_domain::services::{Budgets, FollowUp, IntakeOutcome, WebhookIntake};
 use reviewd_testkit::contract::seed;
 use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
-use reviewd_testkit::fakes::notifier::{FakeVapidKeys, RecordingNotifier};
+use reviewd_testkit::fakes::notifier::RecordingNotifier;
 use std::sync::Arc;
 use std::time::Duration;
 use support::World;
@@ -43,19 +41,10 @@ async fn bench(budget: Option<f64>) -> Bench {
         )
         .await;
     let chat = Arc::new(RecordingNotifier::new(Channel::ChatB));
-    let notifications = Arc::new(NotificationService::new(
-        world.stores.notifications.clone(),
-        world.stores.review_queries.clone(),
+    let notifications = Arc::new(support::notification_service(
+        &world,
         vec![chat.clone()],
-        Arc::new(FakeVapidKeys::default()),
         world.clock.clone(),
-        NotifySettings {
-            max_attempts: 1,
-            retry_base: Duration::from_secs(1),
-            app_url: "https://reviewd.example.com".into(),
-            system_name: "reviewd".into(),
-            push_allow_private: false,
-        },
     ));
     world
         .stores
@@ -116,7 +105,7 @@ async fn spend(b: &Bench, usd: f64) {
     b.world
         .stores
         .reviews
-        .log_ai_call(seed::ai_call(review.id, Some(usd)))
+        .log_ai_call(seed::ai_call(Some(review.id), "m-1", Some(usd)))
         .await
         .unwrap();
 }

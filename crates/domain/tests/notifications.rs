@@ -15,9 +15,9 @@ use reviewd_domain::model::notification::{
 };
 use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::ports::{Clock, NotifyError};
-use reviewd_domain::services::{NotificationService, NotifySettings};
+use reviewd_domain::services::NotificationService;
 use reviewd_testkit::contract::seed;
-use reviewd_testkit::fakes::notifier::{FakeVapidKeys, RecordingNotifier};
+use reviewd_testkit::fakes::notifier::RecordingNotifier;
 use std::sync::Arc;
 use std::time::Duration;
 use support::World;
@@ -33,19 +33,10 @@ async fn bench(frequency: Frequency) -> Bench {
     let world = World::new();
     let webhook = Arc::new(RecordingNotifier::new(Channel::Webhook));
     let chat = Arc::new(RecordingNotifier::new(Channel::ChatB));
-    let service = NotificationService::new(
-        world.stores.notifications.clone(),
-        world.stores.review_queries.clone(),
+    let service = support::notification_service(
+        &world,
         vec![webhook.clone(), chat.clone()],
-        Arc::new(FakeVapidKeys::default()),
         world.clock.clone(),
-        NotifySettings {
-            max_attempts: 3,
-            retry_base: Duration::from_secs(2),
-            app_url: "https://reviewd.example.com".into(),
-            system_name: "reviewd".into(),
-            push_allow_private: false,
-        },
     );
     world
         .stores
@@ -267,19 +258,10 @@ async fn deliveries_left_pending_by_a_stopped_process_are_resumed_from_their_nex
     let review = finished_review(&b, 90).await;
     b.webhook
         .fail_next(1, NotifyError::Unavailable("timeout".into()));
-    let stopping = NotificationService::new(
-        b.world.stores.notifications.clone(),
-        b.world.stores.review_queries.clone(),
+    let stopping = support::notification_service(
+        &b.world,
         vec![b.webhook.clone()],
-        Arc::new(FakeVapidKeys::default()),
         Arc::new(StopsAtFirstWait(b.world.clock.clone())),
-        NotifySettings {
-            max_attempts: 3,
-            retry_base: Duration::from_secs(2),
-            app_url: "https://reviewd.example.com".into(),
-            system_name: "reviewd".into(),
-            push_allow_private: false,
-        },
     );
     tokio::select! {
         biased;

@@ -10,17 +10,18 @@
 )]
 
 use reviewd_domain::model::{BuiltinAi, PlatformType, Project, ReviewTask, SecretString};
+use reviewd_domain::ports::Notifier;
 use reviewd_domain::ports::{Clock, ProjectRef};
 use reviewd_domain::services::{
-    AiConfigService, EngineSettings, ProjectService, ReviewEngine, RunOutcome, RunnerService,
-    RunnerSettings, TaskService,
+    AiConfigService, EngineSettings, NotificationService, NotifySettings, ProjectService,
+    ReviewEngine, RunOutcome, RunnerService, RunnerSettings, TaskService,
 };
 use reviewd_testkit::MemoryStore;
 use reviewd_testkit::contract::{Stores, seed};
 use reviewd_testkit::fakes::FakeClock;
 use reviewd_testkit::fakes::ai::{SameAi, ScriptedAi};
 use reviewd_testkit::fakes::hosting::{ProjectFixture, ScriptedClients, ScriptedPlatform};
-use reviewd_testkit::fakes::notifier::RecordingObserver;
+use reviewd_testkit::fakes::notifier::{FakeVapidKeys, RecordingObserver};
 use reviewd_testkit::fakes::queue::MemoryQueue;
 use std::sync::Arc;
 use std::time::Duration;
@@ -197,4 +198,27 @@ pub fn prompt_file(request: &reviewd_domain::ports::AiRequest) -> String {
         .find_map(|l| l.strip_prefix("File: "))
         .and_then(|l| l.rsplit_once(" (").map(|(path, _)| path.to_owned()))
         .unwrap_or_default()
+}
+
+/// Notifications over the world's store through `notifiers`, waiting on `clock`:
+/// three attempts a delivery, 2 s before the second.
+pub fn notification_service(
+    world: &World,
+    notifiers: Vec<Arc<dyn Notifier>>,
+    clock: Arc<dyn Clock>,
+) -> NotificationService {
+    NotificationService::new(
+        world.stores.notifications.clone(),
+        world.stores.review_queries.clone(),
+        notifiers,
+        Arc::new(FakeVapidKeys::default()),
+        clock,
+        NotifySettings {
+            max_attempts: 3,
+            retry_base: Duration::from_secs(2),
+            app_url: "https://reviewd.example.com".into(),
+            system_name: "reviewd".into(),
+            push_allow_private: false,
+        },
+    )
 }

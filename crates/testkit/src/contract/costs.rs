@@ -47,23 +47,23 @@ pub async fn by_day(s: &Stores, calendar: &dyn Calendar) {
         }
     };
     // Binary fractions, so that sums compare exactly.
-    log(vec![call(Some(a.id), "m-1", Some(0.125))]).await; // 30 days old: left out
+    log(vec![seed::ai_call(Some(a.id), "m-1", Some(0.125))]).await; // 30 days old: left out
     calendar.days_pass(1).await;
-    log(vec![call(Some(a.id), "m-1", Some(0.25))]).await; // 29 days old: the oldest day shown
+    log(vec![seed::ai_call(Some(a.id), "m-1", Some(0.25))]).await; // 29 days old: the oldest day shown
     calendar.days_pass(27).await;
     log(vec![
-        call(Some(a.id), "m-1", Some(0.5)),
-        call(Some(b.id), "m-1", Some(1.0)),
-        call(Some(a.id), "m-1", None),
+        seed::ai_call(Some(a.id), "m-1", Some(0.5)),
+        seed::ai_call(Some(b.id), "m-1", Some(1.0)),
+        seed::ai_call(Some(a.id), "m-1", None),
     ])
     .await;
     calendar.days_pass(1).await;
-    log(vec![call(Some(b.id), "m-1", None)]).await; // yesterday: unpriced only
+    log(vec![seed::ai_call(Some(b.id), "m-1", None)]).await; // yesterday: unpriced only
     calendar.days_pass(1).await;
     log(vec![
-        call(Some(a.id), "m-1", Some(0.25)),
-        call(Some(a.id), "m-2", Some(0.125)),
-        call(Some(b.id), "m-1", Some(2.0)),
+        seed::ai_call(Some(a.id), "m-1", Some(0.25)),
+        seed::ai_call(Some(a.id), "m-2", Some(0.125)),
+        seed::ai_call(Some(b.id), "m-1", Some(2.0)),
     ])
     .await;
 
@@ -116,33 +116,17 @@ pub async fn by_day(s: &Stores, calendar: &dyn Calendar) {
     );
 }
 
-fn call(review_id: Option<Uuid>, model: &str, cost_usd: Option<f64>) -> AiCallRecord {
-    AiCallRecord {
-        review_id,
-        file_path: Some("a.rs".into()),
-        provider: "Priced".into(),
-        model: model.into(),
-        success: true,
-        duration_ms: 10,
-        prompt_tokens: 100,
-        completion_tokens: 20,
-        total_tokens: 120,
-        cost_usd,
-        error_message: None,
-    }
-}
-
 async fn costs_add_up_per_review_list_project_and_model(s: &Stores) {
     let project = seed::project(s).await;
     let priced = seed::review(s, &project, 71, "h1").await;
     let unpriced = seed::review(s, &project, 72, "h1").await;
     // Binary fractions, so that sums compare exactly.
     for c in [
-        call(Some(priced.id), "m-1", Some(0.25)),
-        call(Some(priced.id), "m-2", Some(0.5)),
-        call(Some(unpriced.id), "m-1", None),
+        seed::ai_call(Some(priced.id), "m-1", Some(0.25)),
+        seed::ai_call(Some(priced.id), "m-2", Some(0.5)),
+        seed::ai_call(Some(unpriced.id), "m-1", None),
         // A call whose review is gone counts in the totals, not in a project's.
-        call(None, "m-1", Some(0.125)),
+        seed::ai_call(None, "m-1", Some(0.125)),
     ] {
         s.reviews.log_ai_call(c).await.unwrap();
     }

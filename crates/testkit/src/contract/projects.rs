@@ -42,7 +42,7 @@ async fn budgets_count_this_projects_calls_and_alert_once_a_month(s: &Stores) {
         (other.id, Some(4.0)),
     ] {
         s.reviews
-            .log_ai_call(seed::ai_call(review, cost))
+            .log_ai_call(seed::ai_call(Some(review), "m-1", cost))
             .await
             .unwrap();
     }

@@ -335,15 +335,15 @@ pub fn new_api_key(user_id: Uuid, expires_at: Option<DateTime<Utc>>) -> NewApiKe
     }
 }
 
-/// A successful AI call of the review (100 prompt and 20 completion tokens)
-/// costing `cost_usd` (`None`: unpriced).
+/// A successful AI call (100 prompt and 20 completion tokens) of the review, or of
+/// none, by `model`, costing `cost_usd` (`None`: unpriced).
 #[must_use]
-pub fn ai_call(review_id: Uuid, cost_usd: Option<f64>) -> AiCallRecord {
+pub fn ai_call(review_id: Option<Uuid>, model: &str, cost_usd: Option<f64>) -> AiCallRecord {
     AiCallRecord {
-        review_id: Some(review_id),
+        review_id,
         file_path: Some("a.rs".into()),
         provider: "Priced".into(),
-        model: "m-1".into(),
+        model: model.into(),
         success: true,
         duration_ms: 10,
         prompt_tokens: 100,
