@@ -1,10 +1,12 @@
 //! The review engine's rules, as pure functions: which lines of a diff a comment may
 //! land on, which files are ignored, which rules apply, how a model's answer is read,
 //! how comments are recognised across rounds, which suggested code fits the diff,
-//! how a review is rated, and what a repository's `.reviewd.yml` changes.
+//! how a review is rated, what a repository's `.reviewd.yml` changes, and what the
+//! readers' reactions and replies say about a comment.
 
 pub mod chunking;
 pub mod diff_lines;
+pub mod feedback;
 pub mod file_review;
 pub mod fingerprint;
 pub mod globs;
