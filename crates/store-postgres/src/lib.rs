@@ -16,8 +16,8 @@ pub use migrate::{MigrateError, revert_all_migrations, run_migrations};
 pub use pool::{ConnectError, PgPool, connect, ping};
 pub use repos::{
     PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgDataWipe,
-    PgHealthCheckRepository, PgJobLedger, PgMonitoringRepository, PgNotificationRepository,
-    PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries, PgReviewRepository,
-    PgRunnerRepository, PgSessionRepository, PgSettingsRepository, PgTaskRepository,
-    PgUserRepository,
+    PgFeedbackRepository, PgHealthCheckRepository, PgJobLedger, PgMonitoringRepository,
+    PgNotificationRepository, PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries,
+    PgReviewRepository, PgRunnerRepository, PgSessionRepository, PgSettingsRepository,
+    PgTaskRepository, PgUserRepository,
 };

@@ -296,6 +296,8 @@ diesel::table! {
         note -> Nullable<Text>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        source -> Text,
+        source_id -> Text,
     }
 }
 

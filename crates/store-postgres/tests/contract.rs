@@ -10,10 +10,10 @@ use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use reviewd_crypto::SecretBox;
 use reviewd_store_postgres::{
     PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgDataWipe,
-    PgHealthCheckRepository, PgHealthProbe, PgJobLedger, PgMonitoringRepository,
-    PgNotificationRepository, PgPlatformConfigRepository, PgPool, PgProjectRepository,
-    PgReviewQueries, PgReviewRepository, PgRunnerRepository, PgSessionRepository,
-    PgSettingsRepository, PgTaskRepository, PgUserRepository,
+    PgFeedbackRepository, PgHealthCheckRepository, PgHealthProbe, PgJobLedger,
+    PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository, PgPool,
+    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
+    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository,
 };
 use reviewd_testkit::TestDb;
 use reviewd_testkit::contract::Stores;
@@ -35,6 +35,7 @@ async fn postgres() -> (Stores, TestDb) {
         tasks: Arc::new(PgTaskRepository::new(pool.clone())),
         runners: Arc::new(PgRunnerRepository::new(pool.clone())),
         reviews: Arc::new(PgReviewRepository::new(pool.clone())),
+        feedback: Arc::new(PgFeedbackRepository::new(pool.clone())),
         review_queries: Arc::new(PgReviewQueries::new(pool.clone())),
         notifications: Arc::new(PgNotificationRepository::new(pool.clone(), secrets)),
         monitoring: Arc::new(PgMonitoringRepository::new(pool.clone())),

@@ -7,6 +7,7 @@ pub mod api_key_repository;
 pub mod catalog_repository;
 pub mod clock;
 pub mod credentials;
+pub mod feedback_repository;
 pub mod health_checks;
 pub mod health_probe;
 pub mod hosting_platform;
@@ -33,6 +34,10 @@ pub use api_key_repository::ApiKeyRepository;
 pub use catalog_repository::{ActiveRule, CatalogRepository, RuleChanges, TemplateChanges};
 pub use clock::Clock;
 pub use credentials::{CredentialError, PasswordHasher, TokenHasher};
+pub use feedback_repository::{
+    AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
+    NewFeedback,
+};
 pub use health_checks::{DiskSpace, DiskUsage, HealthCheckRepository};
 pub use health_probe::{HealthProbe, ProbeError};
 pub use hosting_platform::{

@@ -16,6 +16,7 @@ pub mod clock;
 pub mod costs;
 pub mod credentials;
 pub mod data_wipe;
+pub mod feedback;
 pub mod health_checks;
 pub mod health_probe;
 pub mod hosting;
@@ -40,10 +41,10 @@ pub mod users;
 pub mod vapid;
 
 use reviewd_domain::ports::{
-    AiConfigRepository, ApiKeyRepository, CatalogRepository, DataWipe, HealthCheckRepository,
-    JobLedger, MonitoringRepository, NotificationRepository, PlatformConfigRepository,
-    ProjectRepository, RepoError, ReviewQueries, ReviewRepository, RunnerRepository,
-    SessionRepository, SettingsRepository, TaskRepository, UserRepository,
+    AiConfigRepository, ApiKeyRepository, CatalogRepository, DataWipe, FeedbackRepository,
+    HealthCheckRepository, JobLedger, MonitoringRepository, NotificationRepository,
+    PlatformConfigRepository, ProjectRepository, RepoError, ReviewQueries, ReviewRepository,
+    RunnerRepository, SessionRepository, SettingsRepository, TaskRepository, UserRepository,
 };
 use std::sync::Arc;
 
@@ -74,6 +75,7 @@ pub struct Stores {
     pub tasks: Arc<dyn TaskRepository>,
     pub runners: Arc<dyn RunnerRepository>,
     pub reviews: Arc<dyn ReviewRepository>,
+    pub feedback: Arc<dyn FeedbackRepository>,
     pub review_queries: Arc<dyn ReviewQueries>,
     pub notifications: Arc<dyn NotificationRepository>,
     pub monitoring: Arc<dyn MonitoringRepository>,
@@ -99,6 +101,7 @@ impl Stores {
             tasks: s.clone(),
             runners: s.clone(),
             reviews: s.clone(),
+            feedback: s.clone(),
             review_queries: s.clone(),
             notifications: s.clone(),
             monitoring: s.clone(),
@@ -121,7 +124,7 @@ macro_rules! repository_contract_tests {
         $crate::repository_contract_tests!(@ports $make;
             platform_configs, ai_configs, projects, settings, catalog, tasks, runners, reviews,
             review_queries, notifications, monitoring, jobs, health_checks, users, sessions,
-            api_keys, data_wipe, costs);
+            api_keys, data_wipe, costs, feedback);
     };
     (@ports $make:path; $($port:ident),*) => {
         $(

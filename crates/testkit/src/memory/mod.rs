@@ -7,6 +7,7 @@
 mod ai_configs;
 mod auth;
 mod catalog;
+mod feedback;
 mod monitoring;
 mod notifications;
 mod platform_configs;

@@ -71,6 +71,10 @@ pub(crate) struct FeedbackRow {
     pub review_id: Uuid,
     pub comment_id: Option<Uuid>,
     pub feedback: FeedbackItem,
+    /// The origin: source, source id, with the comment and the user its key.
+    pub source: &'static str,
+    pub source_id: String,
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -1,0 +1,207 @@
+//! Feedback records on posted comments, one per origin (comment, source, source
+//! id, user), and the sums the review detail and project stats show.
+
+use super::conn;
+use crate::PgPool;
+use crate::error::map_diesel_error;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::QueryableByName;
+use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel_async::RunQueryDsl;
+use reviewd_domain::model::review_views::FeedbackItem;
+use reviewd_domain::ports::{
+    AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
+    NewFeedback, RepoError,
+};
+use std::collections::HashSet;
+use uuid::Uuid;
+
+pub struct PgFeedbackRepository {
+    pool: PgPool,
+}
+
+impl PgFeedbackRepository {
+    #[must_use]
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+#[derive(QueryableByName)]
+struct TargetRow {
+    #[diesel(sql_type = SqlUuid)]
+    comment_id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    review_id: Uuid,
+    #[diesel(sql_type = Text)]
+    file_path: String,
+    #[diesel(sql_type = Integer)]
+    line_number: i32,
+}
+
+#[derive(QueryableByName)]
+struct RecordRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Text)]
+    feedback_type: String,
+    #[diesel(sql_type = Text)]
+    tracking_status: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    username: Option<String>,
+    #[diesel(sql_type = Timestamptz)]
+    created_at: DateTime<Utc>,
+}
+
+#[derive(QueryableByName)]
+struct FingerprintRow {
+    #[diesel(sql_type = Text)]
+    fingerprint: String,
+}
+
+#[derive(QueryableByName)]
+struct CountsRow {
+    #[diesel(sql_type = BigInt)]
+    judged: i64,
+    #[diesel(sql_type = BigInt)]
+    helped: i64,
+}
+
+#[async_trait]
+impl FeedbackRepository for PgFeedbackRepository {
+    async fn find_posted_comment(
+        &self,
+        project_id: Uuid,
+        mr_iid: i64,
+        fingerprint: &str,
+    ) -> Result<Option<FeedbackTarget>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let rows: Vec<TargetRow> = diesel::sql_query(
+            "SELECT c.id AS comment_id, c.review_id, c.file_path, c.line_number
+             FROM reviews r JOIN review_comments c ON c.review_id = r.id
+             WHERE r.project_id = $1 AND r.mr_iid = $2 AND c.fingerprint = $3
+               AND c.posted_at IS NOT NULL
+             ORDER BY c.created_at DESC, c.id LIMIT 1",
+        )
+        .bind::<SqlUuid, _>(project_id)
+        .bind::<BigInt, _>(mr_iid)
+        .bind::<Text, _>(fingerprint)
+        .load(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(rows.into_iter().next().map(|r| FeedbackTarget {
+            comment_id: r.comment_id,
+            review_id: r.review_id,
+            file_path: r.file_path,
+            line_number: r.line_number,
+        }))
+    }
+
+    async fn record(&self, f: NewFeedback) -> Result<FeedbackItem, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        // The comment gives the review; an unknown comment inserts nothing.
+        let rows: Vec<RecordRow> = diesel::sql_query(
+            "INSERT INTO review_feedbacks
+                 (review_id, comment_id, feedback_type, tracking_status, username, note, source, source_id)
+             SELECT c.review_id, c.id, $2, $3, $4, $5, $6, $7 FROM review_comments c WHERE c.id = $1
+             ON CONFLICT (comment_id, source, source_id, coalesce(username, ''))
+             DO UPDATE SET feedback_type = excluded.feedback_type,
+                           tracking_status = excluded.tracking_status,
+                           note = excluded.note
+             RETURNING id, feedback_type, tracking_status, username, created_at",
+        )
+        .bind::<SqlUuid, _>(f.comment_id)
+        .bind::<Text, _>(f.verdict.feedback_type.as_str())
+        .bind::<Text, _>(f.verdict.status.as_str())
+        .bind::<Nullable<Text>, _>(f.username)
+        .bind::<Nullable<Text>, _>(f.note)
+        .bind::<Text, _>(f.source.as_str())
+        .bind::<Text, _>(f.source_id)
+        .load(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        let row = rows.into_iter().next().ok_or(RepoError::NotFound)?;
+        Ok(FeedbackItem {
+            id: row.id,
+            feedback_type: row.feedback_type,
+            tracking_status: row.tracking_status,
+            username: row.username,
+            created_at: row.created_at,
+        })
+    }
+
+    async fn withdraw(
+        &self,
+        comment_id: Uuid,
+        source: FeedbackSource,
+        source_id: &str,
+        username: Option<&str>,
+    ) -> Result<bool, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let deleted = diesel::sql_query(
+            "DELETE FROM review_feedbacks
+             WHERE comment_id = $1 AND source = $2 AND source_id = $3
+               AND coalesce(username, '') = coalesce($4, '')",
+        )
+        .bind::<SqlUuid, _>(comment_id)
+        .bind::<Text, _>(source.as_str())
+        .bind::<Text, _>(source_id)
+        .bind::<Nullable<Text>, _>(username)
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(deleted > 0)
+    }
+
+    async fn rejected_fingerprints(
+        &self,
+        project_id: Uuid,
+        times: u64,
+    ) -> Result<HashSet<String>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let rows: Vec<FingerprintRow> = diesel::sql_query(
+            "SELECT c.fingerprint
+             FROM reviews r
+             JOIN review_comments c ON c.review_id = r.id
+             JOIN review_feedbacks f ON f.comment_id = c.id
+             WHERE r.project_id = $1 AND f.tracking_status = 'rejected'
+             GROUP BY c.fingerprint HAVING count(*) >= $2",
+        )
+        .bind::<SqlUuid, _>(project_id)
+        .bind::<BigInt, _>(i64::try_from(times).unwrap_or(i64::MAX))
+        .load(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(rows.into_iter().map(|r| r.fingerprint).collect())
+    }
+
+    async fn acceptance(&self, scope: FeedbackScope) -> Result<AcceptanceCounts, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let (condition, id) = match scope {
+            FeedbackScope::Review(id) => ("f.review_id = $1", id),
+            FeedbackScope::Project(id) => ("r.project_id = $1", id),
+        };
+        let row: CountsRow = diesel::sql_query(format!(
+            "WITH per_comment AS (
+                 SELECT f.comment_id,
+                        count(*) FILTER (WHERE f.tracking_status = 'accepted') AS accepted,
+                        count(*) FILTER (WHERE f.tracking_status = 'rejected') AS rejected,
+                        count(*) FILTER (WHERE f.tracking_status = 'implemented') AS implemented
+                 FROM review_feedbacks f JOIN reviews r ON r.id = f.review_id
+                 WHERE f.comment_id IS NOT NULL AND {condition}
+                 GROUP BY f.comment_id)
+             SELECT count(*) FILTER (WHERE accepted + rejected + implemented > 0) AS judged,
+                    count(*) FILTER (WHERE implemented > 0 OR (accepted > 0 AND accepted >= rejected)) AS helped
+             FROM per_comment"
+        ))
+        .bind::<SqlUuid, _>(id)
+        .get_result(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(AcceptanceCounts {
+            judged: u64::try_from(row.judged).unwrap_or(0),
+            helped: u64::try_from(row.helped).unwrap_or(0),
+        })
+    }
+}

@@ -1,0 +1,241 @@
+//! The `FeedbackRepository` contract: a posted comment found by its MR and
+//! fingerprint, one record per origin (a second sighting updates it), a reaction
+//! taken back, the fingerprints a project rejected, and acceptance counted per
+//! comment.
+
+use super::{Stores, seed};
+use reviewd_domain::model::grade::Severity;
+use reviewd_domain::ports::{
+    AcceptanceCounts, FeedbackScope, FeedbackSource, NewFeedback, RepoError,
+};
+use reviewd_domain::review::feedback::{IMPLEMENTED, Signal, verdict};
+use uuid::Uuid;
+
+pub async fn run(s: &Stores) {
+    feedback_is_recorded_once_per_origin_and_summed_per_comment(s).await;
+}
+
+fn from(
+    comment_id: Uuid,
+    signal: Signal<'_>,
+    source: FeedbackSource,
+    source_id: &str,
+    user: Option<&str>,
+) -> NewFeedback {
+    NewFeedback {
+        comment_id,
+        verdict: verdict(signal).unwrap(),
+        source,
+        source_id: source_id.into(),
+        username: user.map(str::to_owned),
+        note: None,
+    }
+}
+
+async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores) {
+    let (project, review, round) = seed::review_in_first_round(s, 7).await;
+    let file = seed::file(s, &review, round, "src/a.rs").await;
+    let placed = [
+        seed::comment(file, "src/a.rs", 2, Severity::Error),
+        seed::comment(file, "src/a.rs", 3, Severity::Warning),
+        seed::comment(file, "src/a.rs", 4, Severity::Info),
+    ];
+    let ids = s
+        .reviews
+        .add_comments(review.id, round, &placed)
+        .await
+        .unwrap();
+    // Comments 0 and 1 were posted; 2 was not (it cannot get feedback).
+    for id in &ids[..2] {
+        s.reviews.mark_posted(*id, Some("disc")).await.unwrap();
+    }
+
+    let found = s
+        .feedback
+        .find_posted_comment(project.id, 7, &placed[0].fingerprint)
+        .await
+        .unwrap()
+        .expect("the posted comment");
+    assert_eq!(
+        (found.comment_id, found.review_id, found.line_number),
+        (ids[0], review.id, 2)
+    );
+    assert_eq!(found.file_path, "src/a.rs");
+    for (iid, fingerprint) in [
+        (7, placed[2].fingerprint.as_str()),
+        (8, placed[0].fingerprint.as_str()),
+        (7, "no-such-fingerprint"),
+    ] {
+        assert_eq!(
+            s.feedback
+                .find_posted_comment(project.id, iid, fingerprint)
+                .await
+                .unwrap(),
+            None,
+            "{iid} {fingerprint}"
+        );
+    }
+    assert_eq!(
+        s.feedback
+            .find_posted_comment(Uuid::new_v4(), 7, &placed[0].fingerprint)
+            .await
+            .unwrap(),
+        None
+    );
+
+    // Comment 0: a thumbs up seen twice (webhook, then the periodic pass) is one
+    // record; a thumbs down by someone else is another.
+    let up = from(
+        ids[0],
+        Signal::Reaction("thumbsup"),
+        FeedbackSource::Reaction,
+        "thumbsup",
+        Some("ana"),
+    );
+    let first = s.feedback.record(up.clone()).await.unwrap();
+    let again = s.feedback.record(up).await.unwrap();
+    assert_eq!(first.id, again.id, "one record per origin");
+    assert_eq!(
+        (first.feedback_type.as_str(), first.tracking_status.as_str()),
+        ("positive", "accepted")
+    );
+    s.feedback
+        .record(from(
+            ids[0],
+            Signal::Reaction("thumbsdown"),
+            FeedbackSource::Reaction,
+            "thumbsdown",
+            Some("bo"),
+        ))
+        .await
+        .unwrap();
+    // Comment 1: a won't-fix reply, then edited to "fixed": the same record, updated.
+    let reply = s
+        .feedback
+        .record(from(
+            ids[1],
+            Signal::Reply("won't fix"),
+            FeedbackSource::Reply,
+            "note-9",
+            Some("ana"),
+        ))
+        .await
+        .unwrap();
+    let edited = s
+        .feedback
+        .record(from(
+            ids[1],
+            Signal::Reply("fixed"),
+            FeedbackSource::Reply,
+            "note-9",
+            Some("ana"),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(reply.id, edited.id);
+    assert_eq!(edited.tracking_status, "accepted");
+    let listed = s.review_queries.feedbacks(review.id).await.unwrap();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+
+    assert!(matches!(
+        s.feedback
+            .record(from(
+                Uuid::new_v4(),
+                Signal::Resolved,
+                FeedbackSource::Resolved,
+                "",
+                None
+            ))
+            .await,
+        Err(RepoError::NotFound)
+    ));
+
+    // Acceptance: comment 0 is a tie (accepted), comment 1 accepted.
+    let counts = |scope| async move { s.feedback.acceptance(scope).await.unwrap() };
+    let both = AcceptanceCounts {
+        judged: 2,
+        helped: 2,
+    };
+    assert_eq!(counts(FeedbackScope::Review(review.id)).await, both);
+    assert_eq!(counts(FeedbackScope::Project(project.id)).await, both);
+    assert_eq!(
+        counts(FeedbackScope::Project(Uuid::new_v4())).await,
+        AcceptanceCounts::default()
+    );
+
+    // Taking the thumbs up back leaves comment 0 rejected.
+    assert!(
+        s.feedback
+            .withdraw(ids[0], FeedbackSource::Reaction, "thumbsup", Some("ana"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !s.feedback
+            .withdraw(ids[0], FeedbackSource::Reaction, "thumbsup", Some("ana"))
+            .await
+            .unwrap(),
+        "nothing left to take back"
+    );
+    assert_eq!(
+        counts(FeedbackScope::Review(review.id)).await,
+        AcceptanceCounts {
+            judged: 2,
+            helped: 1
+        }
+    );
+    // A later round changed its line: implemented outweighs the rejection.
+    s.feedback
+        .record(NewFeedback {
+            comment_id: ids[0],
+            verdict: IMPLEMENTED,
+            source: FeedbackSource::Implemented,
+            source_id: String::new(),
+            username: None,
+            note: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(counts(FeedbackScope::Review(review.id)).await, both);
+
+    // Rejections by fingerprint: one so far for comment 0's; a second one (a user
+    // on another review of the project, same fingerprint) reaches 2.
+    let rejected = |times| async move {
+        s.feedback
+            .rejected_fingerprints(project.id, times)
+            .await
+            .unwrap()
+    };
+    assert!(rejected(1).await.contains(&placed[0].fingerprint));
+    assert!(rejected(2).await.is_empty());
+    let later = seed::review(s, &project, 9, "h1").await;
+    let later_round = seed::first_round(s, &later).await;
+    let later_file = seed::file(s, &later, later_round, "src/a.rs").await;
+    let same = seed::comment(later_file, "src/a.rs", 2, Severity::Error);
+    let later_ids = s
+        .reviews
+        .add_comments(later.id, later_round, &[same])
+        .await
+        .unwrap();
+    s.reviews.mark_posted(later_ids[0], None).await.unwrap();
+    s.feedback
+        .record(from(
+            later_ids[0],
+            Signal::Reaction("-1"),
+            FeedbackSource::Reaction,
+            "-1",
+            Some("cy"),
+        ))
+        .await
+        .unwrap();
+    let twice = rejected(2).await;
+    assert_eq!(twice.len(), 1);
+    assert!(twice.contains(&placed[0].fingerprint));
+    assert!(
+        s.feedback
+            .rejected_fingerprints(Uuid::new_v4(), 1)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}

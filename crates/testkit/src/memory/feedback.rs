@@ -1,0 +1,173 @@
+//! Feedback records, keyed by their origin as the PostgreSQL store's unique index
+//! keys them, and the sums over them.
+
+use super::MemoryStore;
+use super::tables::FeedbackRow;
+use async_trait::async_trait;
+use reviewd_domain::model::review_views::FeedbackItem;
+use reviewd_domain::ports::{
+    AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
+    NewFeedback, RepoError,
+};
+use reviewd_domain::review::feedback::TrackingStatus;
+use std::collections::{HashMap, HashSet};
+use uuid::Uuid;
+
+fn same_origin(
+    row: &FeedbackRow,
+    comment_id: Uuid,
+    source: FeedbackSource,
+    source_id: &str,
+    username: Option<&str>,
+) -> bool {
+    row.comment_id == Some(comment_id)
+        && row.source == source.as_str()
+        && row.source_id == source_id
+        && row.feedback.username.as_deref().unwrap_or("") == username.unwrap_or("")
+}
+
+#[async_trait]
+impl FeedbackRepository for MemoryStore {
+    async fn find_posted_comment(
+        &self,
+        project_id: Uuid,
+        mr_iid: i64,
+        fingerprint: &str,
+    ) -> Result<Option<FeedbackTarget>, RepoError> {
+        let t = self.tables();
+        Ok(t.comments
+            .iter()
+            .filter(|c| c.fingerprint == fingerprint && c.comment.posted_at.is_some())
+            .filter(|c| {
+                t.review(c.comment.review_id).is_ok_and(|r| {
+                    r.detail.item.project_id == project_id && r.detail.item.mr_iid == mr_iid
+                })
+            })
+            .max_by_key(|c| (c.comment.created_at, std::cmp::Reverse(c.comment.id)))
+            .map(|c| FeedbackTarget {
+                comment_id: c.comment.id,
+                review_id: c.comment.review_id,
+                file_path: c.comment.file_path.clone(),
+                line_number: c.comment.line_number,
+            }))
+    }
+
+    async fn record(&self, f: NewFeedback) -> Result<FeedbackItem, RepoError> {
+        let now = self.now();
+        let mut t = self.tables();
+        let review_id = t
+            .comments
+            .iter()
+            .find(|c| c.comment.id == f.comment_id)
+            .map(|c| c.comment.review_id)
+            .ok_or(RepoError::NotFound)?;
+        let (source, username) = (f.source, f.username.as_deref());
+        if let Some(row) = t
+            .feedbacks
+            .iter_mut()
+            .find(|r| same_origin(r, f.comment_id, source, &f.source_id, username))
+        {
+            row.feedback.feedback_type = f.verdict.feedback_type.as_str().to_owned();
+            row.feedback.tracking_status = f.verdict.status.as_str().to_owned();
+            row.note = f.note;
+            return Ok(row.feedback.clone());
+        }
+        let feedback = FeedbackItem {
+            id: Uuid::new_v4(),
+            feedback_type: f.verdict.feedback_type.as_str().to_owned(),
+            tracking_status: f.verdict.status.as_str().to_owned(),
+            username: f.username,
+            created_at: now,
+        };
+        t.feedbacks.push(FeedbackRow {
+            review_id,
+            comment_id: Some(f.comment_id),
+            feedback: feedback.clone(),
+            source: source.as_str(),
+            source_id: f.source_id,
+            note: f.note,
+        });
+        Ok(feedback)
+    }
+
+    async fn withdraw(
+        &self,
+        comment_id: Uuid,
+        source: FeedbackSource,
+        source_id: &str,
+        username: Option<&str>,
+    ) -> Result<bool, RepoError> {
+        let mut t = self.tables();
+        let before = t.feedbacks.len();
+        t.feedbacks
+            .retain(|r| !same_origin(r, comment_id, source, source_id, username));
+        Ok(t.feedbacks.len() < before)
+    }
+
+    async fn rejected_fingerprints(
+        &self,
+        project_id: Uuid,
+        times: u64,
+    ) -> Result<HashSet<String>, RepoError> {
+        let t = self.tables();
+        let mut rejections: HashMap<&str, u64> = HashMap::new();
+        for row in &t.feedbacks {
+            if row.feedback.tracking_status != TrackingStatus::Rejected.as_str() {
+                continue;
+            }
+            let Some(comment) = t
+                .comments
+                .iter()
+                .find(|c| Some(c.comment.id) == row.comment_id)
+            else {
+                continue;
+            };
+            if t.review(comment.comment.review_id)
+                .is_ok_and(|r| r.detail.item.project_id == project_id)
+            {
+                *rejections.entry(comment.fingerprint.as_str()).or_default() += 1;
+            }
+        }
+        Ok(rejections
+            .into_iter()
+            .filter(|(_, n)| *n >= times)
+            .map(|(f, _)| f.to_owned())
+            .collect())
+    }
+
+    async fn acceptance(&self, scope: FeedbackScope) -> Result<AcceptanceCounts, RepoError> {
+        let t = self.tables();
+        // Per comment: accepted, rejected, implemented.
+        let mut per_comment: HashMap<Uuid, (u64, u64, u64)> = HashMap::new();
+        for row in &t.feedbacks {
+            let Some(comment) = row.comment_id else {
+                continue;
+            };
+            let inside = match scope {
+                FeedbackScope::Review(id) => row.review_id == id,
+                FeedbackScope::Project(id) => t
+                    .review(row.review_id)
+                    .is_ok_and(|r| r.detail.item.project_id == id),
+            };
+            if !inside {
+                continue;
+            }
+            let counts = per_comment.entry(comment).or_default();
+            match row.feedback.tracking_status.parse() {
+                Ok(TrackingStatus::Accepted) => counts.0 += 1,
+                Ok(TrackingStatus::Rejected) => counts.1 += 1,
+                Ok(TrackingStatus::Implemented) => counts.2 += 1,
+                _ => {}
+            }
+        }
+        let judged = per_comment
+            .values()
+            .filter(|(a, r, i)| a + r + i > 0)
+            .count() as u64;
+        let helped = per_comment
+            .values()
+            .filter(|(a, r, i)| *i > 0 || (*a > 0 && a >= r))
+            .count() as u64;
+        Ok(AcceptanceCounts { judged, helped })
+    }
+}
