@@ -1,9 +1,10 @@
+use crate::retry::{self, redacted_url};
 use crate::{HttpError, RetryPolicy};
 use bytes::Bytes;
 use reqwest::header::HeaderMap;
-use reqwest::{Client, Method, RequestBuilder};
+use reqwest::{Client, RequestBuilder};
 use serde::de::DeserializeOwned;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// A response read in full.
 #[derive(Debug, Clone)]
@@ -60,15 +61,25 @@ impl HttpClient {
         self
     }
 
+    /// The policy every call of this client follows, for a driver that sends through
+    /// [`HttpClient::reqwest`] and runs [`crate::run_with_policy`] itself.
     #[must_use]
     pub fn policy(&self) -> RetryPolicy {
         self.policy
     }
 
-    /// Sends the request built by `build`, retrying as the policy says. Idempotent
-    /// methods are retried on 5xx and timeouts; a `POST` only when the server refused
-    /// it before doing anything (429, or no connection), so a comment is never
-    /// posted twice.
+    /// The underlying client, for a library driver (octocrab) that sends its own
+    /// requests: it carries the per-attempt timeouts and the `User-Agent`, so those
+    /// calls are bounded as ours are. Retrying is left to [`crate::run_with_policy`].
+    #[must_use]
+    pub fn reqwest(&self) -> &Client {
+        &self.client
+    }
+
+    /// Sends the request built by `build`, retrying as the policy says (through
+    /// [`crate::run_with_policy`]). Idempotent methods are retried on 5xx and
+    /// timeouts; a `POST` only when the server refused it before doing anything (429,
+    /// or no connection), so a comment is never posted twice.
     ///
     /// # Errors
     /// The last failure: `Status` (with the rate-limit hint), `Timeout` or `Connect`.
@@ -96,56 +107,36 @@ impl HttpClient {
         build: impl Fn(&Client) -> RequestBuilder,
         repeatable: bool,
     ) -> Result<HttpResponse, HttpError> {
-        let mut attempt = 1;
-        loop {
-            let request = build(&self.client)
+        let build_request = || {
+            build(&self.client)
                 .build()
-                .map_err(|e| HttpError::Connect(e.to_string()))?;
-            let idempotent = repeatable || request.method() != Method::POST;
-            let url = if self.log_paths {
-                redacted_url(request.url())
-            } else {
-                format!(
-                    "{}://{}",
-                    request.url().scheme(),
-                    request.url().host_str().unwrap_or("")
-                )
-            };
-            let method = request.method().clone();
-            let outcome = match self.client.execute(request).await {
-                Ok(response) => read(response).await,
-                Err(e) => Err(transport_error(&e, self.policy.timeout)),
-            };
-            let error = match outcome {
-                Ok(response) if (200..300).contains(&response.status) => return Ok(response),
-                Ok(response) => status_error(&response),
-                Err(e) => e,
-            };
-            let (retryable, hint) = match &error {
-                HttpError::Status {
-                    status,
-                    rate_limited,
-                    retry_after,
-                    ..
-                } => (
-                    *rate_limited || (idempotent && matches!(status, 500 | 502 | 503 | 504)),
-                    *retry_after,
-                ),
-                HttpError::Connect(_) => (true, None),
-                HttpError::Timeout(_) => (idempotent, None),
-                HttpError::Decode(_) => (false, None),
-            };
-            let delay = (retryable && attempt < self.policy.max_attempts)
-                .then(|| self.policy.delay(attempt, hint))
-                .flatten();
-            let Some(delay) = delay else {
-                tracing::warn!(http.method = %method, http.url = %url, attempts = attempt, error = %error, "http.call_failed");
-                return Err(error);
-            };
-            tracing::info!(http.method = %method, http.url = %url, attempt, delay_ms = delay.as_millis() as u64, error = %error, "http.retrying");
-            tokio::time::sleep(delay).await;
-            attempt += 1;
-        }
+                .map_err(|e| HttpError::Connect(e.to_string()))
+        };
+        // The first request is built here to name the call in the logs; each retry
+        // builds its own, since sending consumes a request.
+        let first = build_request()?;
+        let method = first.method().clone();
+        let log_url = if self.log_paths {
+            redacted_url(first.url())
+        } else {
+            format!(
+                "{}://{}",
+                first.url().scheme(),
+                first.url().host_str().unwrap_or("")
+            )
+        };
+        let mut first = Some(first);
+        let (client, timeout) = (&self.client, self.policy.timeout);
+        retry::run(&self.policy, &method, &log_url, repeatable, || {
+            let request = first.take().map_or_else(build_request, Ok);
+            async move {
+                match client.execute(request?).await {
+                    Ok(response) => read(response).await,
+                    Err(e) => Err(transport_error(&e, timeout)),
+                }
+            }
+        })
+        .await
     }
 }
 
@@ -184,62 +175,4 @@ impl WithoutUrl for reqwest::Error {
         }
         text
     }
-}
-
-/// Scheme, host and path only: queries may carry tokens (OAuth codes, secrets).
-fn redacted_url(url: &reqwest::Url) -> String {
-    format!(
-        "{}://{}{}",
-        url.scheme(),
-        url.host_str().unwrap_or(""),
-        url.path()
-    )
-}
-
-fn status_error(response: &HttpResponse) -> HttpError {
-    let remaining_zero = response.header("x-ratelimit-remaining") == Some("0");
-    let message = excerpt(&response.body);
-    // GitHub signals both primary and secondary limits with 403 (or 429); a secondary
-    // limit may come with neither header, only its message.
-    let rate_limited = response.status == 429
-        || (response.status == 403
-            && (remaining_zero
-                || response.header("retry-after").is_some()
-                || message.to_lowercase().contains("rate limit")));
-    let retry_after = response
-        .header("retry-after")
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map(Duration::from_secs)
-        .or_else(|| {
-            if rate_limited {
-                reset_in(response.header("x-ratelimit-reset")?)
-            } else {
-                None
-            }
-        });
-    HttpError::Status {
-        status: response.status,
-        message,
-        retry_after,
-        rate_limited,
-    }
-}
-
-/// Time until an epoch-seconds reset (GitHub's `x-ratelimit-reset`).
-fn reset_in(value: &str) -> Option<Duration> {
-    let reset = value.trim().parse::<u64>().ok()?;
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?.as_secs();
-    Some(Duration::from_secs(reset.saturating_sub(now).max(1)))
-}
-
-/// The server's own message when the body is JSON with one, else the start of the body.
-fn excerpt(body: &[u8]) -> String {
-    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) {
-        for key in ["message", "error_description", "error"] {
-            if let Some(text) = value.get(key).and_then(|v| v.as_str()) {
-                return text.chars().take(300).collect();
-            }
-        }
-    }
-    String::from_utf8_lossy(body).chars().take(300).collect()
 }

@@ -2,6 +2,12 @@
 //! they share a single policy: a timeout on every call, bounded retries with
 //! exponential backoff on 429/5xx and network failures, `Retry-After` honoured, and
 //! errors that say which of those happened.
+//!
+//! The policy lives in one loop, [`run_with_policy`], which [`HttpClient`] runs for
+//! each call. It is public, with [`classify`] (a non-2xx answer to an [`HttpError`]),
+//! [`HttpClient::reqwest`] and [`HttpClient::policy`], so that a platform library
+//! that sends its own requests (octocrab's service stack) is driven by the same loop
+//! and the same reqwest client rather than by its own retry rules.
 
 mod client;
 mod error;
@@ -11,8 +17,8 @@ mod platform;
 mod retry;
 
 pub use client::{HttpClient, HttpResponse};
-pub use error::HttpError;
+pub use error::{HttpError, classify};
 pub use links::next_link;
 pub use pages::{MAX_PAGES, collect_pages};
 pub use platform::platform_error;
-pub use retry::RetryPolicy;
+pub use retry::{RetryPolicy, run_with_policy};
