@@ -82,6 +82,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    budget_notes (project_id, mr_iid, month) {
+        project_id -> Uuid,
+        mr_iid -> Int8,
+        month -> Date,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     database_metrics (id) {
         id -> Uuid,
         total_connections -> Int4,
@@ -524,6 +533,7 @@ diesel::table! {
 
 diesel::joinable!(ai_call_logs -> reviews (review_id));
 diesel::joinable!(api_keys -> users (user_id));
+diesel::joinable!(budget_notes -> projects (project_id));
 diesel::joinable!(notification_digest_events -> reviews (review_id));
 diesel::joinable!(notification_history -> reviews (review_id));
 diesel::joinable!(projects -> ai_configs (ai_config_id));
@@ -556,6 +566,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     ai_configs,
     api_keys,
     api_metrics,
+    budget_notes,
     database_metrics,
     global_settings,
     health_checks,

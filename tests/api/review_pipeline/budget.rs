@@ -63,21 +63,22 @@ fn budget_notes(posted: &[Posted]) -> Vec<String> {
 }
 
 /// Polls `what` until it holds `n` items (the note and the notification are sent
-/// after the webhook's answer).
+/// after the webhook's answer), then reads it again a moment later, so that a
+/// duplicate arriving late is counted.
 async fn eventually<F, Fut>(n: usize, what: F) -> Vec<Value>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Vec<Value>>,
 {
-    let mut items = Vec::new();
     for _ in 0..100 {
-        items = what().await;
-        if items.len() >= n {
+        if what().await.len() >= n {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    items
+    // Settled: a second note or message would have come by now.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    what().await
 }
 
 async fn delivered(receiver: &MockServer) -> Vec<Value> {

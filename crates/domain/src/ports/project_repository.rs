@@ -91,6 +91,29 @@ pub trait ProjectRepository: Send + Sync {
     /// `NotFound` for an unknown id.
     async fn claim_budget_alert(&self, id: Uuid, month: NaiveDate) -> Result<bool, RepoError>;
 
+    /// Records that MR `mr_iid` is being told its project's budget for `month` is
+    /// spent: `true` for the first caller (who posts the note), `false` after.
+    ///
+    /// # Errors
+    /// An unknown project; store failures.
+    async fn claim_budget_note(
+        &self,
+        id: Uuid,
+        mr_iid: i64,
+        month: NaiveDate,
+    ) -> Result<bool, RepoError>;
+
+    /// Gives a claim back (the note could not be posted), so a later webhook tries.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn release_budget_note(
+        &self,
+        id: Uuid,
+        mr_iid: i64,
+        month: NaiveDate,
+    ) -> Result<(), RepoError>;
+
     /// The project's latest reviews, newest first.
     ///
     /// # Errors

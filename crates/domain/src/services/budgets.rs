@@ -87,15 +87,29 @@ impl BudgetStop {
     }
 }
 
+/// Whether `spent` reached `budget`, forgiving the rounding of a sum of many
+/// small doubles (0.7 + 0.2 + 0.1 is a hair under 1.0).
+fn reached(spent: f64, budget: f64) -> bool {
+    spent >= budget - budget.abs() * 1e-9
+}
+
 /// Dollars and cents, or the first significant digits of a sum under a cent (a
 /// test budget, a cheap model's day): `$12.40`, `$0.000123`.
 fn usd(amount: f64) -> String {
-    if amount == 0.0 || amount.abs() >= 0.01 {
-        return format!("${amount:.2}");
+    let sign = if amount < 0.0 { "-" } else { "" };
+    let amount = amount.abs();
+    if !amount.is_finite() {
+        return format!("{sign}${amount}");
     }
-    let text = format!("{amount:.8}");
-    let text = text.trim_end_matches('0');
-    format!("${text}")
+    if amount == 0.0 || amount >= 0.01 {
+        return format!("{sign}${amount:.2}");
+    }
+    let digits = format!("{amount:.8}");
+    let digits = digits.trim_end_matches('0').trim_end_matches('.');
+    match digits {
+        "0" => "$0.00".to_owned(),
+        digits => format!("{sign}${digits}"),
+    }
 }
 
 pub struct Budgets {
@@ -138,9 +152,11 @@ impl Budgets {
         let Some(budget) = project.monthly_budget_usd else {
             return Ok(None);
         };
+        // One reading of the clock: at midnight on the 1st, the month named and the
+        // month summed are the same.
         let month = BudgetMonth::of(self.clock.now());
-        let spent = self.this_month(project.id).await?;
-        Ok((spent >= budget).then_some((spent, budget, month)))
+        let spent = self.projects.cost_since(project.id, month.start()).await?;
+        Ok(reached(spent, budget).then_some((spent, budget, month)))
     }
 
     /// What the project's calls cost this calendar month (UTC) so far.
@@ -174,41 +190,63 @@ impl Budgets {
         }
     }
 
-    /// Posts the note unless this month's is on the MR already (a redelivery, a
-    /// push after the first stop).
+    /// Posts the note, once per MR and month: the store's claim decides between
+    /// webhooks of one MR arriving together, and the marker check covers a note
+    /// posted before the claim was kept (a restore). A note that cannot be posted
+    /// gives its claim back, so a later push tries again.
     async fn note_on_mr(&self, stop: &BudgetStop) {
-        let (project, platform) = match self.platforms.with_platform(stop.project_id).await {
-            Ok(found) => found,
+        let (project_id, iid, month) = (stop.project_id, stop.iid, stop.month.first_day);
+        match self
+            .projects
+            .claim_budget_note(project_id, iid, month)
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) => return,
             Err(e) => {
-                tracing::warn!(project.id = %stop.project_id, error = %e, "budget.note_skipped");
+                tracing::warn!(project.id = %project_id, mr.iid = iid, error = %e, "budget.note_skipped");
                 return;
             }
-        };
+        }
+        if let Err(error) = self.post_note(stop).await {
+            tracing::warn!(project.id = %project_id, mr.iid = iid, %error, "budget.note_failed");
+            if let Err(e) = self
+                .projects
+                .release_budget_note(project_id, iid, month)
+                .await
+            {
+                tracing::warn!(project.id = %project_id, mr.iid = iid, error = %e, "budget.note_claim_kept");
+            }
+        }
+    }
+
+    async fn post_note(&self, stop: &BudgetStop) -> Result<(), String> {
+        let (project, platform) = self
+            .platforms
+            .with_platform(stop.project_id)
+            .await
+            .map_err(|e| e.to_string())?;
         let target = project.platform_ref();
         let marker = stop.marker();
-        match platform.list_comments(&target, stop.iid).await {
-            Ok(existing) if existing.iter().any(|c| c.body.contains(&marker)) => return,
-            Ok(_) => {}
-            // Unsure whether it is there: better no note than two.
-            Err(e) => {
-                tracing::warn!(project.id = %stop.project_id, mr.iid = stop.iid, error = %e, "budget.note_skipped");
-                return;
-            }
+        let existing = platform
+            .list_comments(&target, stop.iid)
+            .await
+            .map_err(|e| e.to_string())?;
+        if existing.iter().any(|c| c.body.contains(&marker)) {
+            return Ok(());
         }
-        match platform.post_comment(&target, stop.iid, &stop.note()).await {
-            Ok(_) => {
-                tracing::info!(project.id = %stop.project_id, mr.iid = stop.iid, "budget.note_posted");
-            }
-            Err(e) => {
-                tracing::warn!(project.id = %stop.project_id, mr.iid = stop.iid, error = %e, "budget.note_failed");
-            }
-        }
+        platform
+            .post_comment(&target, stop.iid, &stop.note())
+            .await
+            .map_err(|e| e.to_string())?;
+        tracing::info!(project.id = %stop.project_id, mr.iid = stop.iid, "budget.note_posted");
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::usd;
+    use super::{reached, usd};
 
     #[test]
     fn sums_show_cents_or_the_digits_under_a_cent() {
@@ -217,5 +255,20 @@ mod tests {
         assert_eq!(usd(0.01), "$0.01");
         assert_eq!(usd(0.000_123), "$0.000123");
         assert_eq!(usd(0.000_001), "$0.000001");
+        assert_eq!(usd(1e-10), "$0.00", "no bare dot");
+        assert_eq!(usd(-12.4), "-$12.40");
+        assert_eq!(usd(-0.005), "-$0.005");
+        assert_eq!(usd(-0.0), "$0.00");
+    }
+
+    #[test]
+    fn a_sum_a_hair_under_the_budget_reaches_it() {
+        assert!(reached(0.7 + 0.2 + 0.1, 1.0));
+        assert!(!reached(0.99, 1.0));
+        assert!(
+            reached(0.0, 0.0),
+            "a budget of 0 stops every automatic review"
+        );
+        assert!(!reached(0.0, 0.000_001));
     }
 }

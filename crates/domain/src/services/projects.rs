@@ -165,9 +165,13 @@ impl ProjectService {
     pub async fn update_settings(
         &self,
         id: Uuid,
-        changes: ProjectSettingsChanges,
+        mut changes: ProjectSettingsChanges,
     ) -> Result<Project, ServiceError> {
         self.get(id).await?;
+        if let Some(Some(budget)) = &mut changes.monthly_budget_usd {
+            // -0 is 0: stored and shown without its sign.
+            *budget += 0.0;
+        }
         if let Some(Some(ai_config_id)) = changes.ai_config_id
             && !self.settings.ai_config_exists(ai_config_id).await?
         {

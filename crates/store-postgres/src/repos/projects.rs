@@ -5,7 +5,7 @@ use super::{conn, contains_pattern, found, paginate};
 use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::rows::{PipelineRow, ProjectCountsRow, ProjectRow, ReviewCountsRow, ReviewSummaryRow};
-use crate::schema::{projects, review_tasks, reviews};
+use crate::schema::{budget_notes, projects, review_tasks, reviews};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::pg::Pg;
@@ -237,6 +237,40 @@ impl ProjectRepository for PgProjectRepository {
             return Err(RepoError::NotFound);
         }
         Ok(false)
+    }
+
+    async fn claim_budget_note(
+        &self,
+        id: Uuid,
+        mr_iid: i64,
+        month: NaiveDate,
+    ) -> Result<bool, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let inserted = diesel::insert_into(budget_notes::table)
+            .values((
+                budget_notes::project_id.eq(id),
+                budget_notes::mr_iid.eq(mr_iid),
+                budget_notes::month.eq(month),
+            ))
+            .on_conflict_do_nothing()
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(inserted == 1)
+    }
+
+    async fn release_budget_note(
+        &self,
+        id: Uuid,
+        mr_iid: i64,
+        month: NaiveDate,
+    ) -> Result<(), RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        diesel::delete(budget_notes::table.find((id, mr_iid, month)))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
     }
 
     async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {

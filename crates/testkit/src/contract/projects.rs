@@ -121,6 +121,31 @@ async fn budgets_count_this_projects_calls_and_alert_once_a_month(s: &Stores) {
             .await,
         Err(RepoError::NotFound)
     ));
+
+    // Notes: one claim per MR and month, given back when the note failed.
+    let note = |iid, m| async move { s.projects.claim_budget_note(mine.id, iid, month(m)).await };
+    assert!(note(5, 11).await.unwrap());
+    assert!(
+        !note(5, 11).await.unwrap(),
+        "the second webhook does not post"
+    );
+    assert!(note(6, 11).await.unwrap(), "another MR");
+    assert!(note(5, 12).await.unwrap(), "another month");
+    s.projects
+        .release_budget_note(mine.id, 5, month(11))
+        .await
+        .unwrap();
+    assert!(
+        note(5, 11).await.unwrap(),
+        "claimable again once given back"
+    );
+    assert!(
+        s.projects
+            .claim_budget_note(Uuid::new_v4(), 5, month(11))
+            .await
+            .is_err(),
+        "an unknown project"
+    );
 }
 
 fn page(n: u32, size: u32) -> PageRequest {

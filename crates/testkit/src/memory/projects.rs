@@ -35,6 +35,8 @@ impl Tables {
             .map(|p| p.id)
             .collect();
         self.projects.retain(|p| !deleted.contains(&p.id));
+        self.budget_alerts.retain(|p, _| !deleted.contains(p));
+        self.budget_notes.retain(|(p, _, _)| !deleted.contains(p));
         self.delete_reviews_of(&deleted);
         self.delete_tasks_of(&deleted);
         self.delete_catalog_of(&deleted);
@@ -350,6 +352,27 @@ impl ProjectRepository for MemoryStore {
             tables.budget_alerts.insert(id, month);
         }
         Ok(first)
+    }
+
+    async fn claim_budget_note(
+        &self,
+        id: Uuid,
+        mr_iid: i64,
+        month: NaiveDate,
+    ) -> Result<bool, RepoError> {
+        let mut tables = self.tables();
+        tables.project_mut(id)?;
+        Ok(tables.budget_notes.insert((id, mr_iid, month)))
+    }
+
+    async fn release_budget_note(
+        &self,
+        id: Uuid,
+        mr_iid: i64,
+        month: NaiveDate,
+    ) -> Result<(), RepoError> {
+        self.tables().budget_notes.remove(&(id, mr_iid, month));
+        Ok(())
     }
 
     async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {

@@ -110,6 +110,8 @@ pub(crate) struct Tables {
     pub ai_calls: Vec<AiCallRow>,
     /// `projects.budget_alerted_month`: the month whose spent budget was announced.
     pub budget_alerts: std::collections::HashMap<Uuid, chrono::NaiveDate>,
+    /// `budget_notes`: (project, MR, month) told of a spent budget.
+    pub budget_notes: std::collections::HashSet<(Uuid, i64, chrono::NaiveDate)>,
     pub catalog: super::catalog::CatalogTables,
     pub settings: super::settings::SettingsTables,
     pub notifications: super::notifications::NotificationTables,
