@@ -139,7 +139,8 @@ impl Browser {
     pub async fn click_text(&self, scope: &str, text: &str) {
         let xpath = format!("//*[self::button or self::a][contains(normalize-space(.), '{text}')]");
         // The page may render `scope` again between the two look-ups (a list that
-        // refreshes itself): a stale element is looked up afresh, a few times.
+        // refreshes itself), or a navigation may replace it: the element is looked
+        // up afresh, a few times.
         let mut tries = 0;
         loop {
             let root = self.find(scope).await;
@@ -149,7 +150,9 @@ impl Browser {
             };
             match clicked {
                 Ok(()) => return,
-                Err(e) if tries < 5 && e.to_string().contains("stale element") => {
+                // Found in the page being left: a navigation (a form's answer) was
+                // under way. Look again in the page that replaces it.
+                Err(e) if tries < 10 && left_behind(&e.to_string()) => {
                     tries += 1;
                     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
                 }
@@ -249,4 +252,12 @@ impl Drop for Browser {
     fn drop(&mut self) {
         let _ = self.driver.kill();
     }
+}
+
+/// Whether a WebDriver error says the element belonged to a page that has gone
+/// (rendered again, or navigated away from) rather than that it does not exist.
+fn left_behind(error: &str) -> bool {
+    error.contains("stale element")
+        || error.contains("does not belong to the document")
+        || error.contains("no such element")
 }

@@ -141,12 +141,14 @@ async fn a_new_team_connects_gitlab_reviews_a_merge_request_and_creates_an_api_k
     browser.click("input[name=reviewer][value='51']").await;
     browser.click("input[name=inherit_ignore]").await;
     browser.fill("#ignore_patterns", "*.lock\ndocs/**").await;
+    browser.fill("#monthly_budget", "50").await;
     browser.click("#save-project").await;
     browser.wait_text(".flash", "Settings saved", 15).await;
     assert_eq!(
-        app.sql("SELECT default_reviewer_ids, file_ignore_patterns FROM projects WHERE full_path = 'group/svc-1'"),
-        "{51}|{*.lock,docs/**}"
+        app.sql("SELECT default_reviewer_ids, file_ignore_patterns, monthly_budget_usd FROM projects WHERE full_path = 'group/svc-1'"),
+        "{51}|{*.lock,docs/**}|50"
     );
+    browser.screenshot("project").await;
 
     // A manual review, followed from the queue to the finished review.
     browser.click("nav a[href='/manual']").await;
