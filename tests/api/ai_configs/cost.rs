@@ -2,7 +2,7 @@
 //! that served it, summed per review, over the review list (and per day of it), per
 //! project this month and in `/api/metrics`.
 
-use super::create;
+use super::{bind, create};
 use crate::helpers::{TestApp, json};
 use crate::review_pipeline::{
     APP_DIFF_1, app_with_ai, fake_ai, file, fixture, gitlab_with_one_mr, mount_mr, review_answer,
@@ -95,15 +95,7 @@ async fn costs_are_the_fake_s_tokens_times_the_prices_per_review_project_list_an
     priced["outputPricePerMTok"] = json!(10);
     let priced = create(&root, priced).await;
     let project = app.sql("SELECT id FROM projects LIMIT 1");
-    json(
-        root.patch(
-            &format!("/api/projects/{project}"),
-            json!({ "aiConfigId": priced["id"] }),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
+    bind(&root, &project, priced["id"].clone()).await;
 
     let task = wait_for(&app, &send_webhook(&app, &fixture()).await).await;
     assert_eq!(task["status"], "completed", "{task}");
@@ -123,15 +115,7 @@ async fn costs_are_the_fake_s_tokens_times_the_prices_per_review_project_list_an
     );
 
     // A second round on PROVIDERA_*, unpriced: its calls have no cost and add nothing.
-    json(
-        root.patch(
-            &format!("/api/projects/{project}"),
-            json!({ "aiConfigId": null }),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
+    bind(&root, &project, Value::Null).await;
     let head = "5555555555555555555555555555555555555555";
     mount_mr(&gitlab, head, json!([file("src/app.rs", APP_DIFF_1)]), 4).await;
     let mut body = fixture();

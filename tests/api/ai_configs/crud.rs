@@ -1,6 +1,6 @@
 //! Storing, changing, electing and deleting configurations, and trying settings.
 
-use super::{config, create, models_server};
+use super::{bind, config, create, models_server};
 use crate::helpers::{TestApp, expect_error, json};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -306,15 +306,7 @@ async fn a_configuration_in_use_is_not_deleted_and_the_refusal_names_the_project
     .await;
     let used_id = used["id"].as_str().unwrap();
     let project = app.sql("SELECT id FROM projects LIMIT 1");
-    json(
-        root.patch(
-            &format!("/api/projects/{project}"),
-            json!({ "aiConfigId": used_id }),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
+    bind(&root, &project, json!(used_id)).await;
 
     let refused = expect_error(
         root.delete(&format!("/api/ai-configs/{used_id}")).await,
@@ -343,15 +335,7 @@ async fn a_configuration_in_use_is_not_deleted_and_the_refusal_names_the_project
     )
     .await;
 
-    json(
-        root.patch(
-            &format!("/api/projects/{project}"),
-            json!({ "aiConfigId": null }),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
+    bind(&root, &project, Value::Null).await;
     json(
         root.delete(&format!("/api/ai-configs/{used_id}")).await,
         StatusCode::OK,

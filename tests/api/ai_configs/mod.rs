@@ -19,6 +19,21 @@ pub(crate) async fn create(session: &Session, body: Value) -> Value {
         .clone()
 }
 
+/// Binds `project` to the configuration `config_id` (`null`: back to the default)
+/// with the project PATCH, as `session`.
+pub(crate) async fn bind(session: &Session, project: &str, config_id: Value) {
+    json(
+        session
+            .patch(
+                &format!("/api/projects/{project}"),
+                json!({ "aiConfigId": config_id }),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+}
+
 /// A configuration body for `endpoint` (the API base) with the key and model given.
 pub(crate) fn config(name: &str, endpoint: &str, key: &str, model: &str) -> Value {
     json!({ "name": name, "endpoint": endpoint, "apiKey": key, "model": model })

@@ -2,7 +2,7 @@
 //! there, with that configuration's model and key; others follow the default, and
 //! without one `PROVIDERA_*`. Runners are told the same.
 
-use super::{config, create};
+use super::{bind, config, create};
 use crate::helpers::{TestApp, json};
 use crate::review_pipeline::{
     APP_DIFF_1, HEAD_1, app_with_ai, fake_ai, file, fixture, gitlab_with_one_mr, mount_mr,
@@ -65,15 +65,7 @@ async fn a_project_bound_to_the_second_configuration_sends_its_calls_there_with_
     .await;
     let b_id = b["id"].as_str().unwrap().to_owned();
     let project = app.sql("SELECT id FROM projects LIMIT 1");
-    json(
-        root.patch(
-            &format!("/api/projects/{project}"),
-            json!({ "aiConfigId": b_id }),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
+    bind(&root, &project, json!(b_id)).await;
     let resolved = json(
         root.get(&format!("/api/projects/{project}/config")).await,
         StatusCode::OK,
@@ -122,15 +114,7 @@ async fn a_project_bound_to_the_second_configuration_sends_its_calls_there_with_
     );
 
     // Unbound while B is the default: the project inherits B.
-    json(
-        root.patch(
-            &format!("/api/projects/{project}"),
-            json!({ "aiConfigId": null }),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
+    bind(&root, &project, Value::Null).await;
     json(
         root.post(&format!("/api/ai-configs/{b_id}/default"), json!({}))
             .await,
@@ -181,15 +165,7 @@ async fn a_runner_claiming_a_task_of_a_bound_project_is_given_that_configuration
     )
     .await;
     let project = app.sql("SELECT id FROM projects LIMIT 1");
-    json(
-        root.patch(
-            &format!("/api/projects/{project}"),
-            json!({ "aiConfigId": b["id"] }),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
+    bind(&root, &project, b["id"].clone()).await;
     send_webhook(&app, &fixture()).await;
     let key = crate::runners::api_key(&app).await;
     crate::runners::register(&app, &key, "r1", 2, "").await;
