@@ -63,17 +63,7 @@ async fn gitlab_app() -> (TestApp, FakeGitlab, String) {
     let gitlab = FakeGitlab::start("glpat-hooks").await;
     gitlab.with_projects(1, "svc").await;
     let config = create_host_a_config(&app, &gitlab).await;
-    json(
-        app.root()
-            .await
-            .post(
-                "/api/projects/sync/platform",
-                json!({ "platformConfigId": config }),
-            )
-            .await,
-        StatusCode::OK,
-    )
-    .await;
+    crate::review_pipeline::sync_projects(&app, &config).await;
     (app, gitlab, config)
 }
 
