@@ -130,6 +130,13 @@ pub struct Config {
     /// A delivery still `pending` after this long was interrupted (its process
     /// stopped) and is taken up again (`NOTIFY_RESUME_AFTER_SECS`).
     pub notify_resume_after_secs: u64,
+    /// How often the feedback pass reads the threads of recently reviewed MRs
+    /// (`FEEDBACK_PASS_INTERVAL_SECS`; 0 turns it off).
+    pub feedback_pass_interval_secs: u64,
+    /// How far back the pass looks, in days (`FEEDBACK_PASS_DAYS`).
+    pub feedback_pass_days: u32,
+    /// At most this many MRs per pass, the latest first (`FEEDBACK_PASS_MAX_MRS`).
+    pub feedback_pass_max_mrs: u32,
     /// Accept push endpoints on http or private addresses (`NOTIFY_PUSH_ALLOW_PRIVATE`).
     pub notify_push_allow_private: bool,
     /// Local time of the daily digest, and of the weekly one on Mondays (`NOTIFY_DIGEST_TIME`).
@@ -320,6 +327,9 @@ impl Config {
             notify_timeout_secs: number::<u64>(&get, "NOTIFY_TIMEOUT_SECS", 15)?.max(1),
             notify_resume_after_secs: number::<u64>(&get, "NOTIFY_RESUME_AFTER_SECS", 600)?.max(1),
             notify_push_allow_private: boolean(&get, "NOTIFY_PUSH_ALLOW_PRIVATE", false)?,
+            feedback_pass_interval_secs: number(&get, "FEEDBACK_PASS_INTERVAL_SECS", 1800)?,
+            feedback_pass_days: number::<u32>(&get, "FEEDBACK_PASS_DAYS", 7)?.clamp(1, 90),
+            feedback_pass_max_mrs: number::<u32>(&get, "FEEDBACK_PASS_MAX_MRS", 500)?.max(1),
             notify_chat_a_api_url: get("NOTIFY_CHAT_A_API_URL")
                 .unwrap_or_else(|| "https://slack.com".to_owned())
                 .trim_end_matches('/')

@@ -6,7 +6,9 @@ use crate::logs;
 use crate::scheduler::{Job, Schedule};
 use chrono::{NaiveTime, Utc};
 use reviewd_domain::model::notification::Frequency;
-use reviewd_domain::services::{MonitoringService, NotificationService, RunnerService};
+use reviewd_domain::services::{
+    FeedbackService, MonitoringService, NotificationService, RunnerService,
+};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -116,6 +118,39 @@ pub fn local(
             }
         })
     }
+}
+
+/// Reads the threads of the MRs reviewed in the last `FEEDBACK_PASS_DAYS` for
+/// the feedback no webhook announces (GitHub reactions, GitLab resolved threads);
+/// `None` when `FEEDBACK_PASS_INTERVAL_SECS` is 0.
+pub fn feedback_pass(config: &Config, feedback: &Arc<FeedbackService>) -> Option<Job> {
+    if config.feedback_pass_interval_secs == 0 {
+        return None;
+    }
+    let (days, max) = (config.feedback_pass_days, config.feedback_pass_max_mrs);
+    let feedback = feedback.clone();
+    Some(Job::new(
+        "feedback.pass",
+        Schedule::Every(Duration::from_secs(config.feedback_pass_interval_secs)),
+        move || {
+            let feedback = feedback.clone();
+            async move {
+                let since = Utc::now() - chrono::TimeDelta::days(i64::from(days));
+                let r = feedback
+                    .collect_recent(since, max)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(format!(
+                    "{} MR(s) read ({} failed): {} thread(s), {} record(s), {} withdrawn",
+                    r.merge_requests,
+                    r.failed,
+                    r.collected.threads,
+                    r.collected.recorded,
+                    r.collected.withdrawn
+                ))
+            }
+        },
+    ))
 }
 
 /// Marks runners silent past `RUNNER_HEARTBEAT_TIMEOUT_MS` offline and gives their

@@ -24,10 +24,10 @@ use reviewd_domain::ports::{
 };
 use reviewd_domain::services::{
     AiConfigService, ApiKeyService, ApiTally, AuthService, AuthSettings, Budgets, CatalogService,
-    EngineSettings, HealthService, ManualReviewService, MonitoringService, NotificationService,
-    NotifySettings, OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine,
-    ReviewHistory, RootOutcome, RunnerService, RunnerSettings, SystemResetService, TaskService,
-    UserService, WebhookIntake, WebhookService,
+    EngineSettings, FeedbackService, HealthService, ManualReviewService, MonitoringService,
+    NotificationService, NotifySettings, OAuthSettings, PlatformConfigService, ProjectService,
+    ReviewEngine, ReviewHistory, RootOutcome, RunnerService, RunnerSettings, SystemResetService,
+    TaskService, UserService, WebhookIntake, WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{
@@ -36,10 +36,10 @@ use reviewd_queue_redis::{
 };
 use reviewd_store_postgres::{
     PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgDataWipe,
-    PgHealthCheckRepository, PgHealthProbe, PgJobLedger, PgMonitoringRepository,
-    PgNotificationRepository, PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries,
-    PgReviewRepository, PgRunnerRepository, PgSessionRepository, PgSettingsRepository,
-    PgTaskRepository, PgUserRepository, run_migrations,
+    PgFeedbackRepository, PgHealthCheckRepository, PgHealthProbe, PgJobLedger,
+    PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository,
+    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
+    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository, run_migrations,
 };
 use std::net::TcpListener;
 use std::path::Path;
@@ -282,6 +282,10 @@ impl Application {
             )
             .notifying(notifications.clone()),
         );
+        let feedback = Arc::new(FeedbackService::new(
+            Arc::new(PgFeedbackRepository::new(pool.clone())),
+            projects.clone(),
+        ));
         let intake = WebhookIntake::new(
             project_repo,
             settings_repo,
@@ -292,7 +296,8 @@ impl Application {
             )),
         )
         .checking_ai_with(ai_configs.clone())
-        .with_budgets(budgets.clone());
+        .with_budgets(budgets.clone())
+        .with_feedback(feedback.clone());
         let engine = Arc::new(
             ReviewEngine::new(
                 task_repo,
@@ -307,7 +312,8 @@ impl Application {
                 },
             )
             .observed_by(Arc::new(NotifyOnFinish(notifications.clone())))
-            .reads_repo_config(Arc::new(reviewd_repo_config::YamlRepoConfig)),
+            .reads_repo_config(Arc::new(reviewd_repo_config::YamlRepoConfig))
+            .tracks_feedback(feedback.clone()),
         );
         crate::metrics::handle();
         let instance = format!("{}-{}", machine_name(&config.hostname), std::process::id());
@@ -365,6 +371,7 @@ impl Application {
             jobs.push(crate::jobs::runner_sweep(&config, &runners));
             jobs.extend(crate::jobs::digests(&config, &notifications));
             jobs.push(crate::jobs::resume_deliveries(&config, &notifications));
+            jobs.extend(crate::jobs::feedback_pass(&config, &feedback));
             Scheduler::new(Arc::new(PgJobLedger::new(pool.clone())), instance, jobs).spawn(
                 interval.min(SCHEDULER_TICK),
                 crate::jobs::local(&config, &monitoring),
@@ -388,6 +395,7 @@ impl Application {
             tasks,
             intake,
             budgets,
+            feedback,
             manual_reviews,
             history: ReviewHistory::new(Arc::new(PgReviewQueries::new(pool.clone()))),
             engine,

@@ -3,10 +3,10 @@
 use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
-    AiConfigService, ApiKeyService, AuthService, Budgets, CatalogService, HealthService,
-    ManualReviewService, MonitoringService, NotificationService, PlatformConfigService,
-    ProjectService, ReviewEngine, ReviewHistory, RunnerService, SystemResetService, TaskService,
-    UserService, WebhookIntake, WebhookService,
+    AiConfigService, ApiKeyService, AuthService, Budgets, CatalogService, FeedbackService,
+    HealthService, ManualReviewService, MonitoringService, NotificationService,
+    PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, RunnerService,
+    SystemResetService, TaskService, UserService, WebhookIntake, WebhookService,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,6 +24,7 @@ pub struct AppState {
     pub intake: WebhookIntake,
     /// Announces the automatic reviews the intake stopped for a spent budget.
     pub budgets: Arc<Budgets>,
+    pub feedback: Arc<FeedbackService>,
     pub manual_reviews: ManualReviewService,
     pub history: ReviewHistory,
     pub catalog: CatalogService,

@@ -128,6 +128,8 @@ fn command(project: &Project, iid: i64) -> WebhookEvent {
         iid,
         body: "/review".into(),
         head_sha: Some("h9".into()),
+        in_thread: false,
+        may_command: true,
     })
 }
 

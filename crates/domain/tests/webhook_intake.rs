@@ -102,6 +102,8 @@ async fn events_that_do_not_ask_for_a_review_queue_nothing() {
         iid: 1,
         body: "looks fine to me".into(),
         head_sha: Some("h1".into()),
+        in_thread: false,
+        may_command: true,
     });
     let elsewhere = opened(&project, 1, "h1");
     for (configs, event) in [
@@ -146,6 +148,8 @@ async fn a_review_command_in_a_comment_queues_a_review() {
                 iid: 1,
                 body: "/review please".into(),
                 head_sha: Some("h1".into()),
+                in_thread: false,
+                may_command: true,
             }),
         )
         .await

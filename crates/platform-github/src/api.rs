@@ -209,3 +209,40 @@ impl GhContent {
         }
     }
 }
+
+/// Who wrote a comment or gave a reaction (`null` for a deleted account).
+#[derive(Debug, Deserialize)]
+pub struct GhAuthor {
+    pub login: String,
+}
+
+/// The reactions summary GitHub puts on every comment.
+#[derive(Debug, Deserialize)]
+pub struct GhReactionSummary {
+    #[serde(default)]
+    pub total_count: u64,
+}
+
+/// A review comment as `/pulls/{n}/comments` lists it: a thread's first comment,
+/// or a reply naming that first comment in `in_reply_to_id`.
+#[derive(Debug, Deserialize)]
+pub struct GhReviewComment {
+    pub id: i64,
+    #[serde(default)]
+    pub body: Option<String>,
+    #[serde(default)]
+    pub in_reply_to_id: Option<i64>,
+    #[serde(default)]
+    pub user: Option<GhAuthor>,
+    #[serde(default)]
+    pub reactions: Option<GhReactionSummary>,
+}
+
+/// One reaction of `/pulls/comments/{id}/reactions`: `+1`, `-1`, `laugh`,
+/// `confused`, `heart`, `hooray`, `rocket` or `eyes`.
+#[derive(Debug, Deserialize)]
+pub struct GhReaction {
+    pub content: String,
+    #[serde(default)]
+    pub user: Option<GhAuthor>,
+}

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 pub struct GithubPlatform {
     pub(crate) http: HttpClient,
     api: String,
+    graphql: String,
     token: SecretString,
 }
 
@@ -25,12 +26,25 @@ pub fn api_base(base_url: &str) -> String {
     }
 }
 
+/// Where the GraphQL API of the REST base `api` (as [`api_base`] makes it) lives:
+/// `https://api.github.com/graphql` for github.com, `{host}/api/graphql` beside an
+/// Enterprise Server's `{host}/api/v3`.
+#[must_use]
+pub fn graphql_endpoint(api: &str) -> String {
+    match api.strip_suffix("/api/v3") {
+        Some(host) => format!("{host}/api/graphql"),
+        None => format!("{api}/graphql"),
+    }
+}
+
 impl GithubPlatform {
     #[must_use]
     pub fn new(http: HttpClient, connection: &PlatformConnection) -> Self {
+        let api = api_base(&connection.base_url);
         Self {
             http,
-            api: api_base(&connection.base_url),
+            graphql: graphql_endpoint(&api),
+            api,
             token: connection.token.clone(),
         }
     }
@@ -44,14 +58,33 @@ impl GithubPlatform {
         build: impl Fn(&Client) -> RequestBuilder,
     ) -> Result<HttpResponse, PlatformError> {
         self.http
-            .send(|c| {
-                build(c)
-                    .bearer_auth(self.token.expose())
-                    .header("Accept", "application/vnd.github+json")
-                    .header("X-GitHub-Api-Version", "2022-11-28")
-            })
+            .send(|c| self.authorized(build(c)))
             .await
             .map_err(platform_error)
+    }
+
+    /// A GraphQL query: a `POST` that only reads, so retried on 5xx and timeouts
+    /// like a `GET`. GitHub answers a query it could not run with 200 and
+    /// `errors` (see [`crate::graphql`]).
+    pub(crate) async fn query<T: DeserializeOwned>(
+        &self,
+        query: &str,
+        variables: &serde_json::Value,
+    ) -> Result<T, PlatformError> {
+        let body = serde_json::json!({ "query": query, "variables": variables });
+        let response = self
+            .http
+            .send_repeatable(|c| self.authorized(c.post(&self.graphql).json(&body)))
+            .await
+            .map_err(platform_error)?;
+        crate::graphql::data(&response.body)
+    }
+
+    fn authorized(&self, request: RequestBuilder) -> RequestBuilder {
+        request
+            .bearer_auth(self.token.expose())
+            .header("Accept", "application/vnd.github+json")
+            .header("X-GitHub-Api-Version", "2022-11-28")
     }
 
     pub(crate) async fn get_json<T: DeserializeOwned>(
@@ -99,5 +132,31 @@ impl GithubPlatform {
         query: &[(&str, String)],
     ) -> Result<Vec<T>, PlatformError> {
         collect_pages(path, |page| self.get_page(path, query, page, 100)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graphql_lives_beside_the_rest_api() {
+        let graphql = |base: &str| graphql_endpoint(&api_base(base));
+        assert_eq!(
+            graphql("https://github.com"),
+            "https://api.github.com/graphql"
+        );
+        assert_eq!(
+            graphql("https://api.github.com/"),
+            "https://api.github.com/graphql"
+        );
+        assert_eq!(
+            graphql("https://ghe.example.com"),
+            "https://ghe.example.com/api/graphql"
+        );
+        assert_eq!(
+            graphql("https://ghe.example.com/api/v3/"),
+            "https://ghe.example.com/api/graphql"
+        );
     }
 }

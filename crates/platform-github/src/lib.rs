@@ -8,7 +8,9 @@
 
 mod api;
 mod client;
+mod graphql;
 mod platform;
 mod suggestion;
+mod threads;
 
 pub use client::GithubPlatform;

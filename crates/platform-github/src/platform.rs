@@ -3,7 +3,7 @@ use crate::client::GithubPlatform;
 use crate::suggestion::review_comment;
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{
-    DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
+    CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
 };
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
@@ -258,6 +258,14 @@ impl HostingPlatform for GithubPlatform {
             .collect())
     }
 
+    async fn comment_threads(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<Vec<CommentThread>, PlatformError> {
+        self.threads(project, &repo(project), iid).await
+    }
+
     async fn post_comment(
         &self,
         project: &ProjectRef,
@@ -339,7 +347,13 @@ impl HostingPlatform for GithubPlatform {
         let body = json!({
             "name": "web",
             "active": true,
-            "events": ["pull_request", "issue_comment", "pull_request_review_comment"],
+            // Review threads for their resolution, feedback on reviewd's comments.
+            "events": [
+                "pull_request",
+                "issue_comment",
+                "pull_request_review_comment",
+                "pull_request_review_thread",
+            ],
             "config": config,
         });
         let endpoint = self.url(&format!("{}/hooks", repo(project)));

@@ -229,8 +229,10 @@ async fn creates_repository_hooks_for_pr_and_comment_events() {
         json!([
             "pull_request",
             "issue_comment",
-            "pull_request_review_comment"
-        ])
+            "pull_request_review_comment",
+            "pull_request_review_thread"
+        ]),
+        "threads resolved or reopened are feedback on reviewd's comments"
     );
     assert_eq!(body["config"]["secret"], "s3cret");
     assert_eq!(body["config"]["content_type"], "json");

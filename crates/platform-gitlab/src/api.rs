@@ -1,8 +1,11 @@
 //! The parts of GitLab's JSON that reviewd reads.
 
 use chrono::{DateTime, Utc};
-use reviewd_domain::model::diff::{ChangeType, ExistingComment, FileDiff};
+use reviewd_domain::model::diff::{
+    ChangeType, CommentThread, ExistingComment, FileDiff, Resolution, ThreadReply,
+};
 use reviewd_domain::model::{MergeRequest, PlatformProject, PlatformType, PlatformUser};
+use reviewd_domain::review::markers::comment_fingerprint;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -207,6 +210,39 @@ impl GlDiscussion {
                 (note.id, comment)
             })
     }
+
+    /// The thread as feedback reads it, when its first note is one of reviewd's
+    /// line comments; its first note's id, to read the award emoji by. Reactions
+    /// are left for the caller to fill in.
+    pub fn into_review_thread(self) -> Option<(i64, CommentThread)> {
+        let notes: Vec<GlNote> = self.notes.into_iter().filter(|note| !note.system).collect();
+        comment_fingerprint(&notes.first()?.body)?;
+        // GitLab resolves a thread by resolving each of its resolvable notes.
+        let resolvable: Vec<&GlNote> = notes.iter().filter(|note| note.resolvable).collect();
+        let resolved = (!resolvable.is_empty() && resolvable.iter().all(|note| note.resolved))
+            .then(|| Resolution {
+                username: resolvable
+                    .iter()
+                    .find_map(|note| note.resolved_by.as_ref())
+                    .map(|user| user.username.clone()),
+            });
+        let mut notes = notes.into_iter();
+        let first = notes.next()?;
+        let replies = notes
+            .map(|note| ThreadReply {
+                id: note.id.to_string(),
+                body: note.body,
+                username: note.author.map(|a| a.username).unwrap_or_default(),
+            })
+            .collect();
+        let thread = CommentThread {
+            body: first.body,
+            reactions: Vec::new(),
+            replies,
+            resolved,
+        };
+        Some((first.id, thread))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -216,6 +252,29 @@ pub struct GlNote {
     pub body: String,
     #[serde(default)]
     pub system: bool,
+    #[serde(default)]
+    pub author: Option<GlUserRef>,
+    /// Whether the note can be resolved: the notes of a diff or discussion thread.
+    #[serde(default)]
+    pub resolvable: bool,
+    #[serde(default)]
+    pub resolved: bool,
+    /// Who resolved the thread; null while it is open (and on older GitLab).
+    #[serde(default)]
+    pub resolved_by: Option<GlUserRef>,
+}
+
+/// A user as notes and award emoji name them (the other fields are not read).
+#[derive(Debug, Deserialize)]
+pub struct GlUserRef {
+    pub username: String,
+}
+
+/// `GET /merge_requests/:iid/notes/:note_id/award_emoji`.
+#[derive(Debug, Deserialize)]
+pub struct GlAwardEmoji {
+    pub name: String,
+    pub user: GlUserRef,
 }
 
 /// `POST /oauth/token`.

@@ -1,12 +1,13 @@
 use crate::api::{
-    GlChanges, GlCompare, GlDiff, GlDiscussion, GlHook, GlMergeRequest, GlNote, GlProject,
-    GlTokenInfo, GlTokenSelf, GlUser,
+    GlAwardEmoji, GlChanges, GlCompare, GlDiff, GlDiscussion, GlHook, GlMergeRequest, GlNote,
+    GlProject, GlTokenInfo, GlTokenSelf, GlUser,
 };
 use crate::client::{GitlabPlatform, project_segment};
 use crate::suggestion::comment_body;
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{
-    DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
+    CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
+    ThreadReaction,
 };
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
@@ -288,6 +289,40 @@ impl HostingPlatform for GitlabPlatform {
         Ok(notes.into_iter().map(|(_, comment)| comment).collect())
     }
 
+    async fn comment_threads(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<Vec<CommentThread>, PlatformError> {
+        let path = Self::project_path(project, &format!("/merge_requests/{iid}/discussions"));
+        let discussions: Vec<GlDiscussion> = self.get_all(&path, &[]).await?;
+        let mut threads = Vec::new();
+        for (note_id, mut thread) in discussions
+            .into_iter()
+            .filter_map(GlDiscussion::into_review_thread)
+        {
+            let awards_path = Self::project_path(
+                project,
+                &format!("/merge_requests/{iid}/notes/{note_id}/award_emoji"),
+            );
+            let awards: Vec<GlAwardEmoji> = match self.get_all(&awards_path, &[]).await {
+                Ok(awards) => awards,
+                // The note was deleted since the discussions were read: no thread to judge.
+                Err(PlatformError::NotFound(_)) => continue,
+                Err(other) => return Err(other),
+            };
+            thread.reactions = awards
+                .into_iter()
+                .map(|award| ThreadReaction {
+                    name: award.name,
+                    username: award.user.username,
+                })
+                .collect();
+            threads.push(thread);
+        }
+        Ok(threads)
+    }
+
     async fn post_comment(
         &self,
         project: &ProjectRef,
@@ -375,6 +410,9 @@ impl HostingPlatform for GitlabPlatform {
             "url": url,
             "merge_requests_events": true,
             "note_events": true,
+            // Award emoji on reviewd's comments are feedback (GitLab 16.2+; older
+            // instances ignore the field).
+            "emoji_events": true,
             "push_events": false,
             "enable_ssl_verification": url.starts_with("https://"),
         });

@@ -256,6 +256,7 @@ diesel::table! {
         updated_at -> Timestamptz,
         monthly_budget_usd -> Nullable<Float8>,
         budget_alerted_month -> Nullable<Date>,
+        suppress_rejected -> Bool,
     }
 }
 

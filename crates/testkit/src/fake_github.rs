@@ -1,6 +1,9 @@
 //! A GitHub (hostB) REST API stand-in served under `/api/v3` (an Enterprise Server's
-//! layout): real response shapes, `Link` pagination, token checks, request records.
+//! layout), with GraphQL at `/api/graphql`: real response shapes, `Link`
+//! pagination, token checks, request records.
 
+mod feedback;
+mod graphql;
 mod hosted;
 
 use crate::fake_hosted::{Hosted, Shared};
@@ -13,6 +16,8 @@ pub struct FakeGithub {
     pub token: String,
     /// What `add_project` put here and what was posted since.
     hosted: Shared,
+    /// The pull requests `add_project` put here, for GraphQL to know them.
+    pulls: graphql::Pulls,
 }
 
 /// A repository as `GET /user/repos` returns it.
@@ -40,7 +45,9 @@ impl FakeGithub {
             token: token.to_owned(),
             // Clear of the ids `with_repos` serves.
             hosted: Hosted::shared(7000),
+            pulls: graphql::Pulls::default(),
         };
+        fake.serve_graphql().await;
         Mock::given(method("GET"))
             .and(path("/api/v3/user"))
             .and(header("authorization", format!("Bearer {token}").as_str()))

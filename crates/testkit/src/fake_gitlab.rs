@@ -1,6 +1,7 @@
 //! A GitLab (hostA) REST API v4 stand-in: real response shapes and pagination
 //! headers, token checks, and a record of every request for assertions.
 
+mod feedback;
 mod hosted;
 mod oauth;
 
@@ -165,6 +166,7 @@ impl FakeGitlab {
                 ResponseTemplate::new(201).set_body_json(json!({
                     "id": 9001, "url": body["url"], "merge_requests_events": body["merge_requests_events"],
                     "note_events": body["note_events"], "push_events": body["push_events"],
+                    "emoji_events": body["emoji_events"].as_bool().unwrap_or_default(),
                     "enable_ssl_verification": body["enable_ssl_verification"], "created_at": "2026-11-22T00:00:00Z",
                 }))
             })

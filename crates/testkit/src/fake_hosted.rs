@@ -43,6 +43,15 @@ pub(crate) struct HostedComment {
     pub anchor: Option<Value>,
     /// The current text, edits applied.
     pub body: String,
+    /// Who wrote it; `None` for the token's owner (reviewd).
+    pub author: Option<String>,
+    /// The comment whose thread this one answers (GitLab: the discussion's first
+    /// note; GitHub: `in_reply_to_id`).
+    pub in_reply_to: Option<u64>,
+    /// Award emoji (GitLab) or reactions (GitHub) on it: id, name, user.
+    pub reactions: Vec<(u64, String, String)>,
+    /// Set on a thread's first comment when the thread is resolved: by whom.
+    pub resolved_by: Option<String>,
 }
 
 impl HostedComment {
@@ -140,9 +149,88 @@ impl Hosted {
             id,
             anchor,
             body: body.to_owned(),
+            author: None,
+            in_reply_to: None,
+            reactions: Vec::new(),
+            resolved_by: None,
         };
         self.comments.push(comment.clone());
         comment
+    }
+
+    /// A reply by `user` in the thread of comment `to` (the thread's first comment
+    /// or any reply in it); `None` for an unknown comment. Replies answer the
+    /// thread's first comment and share its anchor, as both platforms list them.
+    pub fn reply(
+        &mut self,
+        project: &str,
+        to: u64,
+        body: &str,
+        user: &str,
+    ) -> Option<HostedComment> {
+        let parent = self.find(project, to)?.clone();
+        let root = parent.in_reply_to.unwrap_or(parent.id);
+        let id = self.next_id();
+        let mut reply = self.keep(project, parent.number, id, parent.anchor.clone(), body);
+        reply.author = Some(user.to_owned());
+        reply.in_reply_to = Some(root);
+        if let Some(kept) = self.comments.last_mut() {
+            kept.clone_from(&reply);
+        }
+        Some(reply)
+    }
+
+    /// `user` reacts to comment `id` with `name` (once per user and name, as
+    /// both platforms keep them); the reaction's id, `None` for an unknown comment.
+    pub fn react(&mut self, project: &str, id: u64, name: &str, user: &str) -> Option<u64> {
+        self.find(project, id)?;
+        let reaction_id = self.next_id();
+        let comment = self.find_mut(project, id)?;
+        if let Some((existing, _, _)) = comment
+            .reactions
+            .iter()
+            .find(|(_, n, u)| n == name && u == user)
+        {
+            return Some(*existing);
+        }
+        comment
+            .reactions
+            .push((reaction_id, name.to_owned(), user.to_owned()));
+        Some(reaction_id)
+    }
+
+    /// Takes reaction `reaction_id` back from comment `id`; whether it was there.
+    pub fn unreact(&mut self, project: &str, id: u64, reaction_id: u64) -> bool {
+        self.find_mut(project, id).is_some_and(|c| {
+            let before = c.reactions.len();
+            c.reactions.retain(|(r, _, _)| *r != reaction_id);
+            c.reactions.len() != before
+        })
+    }
+
+    /// Resolves (`Some(user)`) or reopens (`None`) the thread of comment `id`;
+    /// whether the comment exists.
+    pub fn resolve(&mut self, project: &str, id: u64, by: Option<&str>) -> bool {
+        let root = match self.find(project, id) {
+            Some(c) => c.in_reply_to.unwrap_or(c.id),
+            None => return false,
+        };
+        self.find_mut(project, root)
+            .map(|c| c.resolved_by = by.map(str::to_owned))
+            .is_some()
+    }
+
+    /// Comment `id` of the project, as it reads now.
+    pub fn find(&self, project: &str, id: u64) -> Option<&HostedComment> {
+        self.comments
+            .iter()
+            .find(|c| c.project == project && c.id == id)
+    }
+
+    fn find_mut(&mut self, project: &str, id: u64) -> Option<&mut HostedComment> {
+        self.comments
+            .iter_mut()
+            .find(|c| c.project == project && c.id == id)
     }
 
     /// The comments on a merge request as they read now, oldest first.

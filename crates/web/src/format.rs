@@ -56,6 +56,19 @@ pub fn usd(value: &Option<f64>) -> String {
     }
 }
 
+/// How readers judged comments: "75% of 4 judged comments", or a word that no
+/// comment has a verdict yet.
+pub fn acceptance(helped: u64, judged: u64) -> String {
+    match reviewd_domain::review::feedback::acceptance_rate(helped, judged) {
+        None => "no comment judged yet".to_owned(),
+        Some(rate) => format!(
+            "{:.0}% of {judged} judged comment{}",
+            rate * 100.0,
+            if judged == 1 { "" } else { "s" }
+        ),
+    }
+}
+
 /// A price per million tokens as it was typed ("$0.15", "$2.50", "$0.075"), "—" when
 /// none is set.
 pub fn price(value: &Option<f64>) -> String {
@@ -95,6 +108,14 @@ pub fn or_empty(value: &Option<String>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn acceptance_reads_as_a_share_of_the_judged() {
+        assert_eq!(super::acceptance(0, 0), "no comment judged yet");
+        assert_eq!(super::acceptance(3, 4), "75% of 4 judged comments");
+        assert_eq!(super::acceptance(1, 1), "100% of 1 judged comment");
+        assert_eq!(super::acceptance(1, 3), "33% of 3 judged comments");
+    }
+
     use super::*;
 
     #[test]

@@ -85,3 +85,38 @@ pub struct ExistingComment {
     pub thread_id: Option<String>,
     pub body: String,
 }
+
+/// A thread that one of reviewd's line comments started, with what its readers
+/// did to it: how the feedback on comments is read from a platform.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommentThread {
+    /// The first comment's text; reviewd's carries its fingerprint marker.
+    pub body: String,
+    /// Award emoji (hostA) or reactions (hostB) on the first comment.
+    pub reactions: Vec<ThreadReaction>,
+    /// The later comments of the thread, oldest first (system notes left out).
+    pub replies: Vec<ThreadReply>,
+    /// Set when the thread is resolved.
+    pub resolved: Option<Resolution>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadReaction {
+    /// As the platform names it: `thumbsup` (hostA), `+1` (hostB)...
+    pub name: String,
+    pub username: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadReply {
+    /// The platform's id of the reply (hostA note id, hostB comment id).
+    pub id: String,
+    pub body: String,
+    pub username: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolution {
+    /// Who resolved it, when the platform says.
+    pub username: Option<String>,
+}

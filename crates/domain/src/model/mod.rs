@@ -43,4 +43,6 @@ pub use secret::{MASK, SecretString};
 pub use session::{NewSession, Session};
 pub use task::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 pub use user::{NewUser, User, UserChanges};
-pub use webhook::{CommentEvent, MergeRequestEvent, MrAction, WebhookEvent};
+pub use webhook::{
+    CommentEvent, FeedbackEvent, FeedbackEventKind, MergeRequestEvent, MrAction, WebhookEvent,
+};

@@ -70,6 +70,9 @@ pub struct Project {
     /// USD the project's AI calls may cost per calendar month (UTC) before webhooks
     /// stop queueing automatic reviews; `None` for no limit.
     pub monthly_budget_usd: Option<f64>,
+    /// Whether a comment rejected [`crate::review::feedback::REJECTIONS_TO_SUPPRESS`]
+    /// times on this project is left out of its later reviews (on by default).
+    pub suppress_rejected: bool,
     pub webhook_id: Option<String>,
     pub webhook_url: Option<String>,
     pub webhook_status: Option<WebhookStatus>,
@@ -102,6 +105,7 @@ pub struct ProjectSettingsChanges {
     pub auto_assign_author: Option<bool>,
     /// `Some(None)` removes the budget.
     pub monthly_budget_usd: Option<Option<f64>>,
+    pub suppress_rejected: Option<bool>,
 }
 
 /// What is stored about a project's webhook.

@@ -32,12 +32,48 @@ pub struct CommentEvent {
     pub iid: i64,
     pub body: String,
     pub head_sha: Option<String>,
+    /// Whether the comment was made in a line comment's thread (a GitLab diff or
+    /// discussion note, a GitHub review comment answering another): a reply that
+    /// may judge one of reviewd's comments.
+    pub in_thread: bool,
+    /// Whether a review command in it counts: its author may ask for reviews
+    /// (on hostB a collaborator; an edit never counts). A reply by anyone else
+    /// still reaches the domain, as feedback.
+    pub may_command: bool,
+}
+
+/// Feedback on a line comment that the payload itself carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedbackEvent {
+    pub platform_type: PlatformType,
+    pub platform_project_id: String,
+    pub iid: i64,
+    /// The text of the comment judged: reviewd's carries its fingerprint marker.
+    pub comment_body: String,
+    pub kind: FeedbackEventKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FeedbackEventKind {
+    /// An award emoji given (GitLab's `emoji` event) or taken back.
+    Reaction {
+        name: String,
+        username: String,
+        withdrawn: bool,
+    },
+    /// The comment's thread resolved or reopened (GitHub's
+    /// `pull_request_review_thread` event).
+    Resolution {
+        username: Option<String>,
+        resolved: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WebhookEvent {
     MergeRequest(MergeRequestEvent),
     Comment(CommentEvent),
+    Feedback(FeedbackEvent),
     /// Received but not acted on (other event kinds, comments on issues...).
     Ignored(String),
 }

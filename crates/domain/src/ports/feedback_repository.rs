@@ -5,6 +5,7 @@ use super::RepoError;
 use crate::model::review_views::FeedbackItem;
 use crate::review::feedback::Verdict;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use std::collections::HashSet;
 use uuid::Uuid;
 
@@ -62,6 +63,8 @@ pub struct NewFeedback {
 pub enum FeedbackScope {
     Review(Uuid),
     Project(Uuid),
+    /// Every project.
+    All,
 }
 
 /// Comments with a verdict, and those of them that helped.
@@ -106,6 +109,42 @@ pub trait FeedbackRepository: Send + Sync {
         source_id: &str,
         username: Option<&str>,
     ) -> Result<bool, RepoError>;
+
+    /// Makes the comment's records of `sources` exactly `records`: each is
+    /// recorded as [`FeedbackRepository::record`] does, and the others of those
+    /// sources are withdrawn (a reaction taken back, a thread reopened, a reply
+    /// edited into saying nothing). Returns how many were withdrawn.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown comment; store failures.
+    async fn sync_comment(
+        &self,
+        comment_id: Uuid,
+        sources: &[FeedbackSource],
+        records: Vec<NewFeedback>,
+    ) -> Result<u64, RepoError>;
+
+    /// The review's posted comments not yet marked implemented, each with the
+    /// head of the round that posted it (its line numbers are that head's),
+    /// oldest first: those a later round's diff may have acted on.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn awaiting_fix(
+        &self,
+        review_id: Uuid,
+    ) -> Result<Vec<(String, FeedbackTarget)>, RepoError>;
+
+    /// The merge requests (project, iid) whose reviews posted comments since
+    /// `since`, most recent first, at most `limit`: what the periodic pass reads.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn commented_since(
+        &self,
+        since: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(Uuid, i64)>, RepoError>;
 
     /// Fingerprints of the project's comments with at least `times` rejections
     /// among them (by any users, on any of its reviews).

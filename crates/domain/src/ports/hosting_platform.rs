@@ -1,7 +1,9 @@
 //! A source-hosting platform (`hostA` GitLab-compatible, `hostB` GitHub-compatible),
 //! as seen through one access token.
 
-use crate::model::diff::{DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff};
+use crate::model::diff::{
+    CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
+};
 use crate::model::{
     MergeRequest, MrState, OAuthTokens, PlatformConnection, PlatformPage, PlatformProject,
     PlatformType, PlatformUser, PlatformWebhook, TokenIdentity,
@@ -155,6 +157,23 @@ pub trait HostingPlatform: Send + Sync {
         project: &ProjectRef,
         iid: i64,
     ) -> Result<Vec<ExistingComment>, PlatformError>;
+
+    /// The threads of the MR that reviewd's line comments started (those whose
+    /// first comment carries a [`crate::review::markers::comment_marker`]), each
+    /// with its reactions, replies and resolution, all pages read. Other threads
+    /// are left out, and so are their reactions: they are never fetched.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown project or MR; `Unsupported` where the platform
+    /// offers no way to read them.
+    async fn comment_threads(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<Vec<CommentThread>, PlatformError> {
+        let _ = (project, iid);
+        Err(PlatformError::Unsupported("comment threads"))
+    }
 
     /// Posts a general comment on the MR; returns its id.
     ///

@@ -22,6 +22,13 @@ pub fn comment_marker(fingerprint: &str) -> String {
     format!("{COMMENT}{fingerprint}{END}")
 }
 
+/// The fingerprint in the marker of one of reviewd's line comments, if `body`
+/// is one (the first marker, should someone have quoted another).
+#[must_use]
+pub fn comment_fingerprint(body: &str) -> Option<&str> {
+    values(body, COMMENT).next()
+}
+
 /// The marker of a review's summary comment.
 #[must_use]
 pub fn summary_marker(review_id: Uuid) -> String {
@@ -77,6 +84,19 @@ mod tests {
             thread_id: thread.map(str::to_owned),
             body: body.into(),
         }
+    }
+
+    #[test]
+    fn a_comments_fingerprint_is_read_from_its_marker_only() {
+        let body = format!("**error**: x\n\n{}", comment_marker("00ff"));
+        assert_eq!(comment_fingerprint(&body), Some("00ff"));
+        assert_eq!(comment_fingerprint("won't fix"), None);
+        assert_eq!(comment_fingerprint("<!-- reviewd:comment: nope -->"), None);
+        assert_eq!(
+            comment_fingerprint(&summary_marker(Uuid::from_u128(1))),
+            None,
+            "a summary is not a line comment"
+        );
     }
 
     #[test]

@@ -51,6 +51,7 @@ pub struct ResolvedProjectConfig {
     pub review_commands: Vec<String>,
     /// USD per calendar month (UTC) before automatic reviews stop; `None` for no limit.
     pub monthly_budget_usd: Option<f64>,
+    pub suppress_rejected: bool,
 }
 
 /// A project's recent activity.
@@ -240,6 +241,7 @@ impl ProjectService {
             template_id: project.template_id,
             review_commands: global.review_commands,
             monthly_budget_usd: project.monthly_budget_usd,
+            suppress_rejected: project.suppress_rejected,
         })
     }
 

@@ -4,12 +4,14 @@
 use super::ServiceError;
 use super::ai_configs::AiConfigService;
 use super::budgets::{BudgetStop, Budgets};
+use super::feedback::FeedbackService;
 use super::tasks::{Enqueued, TaskService};
 use crate::model::{
-    CommentEvent, MergeRequestEvent, MrAction, NewReviewTask, PlatformType, Project, TriggeredBy,
-    WebhookEvent,
+    CommentEvent, FeedbackEvent, MergeRequestEvent, MrAction, NewReviewTask, PlatformType, Project,
+    TriggeredBy, WebhookEvent,
 };
 use crate::ports::{DeliveryLog, ProjectRepository, SettingsRepository};
+use crate::review::markers::comment_fingerprint;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -27,6 +29,8 @@ pub enum IntakeOutcome {
     },
     /// Acknowledged, not acted on; the reason is returned to the platform.
     Ignored(String),
+    /// Feedback on one of reviewd's comments was recorded or taken back.
+    Recorded(String),
     /// The task could not be queued: the platform should retry (HTTP 500).
     QueueFailed {
         task_id: Uuid,
@@ -48,13 +52,16 @@ pub struct FollowUp {
     pub assignment: Option<AssignmentPlan>,
     /// An automatic review stopped by the project's budget, to announce.
     pub budget_stop: Option<BudgetStop>,
+    /// A merge request (project, iid) whose threads to read for feedback: a
+    /// reply was made in one, and the payload does not say to which comment.
+    pub read_feedback: Option<(Uuid, i64)>,
 }
 
 impl From<Option<AssignmentPlan>> for FollowUp {
     fn from(assignment: Option<AssignmentPlan>) -> Self {
         Self {
             assignment,
-            budget_stop: None,
+            ..Self::default()
         }
     }
 }
@@ -73,6 +80,7 @@ pub struct WebhookIntake {
     deliveries: Arc<dyn DeliveryLog>,
     ai: Option<Arc<AiConfigService>>,
     budgets: Option<Arc<Budgets>>,
+    feedback: Option<Arc<FeedbackService>>,
 }
 
 /// Whether a comment asks for a review: a line that is a command, or starts with one
@@ -103,7 +111,15 @@ impl WebhookIntake {
             deliveries,
             ai: None,
             budgets: None,
+            feedback: None,
         }
+    }
+
+    /// Records the feedback on reviewd's comments that webhooks bring.
+    #[must_use]
+    pub fn with_feedback(mut self, feedback: Arc<FeedbackService>) -> Self {
+        self.feedback = Some(feedback);
+        self
     }
 
     /// Stops automatic reviews of projects whose monthly budget is spent.
@@ -166,8 +182,9 @@ impl WebhookIntake {
                 Ok((IntakeOutcome::Ignored(reason), FollowUp::default()))
             }
             WebhookEvent::MergeRequest(mr) => self.merge_request(config_ids, mr).await,
-            WebhookEvent::Comment(comment) => Ok((
-                self.comment(config_ids, comment).await?,
+            WebhookEvent::Comment(comment) => self.comment(config_ids, comment).await,
+            WebhookEvent::Feedback(event) => Ok((
+                self.feedback(config_ids, &event).await?,
                 FollowUp::default(),
             )),
         }
@@ -242,6 +259,7 @@ impl WebhookIntake {
                 FollowUp {
                     assignment,
                     budget_stop: Some(stop),
+                    read_feedback: None,
                 },
             ));
         }
@@ -257,16 +275,42 @@ impl WebhookIntake {
         Ok((outcome, assignment.into()))
     }
 
-    async fn comment(
+    async fn feedback(
         &self,
         config_ids: &[Uuid],
-        comment: CommentEvent,
+        event: &FeedbackEvent,
     ) -> Result<IntakeOutcome, ServiceError> {
-        let global = self.settings.global().await?;
-        if !is_review_command(&comment.body, &global.review_commands) {
-            return Ok(IntakeOutcome::Ignored(
-                "comment holds no review command".into(),
-            ));
+        let Some(feedback) = &self.feedback else {
+            return Ok(IntakeOutcome::Ignored("feedback is not collected".into()));
+        };
+        let Some(project) = self
+            .find_project(config_ids, event.platform_type, &event.platform_project_id)
+            .await?
+        else {
+            return Ok(IntakeOutcome::Ignored(format!(
+                "project {} is not synced",
+                event.platform_project_id
+            )));
+        };
+        Ok(IntakeOutcome::Recorded(
+            feedback.record_event(&project, event).await?,
+        ))
+    }
+
+    /// A reply in a thread, not a command: the MR's threads are read after the
+    /// answer, when the reply may judge one of reviewd's comments.
+    async fn reply(
+        &self,
+        config_ids: &[Uuid],
+        comment: &CommentEvent,
+    ) -> Result<(IntakeOutcome, FollowUp), ServiceError> {
+        let ignored = |why: &str| Ok((IntakeOutcome::Ignored(why.into()), FollowUp::default()));
+        // reviewd's own comments carry a marker: posting them judges nothing.
+        if !comment.in_thread
+            || self.feedback.is_none()
+            || comment_fingerprint(&comment.body).is_some()
+        {
+            return ignored("comment holds no review command");
         }
         let Some(project) = self
             .find_project(
@@ -276,25 +320,56 @@ impl WebhookIntake {
             )
             .await?
         else {
-            return Ok(IntakeOutcome::Ignored(format!(
+            return ignored("comment holds no review command");
+        };
+        Ok((
+            IntakeOutcome::Ignored(
+                "comment holds no review command; its thread is read for feedback".into(),
+            ),
+            FollowUp {
+                read_feedback: Some((project.id, comment.iid)),
+                ..FollowUp::default()
+            },
+        ))
+    }
+
+    async fn comment(
+        &self,
+        config_ids: &[Uuid],
+        comment: CommentEvent,
+    ) -> Result<(IntakeOutcome, FollowUp), ServiceError> {
+        let global = self.settings.global().await?;
+        if !comment.may_command || !is_review_command(&comment.body, &global.review_commands) {
+            return self.reply(config_ids, &comment).await;
+        }
+        let ignored = |why: String| Ok((IntakeOutcome::Ignored(why), FollowUp::default()));
+        let Some(project) = self
+            .find_project(
+                config_ids,
+                comment.platform_type,
+                &comment.platform_project_id,
+            )
+            .await?
+        else {
+            return ignored(format!(
                 "project {} is not synced",
                 comment.platform_project_id
-            )));
+            ));
         };
         if !project.enabled {
-            return Ok(IntakeOutcome::Ignored(
-                "reviews are disabled for this project".into(),
-            ));
+            return ignored("reviews are disabled for this project".into());
         }
         // A command is a manual trigger: it runs even with auto-review off.
-        self.enqueue(
-            &project,
-            comment.iid,
-            comment.head_sha,
-            TriggeredBy::Manual,
-            global.send_to_platform,
-        )
-        .await
+        let outcome = self
+            .enqueue(
+                &project,
+                comment.iid,
+                comment.head_sha,
+                TriggeredBy::Manual,
+                global.send_to_platform,
+            )
+            .await?;
+        Ok((outcome, FollowUp::default()))
     }
 
     async fn enqueue(

@@ -13,8 +13,8 @@ use reviewd_domain::model::{BuiltinAi, PlatformType, Project, ReviewTask, Secret
 use reviewd_domain::ports::Notifier;
 use reviewd_domain::ports::{Clock, ProjectRef};
 use reviewd_domain::services::{
-    AiConfigService, EngineSettings, NotificationService, NotifySettings, ProjectService,
-    ReviewEngine, RunOutcome, RunnerService, RunnerSettings, TaskService,
+    AiConfigService, EngineSettings, FeedbackService, NotificationService, NotifySettings,
+    ProjectService, ReviewEngine, RunOutcome, RunnerService, RunnerSettings, TaskService,
 };
 use reviewd_testkit::MemoryStore;
 use reviewd_testkit::contract::{Stores, seed};
@@ -43,6 +43,7 @@ pub struct World {
     pub projects: Arc<ProjectService>,
     pub engine: Arc<ReviewEngine>,
     pub observer: Arc<RecordingObserver>,
+    pub feedback: Arc<FeedbackService>,
 }
 
 impl World {
@@ -71,6 +72,10 @@ impl World {
             Arc::new(ScriptedClients::new(platform.clone())),
         ));
         let observer = Arc::new(RecordingObserver::default());
+        let feedback = Arc::new(FeedbackService::new(
+            stores.feedback.clone(),
+            projects.clone(),
+        ));
         let engine = Arc::new(
             ReviewEngine::new(
                 stores.tasks.clone(),
@@ -80,7 +85,8 @@ impl World {
                 ai_configs.clone(),
                 settings,
             )
-            .observed_by(observer.clone()),
+            .observed_by(observer.clone())
+            .tracks_feedback(feedback.clone()),
         );
         Self {
             clock,
@@ -95,6 +101,7 @@ impl World {
             projects,
             engine,
             observer,
+            feedback,
         }
     }
 

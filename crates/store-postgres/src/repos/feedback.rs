@@ -7,8 +7,8 @@ use crate::error::map_diesel_error;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
-use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
-use diesel_async::RunQueryDsl;
+use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use reviewd_domain::model::review_views::FeedbackItem;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
@@ -54,6 +54,73 @@ struct RecordRow {
     created_at: DateTime<Utc>,
 }
 
+impl From<TargetRow> for FeedbackTarget {
+    fn from(r: TargetRow) -> Self {
+        FeedbackTarget {
+            comment_id: r.comment_id,
+            review_id: r.review_id,
+            file_path: r.file_path,
+            line_number: r.line_number,
+        }
+    }
+}
+
+#[derive(QueryableByName)]
+struct HeadTargetRow {
+    #[diesel(sql_type = Text)]
+    head_sha: String,
+    #[diesel(embed)]
+    target: TargetRow,
+}
+
+#[derive(QueryableByName)]
+struct CountRow {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+#[derive(QueryableByName)]
+struct MrRow {
+    #[diesel(sql_type = SqlUuid)]
+    project_id: Uuid,
+    #[diesel(sql_type = BigInt)]
+    mr_iid: i64,
+}
+
+/// Records `f`, or updates the record of the same origin; `None` for an unknown
+/// comment (the comment gives the review, so nothing is inserted).
+async fn upsert(
+    conn: &mut diesel_async::AsyncPgConnection,
+    f: NewFeedback,
+) -> Result<Option<FeedbackItem>, diesel::result::Error> {
+    let rows: Vec<RecordRow> = diesel::sql_query(
+        "INSERT INTO review_feedbacks
+             (review_id, comment_id, feedback_type, tracking_status, username, note, source, source_id)
+         SELECT c.review_id, c.id, $2, $3, $4, $5, $6, $7 FROM review_comments c WHERE c.id = $1
+         ON CONFLICT (comment_id, source, source_id, coalesce(username, ''))
+         DO UPDATE SET feedback_type = excluded.feedback_type,
+                       tracking_status = excluded.tracking_status,
+                       note = excluded.note
+         RETURNING id, feedback_type, tracking_status, username, created_at",
+    )
+    .bind::<SqlUuid, _>(f.comment_id)
+    .bind::<Text, _>(f.verdict.feedback_type.as_str())
+    .bind::<Text, _>(f.verdict.status.as_str())
+    .bind::<Nullable<Text>, _>(f.username)
+    .bind::<Nullable<Text>, _>(f.note)
+    .bind::<Text, _>(f.source.as_str())
+    .bind::<Text, _>(f.source_id)
+    .load(conn)
+    .await?;
+    Ok(rows.into_iter().next().map(|row| FeedbackItem {
+        id: row.id,
+        feedback_type: row.feedback_type,
+        tracking_status: row.tracking_status,
+        username: row.username,
+        created_at: row.created_at,
+    }))
+}
+
 #[derive(QueryableByName)]
 struct FingerprintRow {
     #[diesel(sql_type = Text)]
@@ -90,45 +157,110 @@ impl FeedbackRepository for PgFeedbackRepository {
         .load(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-        Ok(rows.into_iter().next().map(|r| FeedbackTarget {
-            comment_id: r.comment_id,
-            review_id: r.review_id,
-            file_path: r.file_path,
-            line_number: r.line_number,
-        }))
+        Ok(rows.into_iter().next().map(FeedbackTarget::from))
     }
 
     async fn record(&self, f: NewFeedback) -> Result<FeedbackItem, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        // The comment gives the review; an unknown comment inserts nothing.
-        let rows: Vec<RecordRow> = diesel::sql_query(
-            "INSERT INTO review_feedbacks
-                 (review_id, comment_id, feedback_type, tracking_status, username, note, source, source_id)
-             SELECT c.review_id, c.id, $2, $3, $4, $5, $6, $7 FROM review_comments c WHERE c.id = $1
-             ON CONFLICT (comment_id, source, source_id, coalesce(username, ''))
-             DO UPDATE SET feedback_type = excluded.feedback_type,
-                           tracking_status = excluded.tracking_status,
-                           note = excluded.note
-             RETURNING id, feedback_type, tracking_status, username, created_at",
+        upsert(&mut conn, f)
+            .await
+            .map_err(map_diesel_error)?
+            .ok_or(RepoError::NotFound)
+    }
+
+    async fn sync_comment(
+        &self,
+        comment_id: Uuid,
+        sources: &[FeedbackSource],
+        records: Vec<NewFeedback>,
+    ) -> Result<u64, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let sources: Vec<&'static str> = sources.iter().map(|s| s.as_str()).collect();
+        let kept_sources: Vec<&'static str> = records.iter().map(|r| r.source.as_str()).collect();
+        let kept_ids: Vec<String> = records.iter().map(|r| r.source_id.clone()).collect();
+        let kept_users: Vec<String> = records
+            .iter()
+            .map(|r| r.username.clone().unwrap_or_default())
+            .collect();
+        let withdrawn = conn
+            .transaction::<_, diesel::result::Error, _>(async move |conn| {
+                let known: Vec<CountRow> =
+                    diesel::sql_query("SELECT count(*) AS n FROM review_comments WHERE id = $1")
+                        .bind::<SqlUuid, _>(comment_id)
+                        .load(conn)
+                        .await?;
+                if known.iter().all(|r| r.n == 0) {
+                    return Err(diesel::result::Error::NotFound);
+                }
+                let withdrawn = diesel::sql_query(
+                    "DELETE FROM review_feedbacks f
+                     WHERE f.comment_id = $1 AND f.source = ANY($2)
+                       AND NOT EXISTS (
+                           SELECT 1 FROM unnest($3::text[], $4::text[], $5::text[]) AS k(source, source_id, username)
+                           WHERE k.source = f.source AND k.source_id = f.source_id
+                             AND k.username = coalesce(f.username, ''))",
+                )
+                .bind::<SqlUuid, _>(comment_id)
+                .bind::<Array<Text>, _>(sources)
+                .bind::<Array<Text>, _>(kept_sources)
+                .bind::<Array<Text>, _>(kept_ids)
+                .bind::<Array<Text>, _>(kept_users)
+                .execute(conn)
+                .await?;
+                for record in records {
+                    upsert(conn, record).await?;
+                }
+                Ok(withdrawn)
+            })
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(u64::try_from(withdrawn).unwrap_or(0))
+    }
+
+    async fn awaiting_fix(
+        &self,
+        review_id: Uuid,
+    ) -> Result<Vec<(String, FeedbackTarget)>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        let rows: Vec<HeadTargetRow> = diesel::sql_query(
+            "SELECT o.head_sha, c.id AS comment_id, c.review_id, c.file_path, c.line_number
+             FROM review_rounds o JOIN review_comments c ON c.round_id = o.id
+             WHERE o.review_id = $1 AND c.posted_at IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM review_feedbacks f
+                               WHERE f.comment_id = c.id AND f.source = 'implemented')
+             ORDER BY c.created_at, c.id",
         )
-        .bind::<SqlUuid, _>(f.comment_id)
-        .bind::<Text, _>(f.verdict.feedback_type.as_str())
-        .bind::<Text, _>(f.verdict.status.as_str())
-        .bind::<Nullable<Text>, _>(f.username)
-        .bind::<Nullable<Text>, _>(f.note)
-        .bind::<Text, _>(f.source.as_str())
-        .bind::<Text, _>(f.source_id)
+        .bind::<SqlUuid, _>(review_id)
         .load(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-        let row = rows.into_iter().next().ok_or(RepoError::NotFound)?;
-        Ok(FeedbackItem {
-            id: row.id,
-            feedback_type: row.feedback_type,
-            tracking_status: row.tracking_status,
-            username: row.username,
-            created_at: row.created_at,
-        })
+        Ok(rows
+            .into_iter()
+            .map(|r| (r.head_sha, FeedbackTarget::from(r.target)))
+            .collect())
+    }
+
+    async fn commented_since(
+        &self,
+        since: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(Uuid, i64)>, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        // A review is updated when its round finishes, after its comments were
+        // posted: `reviews_updated_at_idx` narrows the scan to the last days.
+        let rows: Vec<MrRow> = diesel::sql_query(
+            "SELECT r.project_id, r.mr_iid, max(c.posted_at) AS last_posted
+             FROM reviews r JOIN review_comments c ON c.review_id = r.id
+             WHERE r.updated_at >= $1 AND c.posted_at >= $1
+             GROUP BY r.project_id, r.mr_iid
+             ORDER BY last_posted DESC LIMIT $2",
+        )
+        .bind::<Timestamptz, _>(since)
+        .bind::<BigInt, _>(i64::from(limit))
+        .load(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(rows.into_iter().map(|r| (r.project_id, r.mr_iid)).collect())
     }
 
     async fn withdraw(
@@ -178,9 +310,11 @@ impl FeedbackRepository for PgFeedbackRepository {
 
     async fn acceptance(&self, scope: FeedbackScope) -> Result<AcceptanceCounts, RepoError> {
         let mut conn = conn(&self.pool).await?;
+        // `All` binds a nil id that the condition ignores, so one query serves all.
         let (condition, id) = match scope {
             FeedbackScope::Review(id) => ("f.review_id = $1", id),
             FeedbackScope::Project(id) => ("r.project_id = $1", id),
+            FeedbackScope::All => ("$1 IS NOT NULL", Uuid::nil()),
         };
         let row: CountsRow = diesel::sql_query(format!(
             "WITH per_comment AS (

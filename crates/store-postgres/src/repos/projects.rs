@@ -81,6 +81,7 @@ struct SettingsChangeset {
     default_reviewer_ids: Option<Vec<String>>,
     auto_assign_author: Option<bool>,
     monthly_budget_usd: Option<Option<f64>>,
+    suppress_rejected: Option<bool>,
     updated_at: DateTime<Utc>,
 }
 
@@ -194,6 +195,7 @@ impl ProjectRepository for PgProjectRepository {
             default_reviewer_ids: c.default_reviewer_ids,
             auto_assign_author: c.auto_assign_author,
             monthly_budget_usd: c.monthly_budget_usd,
+            suppress_rejected: c.suppress_rejected,
             updated_at: Utc::now(),
         };
         diesel::update(projects::table.find(id))

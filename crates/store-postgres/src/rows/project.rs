@@ -41,6 +41,7 @@ pub(crate) struct ProjectRow {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub monthly_budget_usd: Option<f64>,
+    pub suppress_rejected: bool,
 }
 
 impl TryFrom<ProjectRow> for Project {
@@ -71,6 +72,7 @@ impl TryFrom<ProjectRow> for Project {
             auto_assign_author: r.auto_assign_author,
             template_id: r.template_id,
             monthly_budget_usd: r.monthly_budget_usd,
+            suppress_rejected: r.suppress_rejected,
             webhook_id: r.webhook_id,
             webhook_url: r.webhook_url,
             webhook_checked_at: r.webhook_checked_at,

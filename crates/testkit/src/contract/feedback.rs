@@ -4,6 +4,7 @@
 //! comment.
 
 use super::{Stores, seed};
+use chrono::{TimeZone, Utc};
 use reviewd_domain::model::grade::Severity;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackScope, FeedbackSource, NewFeedback, RepoError,
@@ -13,6 +14,8 @@ use uuid::Uuid;
 
 pub async fn run(s: &Stores) {
     feedback_is_recorded_once_per_origin_and_summed_per_comment(s).await;
+    a_comment_is_synced_to_what_its_thread_shows_now(s).await;
+    comments_await_a_fix_with_their_head_and_are_found_by_recency(s).await;
 }
 
 fn from(
@@ -234,6 +237,194 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
     assert!(
         s.feedback
             .rejected_fingerprints(Uuid::new_v4(), 1)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+async fn a_comment_is_synced_to_what_its_thread_shows_now(s: &Stores) {
+    let (_, review, round) = seed::review_in_first_round(s, 11).await;
+    let file = seed::file(s, &review, round, "src/b.rs").await;
+    let ids = s
+        .reviews
+        .add_comments(
+            review.id,
+            round,
+            &[seed::comment(file, "src/b.rs", 5, Severity::Error)],
+        )
+        .await
+        .unwrap();
+    s.reviews.mark_posted(ids[0], Some("d")).await.unwrap();
+    let platform_sources = [
+        FeedbackSource::Reaction,
+        FeedbackSource::Reply,
+        FeedbackSource::Resolved,
+    ];
+    let thumbs = |user: &str| {
+        from(
+            ids[0],
+            Signal::Reaction("thumbsup"),
+            FeedbackSource::Reaction,
+            "thumbsup",
+            Some(user),
+        )
+    };
+    let resolved = from(
+        ids[0],
+        Signal::Resolved,
+        FeedbackSource::Resolved,
+        "",
+        Some("bo"),
+    );
+    // First sight: two thumbs up and a resolved thread; a later round implemented it.
+    s.feedback
+        .record(NewFeedback {
+            comment_id: ids[0],
+            verdict: IMPLEMENTED,
+            source: FeedbackSource::Implemented,
+            source_id: String::new(),
+            username: None,
+            note: None,
+        })
+        .await
+        .unwrap();
+    let withdrawn = s
+        .feedback
+        .sync_comment(
+            ids[0],
+            &platform_sources,
+            vec![thumbs("ana"), thumbs("bo"), resolved.clone()],
+        )
+        .await
+        .unwrap();
+    assert_eq!(withdrawn, 0);
+    assert_eq!(
+        s.review_queries.feedbacks(review.id).await.unwrap().len(),
+        4
+    );
+    // Now: bo took the thumbs up back and the thread was reopened.
+    let withdrawn = s
+        .feedback
+        .sync_comment(ids[0], &platform_sources, vec![thumbs("ana")])
+        .await
+        .unwrap();
+    assert_eq!(withdrawn, 2, "bo's reaction and the resolution");
+    let mut left: Vec<(String, Option<String>)> = s
+        .review_queries
+        .feedbacks(review.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|f| (f.tracking_status, f.username))
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            ("accepted".to_owned(), Some("ana".to_owned())),
+            ("implemented".to_owned(), None)
+        ],
+        "implemented is not a platform source: a sync leaves it"
+    );
+    assert!(matches!(
+        s.feedback
+            .sync_comment(Uuid::new_v4(), &platform_sources, vec![])
+            .await,
+        Err(RepoError::NotFound)
+    ));
+}
+
+async fn comments_await_a_fix_with_their_head_and_are_found_by_recency(s: &Stores) {
+    let (project, review, first) = seed::review_in_first_round(s, 12).await;
+    let file = seed::file(s, &review, first, "src/c.rs").await;
+    let in_first = s
+        .reviews
+        .add_comments(
+            review.id,
+            first,
+            &[
+                seed::comment(file, "src/c.rs", 1, Severity::Error),
+                seed::comment(file, "src/c.rs", 2, Severity::Warning),
+            ],
+        )
+        .await
+        .unwrap();
+    s.reviews.mark_posted(in_first[0], None).await.unwrap();
+    let second = seed::second_round(s, &review, "h2").await;
+    let second_file = seed::file(s, &review, second, "src/c.rs").await;
+    let in_second = s
+        .reviews
+        .add_comments(
+            review.id,
+            second,
+            &[seed::comment(second_file, "src/c.rs", 9, Severity::Error)],
+        )
+        .await
+        .unwrap();
+    s.reviews.mark_posted(in_second[0], None).await.unwrap();
+
+    let awaiting = || async move {
+        s.feedback
+            .awaiting_fix(review.id)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|(head, t)| (head, t.comment_id, t.line_number))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        awaiting().await,
+        [
+            ("h1".to_owned(), in_first[0], 1),
+            ("h2".to_owned(), in_second[0], 9)
+        ],
+        "posted ones only, with their round's head"
+    );
+    s.feedback
+        .record(NewFeedback {
+            comment_id: in_first[0],
+            verdict: IMPLEMENTED,
+            source: FeedbackSource::Implemented,
+            source_id: String::new(),
+            username: None,
+            note: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        awaiting().await,
+        [("h2".to_owned(), in_second[0], 9)],
+        "an implemented comment awaits nothing"
+    );
+    assert!(
+        s.feedback
+            .awaiting_fix(Uuid::new_v4())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // An MR whose review posted nothing is not read by the pass.
+    let quiet = seed::review(s, &project, 13, "h1").await;
+    seed::first_round(s, &quiet).await;
+    let long_ago = Utc.with_ymd_and_hms(2000, 1, 1, 0, 0, 0).unwrap();
+    let recent = s.feedback.commented_since(long_ago, 1000).await.unwrap();
+    assert!(recent.contains(&(project.id, 12)), "{recent:?}");
+    assert!(!recent.contains(&(project.id, 13)));
+    assert_eq!(
+        recent.iter().filter(|m| **m == (project.id, 12)).count(),
+        1,
+        "one entry per MR"
+    );
+    assert_eq!(
+        s.feedback.commented_since(long_ago, 1).await.unwrap().len(),
+        1
+    );
+    let future = Utc.with_ymd_and_hms(2999, 1, 1, 0, 0, 0).unwrap();
+    assert!(
+        s.feedback
+            .commented_since(future, 10)
             .await
             .unwrap()
             .is_empty()

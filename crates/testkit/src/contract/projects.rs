@@ -170,6 +170,7 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
     assert!(first.enabled);
     assert_eq!(first.platform_project_id, platform.id);
     assert_eq!(first.auto_review, None, "settings start inherited");
+    assert!(first.suppress_rejected, "rejected comments are left out by default");
     assert!(first.last_synced_at.is_some());
 
     s.projects
@@ -183,6 +184,7 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
                 default_reviewer_ids: Some(vec!["7".into()]),
                 auto_assign_author: Some(true),
                 monthly_budget_usd: Some(Some(12.5)),
+                suppress_rejected: Some(false),
             },
         )
         .await
@@ -221,6 +223,7 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
     assert_eq!(again.default_reviewer_ids, vec!["7".to_owned()]);
     assert!(again.auto_assign_author);
     assert_eq!(again.monthly_budget_usd, Some(12.5));
+    assert!(!again.suppress_rejected);
     assert_eq!(again.webhook_status, Some(WebhookStatus::Active));
     assert_eq!(again.created_at, first.created_at);
     assert!(again.last_synced_at >= first.last_synced_at);

@@ -1,8 +1,10 @@
 //! Repositories on the fake GitHub built from [`ProjectFixture`]s: pull requests with
-//! their files, collaborators, compares, reviews and their comments, issue comments
-//! (posted and listed), assignment and hooks, answered in GitHub's shapes from what was put there and what was posted
+//! their files, collaborators, compares, reviews and their comments (with replies and
+//! reactions, see `feedback`), issue comments (posted and listed), assignment and
+//! hooks, answered in GitHub's shapes from what was put there and what was posted
 //! since (what `contract::hosting` runs the GitHub adapter against).
 
+use super::feedback::{TOKEN_OWNER, reaction_summary, user_named};
 use super::{FakeGithub, github_repo};
 use crate::contract::hosting::{FakeServer, ServerAccount};
 use crate::fake_hosted::{
@@ -99,8 +101,9 @@ fn bot_user() -> Value {
 }
 
 /// A comment as GitHub lists it: a review comment (`/pulls/{n}/comments`) with its
-/// path, line, side and review, or an issue comment (`/issues/{n}/comments`).
-fn github_comment(full_name: &str, comment: &HostedComment) -> Value {
+/// path, line, side and review (and `in_reply_to_id` for a reply), or an issue
+/// comment (`/issues/{n}/comments`); each with its reactions summary.
+pub(super) fn github_comment(full_name: &str, comment: &HostedComment) -> Value {
     let (id, number) = (comment.id, comment.number);
     let (node_id, anchor) = match comment.anchor {
         Some(_) => (format!("PRRC_{id}"), format!("discussion_r{id}")),
@@ -110,12 +113,25 @@ fn github_comment(full_name: &str, comment: &HostedComment) -> Value {
         "id": id, "node_id": node_id, "body": comment.body, "user": bot_user(),
         "html_url": format!("https://github.example.com/{full_name}/pull/{number}#{anchor}"),
         "created_at": comment.created_at(), "updated_at": comment.created_at(),
-        "author_association": "OWNER",
+        "author_association": "OWNER", "reactions": reaction_summary(full_name, comment),
     });
     if let Some(Value::Object(fields)) = &comment.anchor {
         for (key, value) in fields {
             json[key] = value.clone();
         }
+    }
+    // After the anchor, which a reply shares with the comment it answers.
+    if let Some(author) = &comment.author {
+        json["user"] = user_named(author);
+        let association = if author == TOKEN_OWNER {
+            "OWNER"
+        } else {
+            "NONE"
+        };
+        json["author_association"] = json!(association);
+    }
+    if let Some(root) = comment.in_reply_to {
+        json["in_reply_to_id"] = json!(root);
     }
     json
 }
@@ -200,8 +216,8 @@ impl FakeServer for FakeGithub {
 
     /// Puts a repository on the server (`full_path` is `owner/name`) with the next
     /// free id: the repository (and, among the token's, `/user/repos`), its
-    /// collaborators, pull requests with files, reviews, comments and assignment, and
-    /// its hooks.
+    /// collaborators, pull requests with files, reviews, comments (replies and
+    /// reactions among them) and assignment, and its hooks.
     async fn add_project(&self, fixture: &ProjectFixture) -> ProjectRef {
         let full_name = fixture.full_path.clone();
         let (id, repo) = self.list_project(fixture, github_repo).await;
@@ -218,9 +234,12 @@ impl FakeServer for FakeGithub {
         .await;
         for mr in &fixture.merge_requests {
             self.serve_pull(&full_name, mr).await;
+            self.serve_replies(&full_name, mr.iid).await;
             self.serve_repo_files(&full_name, mr).await;
+            self.pulls.lock().unwrap().push((full_name.clone(), mr.iid));
         }
         self.serve_comment_edits(&full_name).await;
+        self.serve_reactions(&full_name).await;
         self.serve_hooks(&format!("{base}/hooks"), &full_name).await;
         ProjectRef {
             id: id.to_string(),

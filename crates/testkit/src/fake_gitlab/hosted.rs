@@ -6,7 +6,8 @@
 use super::{FakeGitlab, gitlab_project};
 use crate::contract::hosting::{FakeServer, ServerAccount};
 use crate::fake_hosted::{
-    EditScope, HostedComment, HostedFake, Shared, body_json, paged, query_value, token_owner,
+    EditScope, Hosted, HostedComment, HostedFake, Shared, body_json, paged, query_value,
+    token_owner,
 };
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};
 use async_trait::async_trait;
@@ -82,24 +83,105 @@ fn positioned_comment(body: &Value) -> InlineComment {
     }
 }
 
-/// The id of the discussion holding a note. Every discussion here holds the one note
-/// it was opened with (nothing posts replies), so its id follows from the note's.
-fn discussion_id(note_id: u64) -> String {
+/// The id of the discussion a note opened: derived from the note's id, so that
+/// [`discussion_root`] reads it back.
+pub(super) fn discussion_id(note_id: u64) -> String {
     format!("{note_id:040x}")
 }
 
-/// A note as GitLab shows it: a `DiffNote` with its `position` for a line comment, a
-/// plain note (`type: null`) for a general one.
-fn gitlab_note(comment: &HostedComment) -> Value {
-    let line = comment.anchor.is_some();
+/// The id of the note that opened discussion `id`.
+pub(super) fn discussion_root(id: &str) -> Option<u64> {
+    u64::from_str_radix(id, 16).ok()
+}
+
+/// Who the token belongs to, as notes and award emoji show their author.
+const OWNER: (u64, &str, &str) = (7, "reviewer-bot", "Reviewer Bot");
+
+/// The token owner's username: what the fake's own routes act as.
+pub(super) const OWNER_USERNAME: &str = OWNER.1;
+
+/// A user as notes and award emoji show them (GitLab's `UserBasic`): the token
+/// owner for `None`, else the instance's user of that name, or a stranger with an
+/// id made up from the name.
+pub(super) fn gitlab_user_named(hosted: &Hosted, username: Option<&str>) -> Value {
+    let (id, username, name) = match username {
+        None | Some(OWNER_USERNAME) => (OWNER.0, OWNER.1.to_owned(), OWNER.2.to_owned()),
+        Some(u) => {
+            let known = hosted.users.iter().find(|user| user["username"] == u);
+            let id = known
+                .and_then(|user| user["id"].as_u64())
+                .unwrap_or_else(|| {
+                    u.bytes()
+                        .fold(0_u64, |h, b| (h * 31 + u64::from(b)) % 900_000)
+                        + 100_000
+                });
+            let name = known
+                .and_then(|user| user["name"].as_str())
+                .unwrap_or(u)
+                .to_owned();
+            (id, u.to_owned(), name)
+        }
+    };
+    json!({
+        "id": id, "username": username, "name": name, "state": "active",
+        "avatar_url": format!("https://gitlab.example.com/uploads/-/system/user/avatar/{id}/avatar.png"),
+        "web_url": format!("https://gitlab.example.com/{username}"),
+    })
+}
+
+/// The first note of the thread `comment` is in (itself when it opened one).
+fn thread_root<'a>(hosted: &'a Hosted, comment: &'a HostedComment) -> &'a HostedComment {
+    comment
+        .in_reply_to
+        .and_then(|root| hosted.find(&comment.project, root))
+        .unwrap_or(comment)
+}
+
+/// The replies in the thread `root` opened, oldest first.
+fn replies_to(hosted: &Hosted, root: &HostedComment) -> Vec<HostedComment> {
+    hosted
+        .comments_on(&root.project, root.number)
+        .into_iter()
+        .filter(|c| c.in_reply_to == Some(root.id))
+        .collect()
+}
+
+/// Whether the thread `root` opened can be resolved: a line comment's, or a
+/// general comment's once someone answered it (GitLab turns it into a thread).
+pub(super) fn resolvable(hosted: &Hosted, root: &HostedComment) -> bool {
+    root.anchor.is_some() || !replies_to(hosted, root).is_empty()
+}
+
+/// The id of the merge request a note is on, as [`gitlab_merge_request`] numbers it.
+fn noteable_id(comment: &HostedComment) -> u64 {
+    comment.project.parse::<u64>().unwrap_or_default() * 1000 + comment.number.unsigned_abs()
+}
+
+/// A note as GitLab shows it: a `DiffNote` with its `position` for a line comment
+/// and the replies in its thread, a `DiscussionNote` in a general comment's thread,
+/// a plain note (`type: null`) for a general comment alone. Resolvable notes carry
+/// their thread's resolution, as GitLab marks every note of a resolved thread.
+pub(super) fn gitlab_note(hosted: &Hosted, comment: &HostedComment) -> Value {
+    let root = thread_root(hosted, comment);
+    let resolvable = resolvable(hosted, root);
+    let kind = match (comment.anchor.is_some(), resolvable) {
+        (true, _) => json!("DiffNote"),
+        (false, true) => json!("DiscussionNote"),
+        (false, false) => Value::Null,
+    };
     let mut note = json!({
-        "id": comment.id, "type": if line { json!("DiffNote") } else { Value::Null },
-        "body": comment.body, "attachment": null,
-        "author": { "id": 7, "username": "reviewer-bot", "name": "Reviewer Bot", "state": "active" },
+        "id": comment.id, "type": kind, "body": comment.body, "attachment": null,
+        "author": gitlab_user_named(hosted, comment.author.as_deref()),
         "created_at": comment.created_at(), "updated_at": comment.created_at(), "system": false,
-        "noteable_type": "MergeRequest", "noteable_iid": comment.number,
-        "resolvable": line, "resolved": false,
+        "noteable_id": noteable_id(comment), "noteable_type": "MergeRequest", "noteable_iid": comment.number,
+        "resolvable": resolvable, "confidential": false, "internal": false,
     });
+    if resolvable {
+        let by = root.resolved_by.as_deref();
+        note["resolved"] = json!(by.is_some());
+        note["resolved_by"] = by.map_or(Value::Null, |u| gitlab_user_named(hosted, Some(u)));
+        note["resolved_at"] = by.map_or(Value::Null, |_| json!(root.created_at()));
+    }
     if let Some(Value::Object(anchor)) = &comment.anchor {
         for (key, value) in anchor {
             note[key] = value.clone();
@@ -108,13 +190,19 @@ fn gitlab_note(comment: &HostedComment) -> Value {
     note
 }
 
-/// A discussion as `POST` answers it and `GET /discussions` lists it: a general
-/// comment is an `individual_note`, outside any thread.
-fn gitlab_discussion(comment: &HostedComment) -> Value {
+/// A discussion as `POST` answers it and `GET /discussions` lists it: the note that
+/// opened it and the replies, oldest first; a general comment nobody answered is an
+/// `individual_note`, outside any thread.
+pub(super) fn gitlab_discussion(hosted: &Hosted, root: &HostedComment) -> Value {
+    let replies = replies_to(hosted, root);
+    let notes: Vec<Value> = std::iter::once(root)
+        .chain(&replies)
+        .map(|c| gitlab_note(hosted, c))
+        .collect();
     json!({
-        "id": discussion_id(comment.id),
-        "individual_note": comment.anchor.is_none(),
-        "notes": [gitlab_note(comment)],
+        "id": discussion_id(root.id),
+        "individual_note": root.anchor.is_none() && replies.is_empty(),
+        "notes": notes,
     })
 }
 
@@ -175,7 +263,7 @@ impl HostedFake for FakeGitlab {
         json!({
             "id": id, "url": body["url"], "project_id": project.parse::<u64>().unwrap_or_default(),
             "merge_requests_events": body["merge_requests_events"], "note_events": body["note_events"],
-            "push_events": body["push_events"], "enable_ssl_verification": body["enable_ssl_verification"],
+            "emoji_events": body["emoji_events"].as_bool().unwrap_or_default(), "push_events": body["push_events"], "enable_ssl_verification": body["enable_ssl_verification"],
             "created_at": "2026-11-22T00:00:00Z",
         })
     }
@@ -185,7 +273,12 @@ impl HostedFake for FakeGitlab {
 impl FakeServer for FakeGitlab {
     /// Who [`FakeGitlab::start`] says the token belongs to.
     fn account(&self) -> ServerAccount<'_> {
-        let owner = token_owner("7", "reviewer-bot", "Reviewer Bot", &["api", "read_user"]);
+        let owner = token_owner(
+            &OWNER.0.to_string(),
+            OWNER.1,
+            OWNER.2,
+            &["api", "read_user"],
+        );
         ServerAccount {
             platform_type: PlatformType::HostA,
             server: &self.server,
@@ -313,10 +406,25 @@ impl FakeGitlab {
             "GET",
             path(format!("{base}/discussions")),
             move |r: &Request| {
-                let comments = hosted.lock().unwrap().comments_on(&project, iid);
-                Self::page_of(comments.iter().map(gitlab_discussion).collect(), r)
+                let hosted = hosted.lock().unwrap();
+                let discussions = hosted
+                    .comments_on(&project, iid)
+                    .iter()
+                    .filter(|c| c.in_reply_to.is_none())
+                    .map(|root| gitlab_discussion(&hosted, root))
+                    .collect();
+                Self::page_of(discussions, r)
             },
         )
+        .await;
+        // Every note, replies too, newest first as GitLab sorts them by default.
+        let (hosted, project) = (self.hosted.clone(), id.to_string());
+        self.serve("GET", path(format!("{base}/notes")), move |r: &Request| {
+            let hosted = hosted.lock().unwrap();
+            let mut notes = hosted.comments_on(&project, iid);
+            notes.reverse();
+            Self::page_of(notes.iter().map(|c| gitlab_note(&hosted, c)).collect(), r)
+        })
         .await;
         let (hosted, project) = (self.hosted.clone(), id.to_string());
         self.serve("POST", path(format!("{base}/notes")), move |r: &Request| {
@@ -330,6 +438,7 @@ impl FakeGitlab {
             move |r: &Request| edit_note(&hosted, &project, iid, r),
         )
         .await;
+        self.serve_feedback(id, iid).await;
         let (hosted, project) = (self.hosted.clone(), id.to_string());
         self.serve("PUT", path(base), move |r: &Request| {
             let body = body_json(r);
@@ -354,30 +463,26 @@ fn discuss(hosted: &Shared, project: &str, mr: &MrFixture, body: &Value) -> Resp
     }
     let head_sha = body["position"]["head_sha"].as_str().unwrap_or_default();
     let anchor = json!({ "position": body["position"] });
-    let posted = hosted
-        .lock()
-        .unwrap()
-        .line_comment(project, mr.iid, comment, head_sha, anchor);
-    ResponseTemplate::new(201).set_body_json(gitlab_discussion(&posted))
+    let mut hosted = hosted.lock().unwrap();
+    let posted = hosted.line_comment(project, mr.iid, comment, head_sha, anchor);
+    ResponseTemplate::new(201).set_body_json(gitlab_discussion(&hosted, &posted))
 }
 
 /// `POST /notes`: a general comment.
 fn note(hosted: &Shared, project: &str, iid: i64, body: &Value) -> ResponseTemplate {
     let text = body["body"].as_str().unwrap_or_default();
-    let posted = hosted.lock().unwrap().comment(project, iid, text);
-    ResponseTemplate::new(201).set_body_json(gitlab_note(&posted))
+    let mut hosted = hosted.lock().unwrap();
+    let posted = hosted.comment(project, iid, text);
+    ResponseTemplate::new(201).set_body_json(gitlab_note(&hosted, &posted))
 }
 
 /// `PUT /notes/:id`: any note of this MR, line notes too; 404 for one it does not
 /// have.
 fn edit_note(hosted: &Shared, project: &str, iid: i64, request: &Request) -> ResponseTemplate {
     let scope = EditScope::MergeRequest(iid);
-    match hosted
-        .lock()
-        .unwrap()
-        .edit_comment(project, &scope, request)
-    {
-        Some(edited) => ResponseTemplate::new(200).set_body_json(gitlab_note(&edited)),
+    let mut hosted = hosted.lock().unwrap();
+    match hosted.edit_comment(project, &scope, request) {
+        Some(edited) => ResponseTemplate::new(200).set_body_json(gitlab_note(&hosted, &edited)),
         None => FakeGitlab::not_found(),
     }
 }

@@ -4,6 +4,7 @@
 use super::MemoryStore;
 use super::tables::FeedbackRow;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use reviewd_domain::model::review_views::FeedbackItem;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
@@ -90,6 +91,104 @@ impl FeedbackRepository for MemoryStore {
         Ok(feedback)
     }
 
+    async fn sync_comment(
+        &self,
+        comment_id: Uuid,
+        sources: &[FeedbackSource],
+        records: Vec<NewFeedback>,
+    ) -> Result<u64, RepoError> {
+        let withdrawn = {
+            let mut t = self.tables();
+            if !t.comments.iter().any(|c| c.comment.id == comment_id) {
+                return Err(RepoError::NotFound);
+            }
+            let before = t.feedbacks.len();
+            t.feedbacks.retain(|row| {
+                let ours = row.comment_id == Some(comment_id)
+                    && sources.iter().any(|s| s.as_str() == row.source);
+                !ours
+                    || records.iter().any(|r| {
+                        same_origin(
+                            row,
+                            comment_id,
+                            r.source,
+                            &r.source_id,
+                            r.username.as_deref(),
+                        )
+                    })
+            });
+            (before - t.feedbacks.len()) as u64
+        };
+        for record in records {
+            self.record(record).await?;
+        }
+        Ok(withdrawn)
+    }
+
+    async fn awaiting_fix(
+        &self,
+        review_id: Uuid,
+    ) -> Result<Vec<(String, FeedbackTarget)>, RepoError> {
+        let t = self.tables();
+        let implemented: HashSet<Uuid> = t
+            .feedbacks
+            .iter()
+            .filter(|f| f.source == FeedbackSource::Implemented.as_str())
+            .filter_map(|f| f.comment_id)
+            .collect();
+        let mut posted: Vec<_> = t
+            .comments
+            .iter()
+            .filter(|c| c.comment.posted_at.is_some() && !implemented.contains(&c.comment.id))
+            .filter_map(|c| {
+                let round = t
+                    .rounds
+                    .iter()
+                    .find(|r| r.review_id == review_id && r.round.id == c.round_id)?;
+                Some((round.round.head_sha.clone(), &c.comment))
+            })
+            .collect();
+        posted.sort_by_key(|(_, c)| (c.created_at, c.id));
+        Ok(posted
+            .into_iter()
+            .map(|(head, c)| {
+                let target = FeedbackTarget {
+                    comment_id: c.id,
+                    review_id: c.review_id,
+                    file_path: c.file_path.clone(),
+                    line_number: c.line_number,
+                };
+                (head, target)
+            })
+            .collect())
+    }
+
+    async fn commented_since(
+        &self,
+        since: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(Uuid, i64)>, RepoError> {
+        let t = self.tables();
+        let mut last: HashMap<(Uuid, i64), DateTime<Utc>> = HashMap::new();
+        for c in &t.comments {
+            let Some(posted) = c.comment.posted_at.filter(|p| *p >= since) else {
+                continue;
+            };
+            if let Ok(review) = t.review(c.comment.review_id) {
+                let key = (review.detail.item.project_id, review.detail.item.mr_iid);
+                let at = last.entry(key).or_insert(posted);
+                *at = (*at).max(posted);
+            }
+        }
+        let mut mrs: Vec<_> = last.into_iter().collect();
+        mrs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(mrs
+            .into_iter()
+            .take(limit as usize)
+            .map(|(key, _)| key)
+            .collect())
+    }
+
     async fn withdraw(
         &self,
         comment_id: Uuid,
@@ -144,6 +243,7 @@ impl FeedbackRepository for MemoryStore {
                 continue;
             };
             let inside = match scope {
+                FeedbackScope::All => true,
                 FeedbackScope::Review(id) => row.review_id == id,
                 FeedbackScope::Project(id) => t
                     .review(row.review_id)

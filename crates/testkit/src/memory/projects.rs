@@ -128,6 +128,7 @@ fn new_project(
         auto_assign_author: false,
         template_id: None,
         monthly_budget_usd: None,
+        suppress_rejected: true,
         webhook_id: None,
         webhook_url: None,
         webhook_status: None,
@@ -325,6 +326,7 @@ impl ProjectRepository for MemoryStore {
         set(&mut project.default_reviewer_ids, c.default_reviewer_ids);
         set(&mut project.auto_assign_author, c.auto_assign_author);
         set(&mut project.monthly_budget_usd, c.monthly_budget_usd);
+        set(&mut project.suppress_rejected, c.suppress_rejected);
         project.updated_at = now;
         Ok(project.clone())
     }

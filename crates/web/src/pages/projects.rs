@@ -13,6 +13,7 @@ use reviewd_domain::model::{
     AiConfig, Permission, PipelineEntry, PipelineFilter, PlatformConfig, PlatformUser, Project,
     ProjectFilter, ProjectSettingsChanges, ProjectStats, WebhookStatusFilter,
 };
+use reviewd_domain::ports::FeedbackScope;
 use reviewd_domain::services::ServiceError;
 use serde::Deserialize;
 use uuid::Uuid;
@@ -259,6 +260,8 @@ struct DetailPage {
     budget: String,
     /// What the project's AI calls cost this month, formatted.
     spent_this_month: String,
+    /// How readers judged the project's comments, in words.
+    acceptance: String,
 }
 
 impl DetailPage {
@@ -325,6 +328,11 @@ async fn detail(
         .and_then(|id| ai_configs.iter().find(|c| c.id == id))
         .map(|c| format!("{} ({})", c.name, c.model));
     let spent_this_month = crate::format::usd(&Some(state.budgets.this_month(project.id).await?));
+    let judged = state
+        .feedback
+        .acceptance(FeedbackScope::Project(project.id))
+        .await?;
+    let acceptance = crate::format::acceptance(judged.helped, judged.judged);
     render::page(&DetailPage {
         template,
         ai_configs,
@@ -334,6 +342,7 @@ async fn detail(
             .map(|b| b.to_string())
             .unwrap_or_default(),
         spent_this_month,
+        acceptance,
         chrome: Chrome::new(&viewer, "projects", project.full_path.clone()),
         ignore_patterns: project
             .file_ignore_patterns
@@ -365,6 +374,7 @@ struct SettingsForm {
     /// USD; blank for no budget.
     #[serde(default)]
     monthly_budget: String,
+    suppress_rejected: Option<String>,
 }
 
 /// The form's AI configuration: `inherit` (the default one) or an id.
@@ -436,6 +446,7 @@ async fn save_settings(
         default_reviewer_ids: Some(reviewers),
         auto_assign_author: Some(f.auto_assign_author.is_some()),
         monthly_budget_usd: Some(monthly_budget_usd),
+        suppress_rejected: Some(f.suppress_rejected.is_some()),
     };
     let saved = state.projects.update_settings(*id, changes).await;
     render::after(saved, &back, |_| "Settings saved.".to_owned())

@@ -13,6 +13,7 @@ use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
     ReviewStats, RoundItem, TaskLogLine,
 };
+use reviewd_domain::ports::FeedbackScope;
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -134,6 +135,8 @@ struct DetailPage {
     tokens: i64,
     logs: Vec<TaskLogLine>,
     feedbacks: Vec<FeedbackItem>,
+    /// How readers judged the review's comments, in words.
+    acceptance: String,
     running: bool,
 }
 
@@ -184,6 +187,13 @@ async fn detail(
         rounds: history.rounds(*id).await?,
         logs: history.task_logs(*id).await?,
         feedbacks: history.feedbacks(*id).await?,
+        acceptance: {
+            let judged = state
+                .feedback
+                .acceptance(FeedbackScope::Review(*id))
+                .await?;
+            crate::format::acceptance(judged.helped, judged.judged)
+        },
         review,
         files,
         files_done,

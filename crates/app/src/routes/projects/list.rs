@@ -11,6 +11,7 @@ use reviewd_domain::ErrorCode;
 use reviewd_domain::model::{
     PlatformType, ProjectFilter, ProjectStats, WebhookStatus, WebhookStatusFilter,
 };
+use reviewd_domain::ports::FeedbackScope;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -115,9 +116,9 @@ pub(super) async fn get_project_stats(
     state: web::Data<AppState>,
     _user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(ProjectStatsBody {
-        stats: ProjectStatsDto::from(state.projects.stats().await?),
-    }))
+    let mut stats = ProjectStatsDto::from(state.projects.stats().await?);
+    stats.acceptance_rate = state.feedback.acceptance_rate(FeedbackScope::All).await?;
+    Ok(envelope::ok(ProjectStatsBody { stats }))
 }
 
 /// Aggregates over all projects.
@@ -148,6 +149,10 @@ struct ProjectStatsDto {
     /// This month's spending per project, costliest first; projects that spent
     /// nothing are left out.
     cost_by_project: Vec<ProjectCostDto>,
+    /// Of the comments readers judged on all projects, the share that helped
+    /// (accepted or implemented); `null` until one is judged.
+    #[schema(minimum = 0, maximum = 1)]
+    acceptance_rate: Option<f64>,
 }
 
 /// One project's AI spending this month.
@@ -189,6 +194,7 @@ impl From<ProjectStats> for ProjectStatsDto {
                     cost_usd: c.cost_usd,
                 })
                 .collect(),
+            acceptance_rate: None,
         }
     }
 }

@@ -97,6 +97,8 @@ struct ProjectDto {
     template_id: Option<Uuid>,
     /// USD per calendar month (UTC) before automatic reviews stop; `null` for none.
     monthly_budget: Option<f64>,
+    /// Comments rejected twice on this project are not posted again.
+    suppress_rejected: bool,
     #[schema(schema_with = nullable_webhook_status_schema)]
     webhook_status: Option<&'static str>,
     webhook_id: Option<String>,
@@ -128,6 +130,7 @@ impl From<Project> for ProjectDto {
             auto_assign_author: p.auto_assign_author,
             template_id: p.template_id,
             monthly_budget: p.monthly_budget_usd,
+            suppress_rejected: p.suppress_rejected,
             webhook_status: p.webhook_status.map(WebhookStatus::as_str),
             webhook_id: p.webhook_id,
             webhook_url: p.webhook_url,

@@ -90,6 +90,9 @@ struct UpdateProjectBody {
     #[serde(default, deserialize_with = "double_option")]
     #[schema(schema_with = monthly_budget_schema)]
     monthly_budget: Option<Option<f64>>,
+    /// Leave out of later reviews a comment that readers of this project rejected
+    /// twice (a 👎 or a "won't fix" reply); on by default.
+    suppress_rejected: Option<bool>,
 }
 
 /// `monthlyBudget`: `null` or USD from 0 to 1e9.
@@ -127,6 +130,7 @@ pub(super) async fn update_project(
         default_reviewer_ids: b.default_reviewer_ids,
         auto_assign_author: b.auto_assign_author,
         monthly_budget_usd: b.monthly_budget,
+        suppress_rejected: b.suppress_rejected,
     };
     let project = state.projects.update_settings(*id, changes).await?;
     Ok(envelope::ok(ProjectBody {
@@ -175,6 +179,8 @@ struct ResolvedProjectConfigDto {
     review_commands: Vec<String>,
     /// USD per calendar month (UTC) before automatic reviews stop; `null` for none.
     monthly_budget: Option<f64>,
+    /// Comments rejected twice on this project are not posted again.
+    suppress_rejected: bool,
 }
 
 impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
@@ -194,6 +200,7 @@ impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
             template_id: c.template_id,
             review_commands: c.review_commands,
             monthly_budget: c.monthly_budget_usd,
+            suppress_rejected: c.suppress_rejected,
         }
     }
 }

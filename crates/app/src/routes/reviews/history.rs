@@ -9,6 +9,7 @@ use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, NaiveDate, Utc};
 use reviewd_domain::model::review_views::ReviewFilter;
 use reviewd_domain::model::review_views::{DayCost, ReviewDetail, ReviewListItem, ReviewStats};
+use reviewd_domain::ports::FeedbackScope;
 use serde::Deserialize;
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
@@ -82,9 +83,12 @@ pub(super) async fn get_review(
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(envelope::ok(OneReview {
-        review: state.history.detail(*id).await?.into(),
-    }))
+    let mut review = ReviewDetailDto::from(state.history.detail(*id).await?);
+    review.acceptance_rate = state
+        .feedback
+        .acceptance_rate(FeedbackScope::Review(*id))
+        .await?;
+    Ok(envelope::ok(OneReview { review }))
 }
 
 // ---------------------------------------------------------------------------
@@ -228,6 +232,11 @@ pub(super) struct ReviewDetailDto {
     /// them); `null` when its configuration had no prices.
     #[schema(minimum = 0)]
     cost_usd: Option<f64>,
+    /// Of its comments that readers judged (a reaction, a reply, a resolved
+    /// thread, a later fix), the share that helped: accepted or implemented.
+    /// `null` until one is judged.
+    #[schema(minimum = 0, maximum = 1)]
+    acceptance_rate: Option<f64>,
 }
 
 impl From<ReviewDetail> for ReviewDetailDto {
@@ -247,6 +256,7 @@ impl From<ReviewDetail> for ReviewDetailDto {
             error_message: d.error_message,
             started_at: d.started_at,
             cost_usd: d.cost_usd,
+            acceptance_rate: None,
         }
     }
 }

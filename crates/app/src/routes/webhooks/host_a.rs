@@ -9,7 +9,8 @@ use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, post, web};
 use reviewd_crypto::constant_time_eq;
 use reviewd_domain::model::{
-    CommentEvent, MergeRequestEvent, MrAction, PlatformType, WebhookEvent,
+    CommentEvent, FeedbackEvent, FeedbackEventKind, MergeRequestEvent, MrAction, PlatformType,
+    WebhookEvent,
 };
 use reviewd_domain::services::DeliveryRef;
 use serde_json::Value;
@@ -26,7 +27,9 @@ const ASSIGNMENT_FIELDS: [&str; 7] = [
 ];
 
 /// Receives a GitLab webhook: merge request events queue a review of the new head,
-/// comments on a merge request may be review commands, other events are ignored.
+/// comments on a merge request may be review commands (or replies judging one of
+/// reviewd's comments), award emoji on its comments are feedback, other events are
+/// ignored.
 /// Answers at once; the review runs later from the queue.
 #[utoipa::path(
     security(()),
@@ -53,8 +56,8 @@ const ASSIGNMENT_FIELDS: [&str; 7] = [
     request_body(
         content = Object,
         content_type = "application/json",
-        description = "GitLab's webhook payload as sent (`merge_request` and `note` \
-            events are read; `object_kind` is required)."
+        description = "GitLab's webhook payload as sent (`merge_request`, `note` and \
+            `emoji` events are read; `object_kind` is required)."
     ),
     responses(
         (status = 200, body = Data<WebhookReceived>),
@@ -149,12 +152,64 @@ pub fn parse_event(v: &Value) -> Result<WebhookEvent, ApiError> {
                 iid: iid(v, "/merge_request/iid", "merge_request.iid")?,
                 body: string(v, "/object_attributes/note", "object_attributes.note")?.to_owned(),
                 head_sha: optional_string(v, "/merge_request/last_commit/id"),
+                in_thread: matches!(
+                    optional_string(v, "/object_attributes/type").as_deref(),
+                    Some("DiffNote" | "DiscussionNote")
+                ),
+                // GitLab sends edited notes too (`action: update`): an edit asks
+                // for no review.
+                may_command: optional_string(v, "/object_attributes/action").as_deref()
+                    != Some("update"),
             }))
         }
+        "emoji" => emoji_event(v),
         other => Ok(WebhookEvent::Ignored(format!(
             "`{other}` events do not trigger reviews"
         ))),
     }
+}
+
+/// An award emoji given or taken back: feedback when it is on a comment of a
+/// merge request (one of reviewd's line comments, the intake decides).
+fn emoji_event(v: &Value) -> Result<WebhookEvent, ApiError> {
+    let awardable = optional_string(v, "/object_attributes/awardable_type").unwrap_or_default();
+    if awardable != "Note" {
+        return Ok(WebhookEvent::Ignored(format!(
+            "emoji on a {awardable}, not on a comment"
+        )));
+    }
+    if let Some(noteable) = optional_string(v, "/note/noteable_type")
+        && noteable != "MergeRequest"
+    {
+        return Ok(WebhookEvent::Ignored(format!(
+            "emoji on a comment on a {noteable}, not on a merge request"
+        )));
+    }
+    // `event_type` since GitLab 16.2; the first payloads had `object_attributes.action`.
+    let action = match optional_string(v, "/event_type") {
+        Some(action) => action,
+        None => string(v, "/object_attributes/action", "event_type")?.to_owned(),
+    };
+    let withdrawn = match action.as_str() {
+        "award" => false,
+        "revoke" => true,
+        other => {
+            return Ok(WebhookEvent::Ignored(format!(
+                "emoji `{other}` events are not feedback"
+            )));
+        }
+    };
+    Ok(WebhookEvent::Feedback(FeedbackEvent {
+        platform_type: PlatformType::HostA,
+        platform_project_id: id(v, "/project/id", "project.id")?,
+        iid: iid(v, "/merge_request/iid", "merge_request.iid")?,
+        comment_body: string(v, "/note/note", "note.note")?.to_owned(),
+        kind: FeedbackEventKind::Reaction {
+            name: string(v, "/object_attributes/name", "object_attributes.name")?.to_owned(),
+            username: string(v, "/user/username", "user.username")?.to_owned(),
+            withdrawn,
+        },
+    }))
 }
 
 fn only_assignment_changed(v: &Value) -> bool {
@@ -239,6 +294,143 @@ mod tests {
             c.head_sha.as_deref(),
             Some("562e173be03b8ff2efb05345d12df18815438a4b")
         );
+    }
+
+    #[test]
+    fn a_reply_in_a_line_comments_thread_is_in_thread() {
+        let WebhookEvent::Comment(c) =
+            parse_event(&fixture("note_diff_merge_request.json")).unwrap()
+        else {
+            panic!()
+        };
+        assert!(c.in_thread);
+        assert_eq!(
+            (c.platform_project_id.as_str(), c.iid, c.body.as_str()),
+            ("5", 1, "Won't fix: the header is validated by the proxy.")
+        );
+        let mut v = fixture("note_diff_merge_request.json");
+        v["object_attributes"]["type"] = json!("DiscussionNote");
+        let WebhookEvent::Comment(c) = parse_event(&v).unwrap() else {
+            panic!()
+        };
+        assert!(c.in_thread, "a reply in a general comment's thread");
+
+        let WebhookEvent::Comment(c) = parse_event(&fixture("note_merge_request.json")).unwrap()
+        else {
+            panic!()
+        };
+        assert!(!c.in_thread, "a note without a type stands alone");
+        v["object_attributes"]["type"] = Value::Null;
+        let WebhookEvent::Comment(c) = parse_event(&v).unwrap() else {
+            panic!()
+        };
+        assert!(!c.in_thread);
+    }
+
+    #[test]
+    fn an_award_emoji_on_a_merge_request_note_is_a_reaction() {
+        let WebhookEvent::Feedback(f) =
+            parse_event(&fixture("emoji_note_merge_request.json")).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(f.platform_type, PlatformType::HostA);
+        assert_eq!((f.platform_project_id.as_str(), f.iid), ("5", 1));
+        assert!(
+            f.comment_body
+                .ends_with("<!-- reviewd:comment:3f9a1c2e7b44d0a1 -->"),
+            "{}",
+            f.comment_body
+        );
+        assert_eq!(
+            f.kind,
+            FeedbackEventKind::Reaction {
+                name: "thumbsup".into(),
+                username: "root".into(),
+                withdrawn: false,
+            }
+        );
+
+        let mut v = fixture("emoji_note_merge_request.json");
+        v["event_type"] = json!("revoke");
+        v["object_attributes"]["name"] = json!("thumbsdown");
+        let WebhookEvent::Feedback(f) = parse_event(&v).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            f.kind,
+            FeedbackEventKind::Reaction {
+                name: "thumbsdown".into(),
+                username: "root".into(),
+                withdrawn: true,
+            }
+        );
+
+        // The first emoji payloads (GitLab 16.2) named the action in the attributes.
+        v.as_object_mut().unwrap().remove("event_type");
+        v["object_attributes"]["action"] = json!("award");
+        let WebhookEvent::Feedback(f) = parse_event(&v).unwrap() else {
+            panic!()
+        };
+        assert!(matches!(
+            f.kind,
+            FeedbackEventKind::Reaction {
+                withdrawn: false,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn emoji_elsewhere_than_on_a_merge_request_note_are_ignored() {
+        let on = |awardable: &str, noteable: &str| {
+            let mut v = fixture("emoji_note_merge_request.json");
+            v["object_attributes"]["awardable_type"] = json!(awardable);
+            v["note"]["noteable_type"] = json!(noteable);
+            parse_event(&v).unwrap()
+        };
+        for (awardable, noteable) in [
+            ("MergeRequest", "MergeRequest"),
+            ("Issue", "MergeRequest"),
+            ("Snippet", "MergeRequest"),
+            ("Note", "Issue"),
+            ("Note", "Snippet"),
+            ("Note", "Commit"),
+        ] {
+            assert!(
+                matches!(on(awardable, noteable), WebhookEvent::Ignored(_)),
+                "{awardable} / {noteable}"
+            );
+        }
+        let mut v = fixture("emoji_note_merge_request.json");
+        v["event_type"] = json!("update");
+        assert!(matches!(parse_event(&v).unwrap(), WebhookEvent::Ignored(_)));
+    }
+
+    #[test]
+    fn an_emoji_event_missing_a_field_is_400() {
+        for pointer in [
+            "/project/id",
+            "/merge_request/iid",
+            "/note/note",
+            "/object_attributes/name",
+            "/user/username",
+            "/event_type",
+        ] {
+            let mut v = fixture("emoji_note_merge_request.json");
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            let parent = if parent.is_empty() {
+                &mut v
+            } else {
+                v.pointer_mut(parent).unwrap()
+            };
+            parent.as_object_mut().unwrap().remove(key);
+            let error = parse_event(&v).unwrap_err();
+            assert_eq!(error.status.as_u16(), 400, "without {pointer}");
+        }
+        let mut v = fixture("emoji_note_merge_request.json");
+        v["merge_request"]["iid"] = json!(0);
+        assert_eq!(parse_event(&v).unwrap_err().status.as_u16(), 400);
     }
 
     #[test]

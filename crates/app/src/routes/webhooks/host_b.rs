@@ -10,14 +10,16 @@ use actix_web::{HttpRequest, HttpResponse, post, web};
 use reviewd_crypto::{constant_time_eq, hmac_sha256_hex};
 use reviewd_domain::ErrorCode;
 use reviewd_domain::model::{
-    CommentEvent, MergeRequestEvent, MrAction, PlatformType, WebhookEvent,
+    CommentEvent, FeedbackEvent, FeedbackEventKind, MergeRequestEvent, MrAction, PlatformType,
+    WebhookEvent,
 };
 use reviewd_domain::services::DeliveryRef;
 use serde_json::Value;
 
 /// Receives a GitHub webhook: pull request events queue a review of the new head,
-/// new comments of collaborators on a pull request may be review commands, other
-/// events (`ping` included) are acknowledged and ignored. Answers at once; the review
+/// new comments of collaborators on a pull request may be review commands, replies
+/// in a line comment's thread and resolved or reopened threads may be feedback on
+/// reviewd's comments, other events (`ping` included) are acknowledged and ignored. Answers at once; the review
 /// runs later from the queue.
 #[utoipa::path(
     security(()),
@@ -27,8 +29,8 @@ use serde_json::Value;
             Header,
             pattern = "^[!-~]+$",
             description = "The event name (`pull_request`, `issue_comment`, \
-                `pull_request_review_comment`, `ping`...); `X-HostB-Event` is accepted \
-                instead. Missing is a 400."
+                `pull_request_review_comment`, `pull_request_review_thread`, `ping`...); \
+                `X-HostB-Event` is accepted instead. Missing is a 400."
         ),
         (
             "X-Hub-Signature-256" = String,
@@ -125,6 +127,51 @@ fn from_collaborator(v: &Value) -> bool {
         .is_some_and(|a| ALLOWED_ASSOCIATIONS.contains(&a))
 }
 
+/// A review comment answering another (GitHub names the thread's first comment).
+fn is_reply(v: &Value) -> bool {
+    v.pointer("/comment/in_reply_to_id")
+        .is_some_and(Value::is_number)
+}
+
+/// `pull_request_review_thread`: a thread resolved or reopened, judged by the
+/// thread's first comment, which is reviewd's when it carries its marker.
+fn thread_resolution(v: &Value) -> Result<WebhookEvent, ApiError> {
+    let resolved = match string(v, "/action", "action")? {
+        "resolved" => true,
+        "unresolved" => false,
+        other => {
+            return Ok(WebhookEvent::Ignored(format!(
+                "review thread `{other}` events are not feedback"
+            )));
+        }
+    };
+    let comments = v
+        .pointer("/thread/comments")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let first = comments
+        .iter()
+        .find(|c| !c["in_reply_to_id"].is_number())
+        .or_else(|| comments.first());
+    let comment_body = first.and_then(|c| c["body"].as_str()).ok_or_else(|| {
+        ApiError::bad_request(
+            ErrorCode::InvalidPayload,
+            "missing or malformed field `thread.comments[0].body`",
+        )
+    })?;
+    Ok(WebhookEvent::Feedback(FeedbackEvent {
+        platform_type: PlatformType::HostB,
+        platform_project_id: id(v, "/repository/id", "repository.id")?,
+        iid: iid(v, "/pull_request/number", "pull_request.number")?,
+        comment_body: comment_body.to_owned(),
+        kind: FeedbackEventKind::Resolution {
+            username: optional_string(v, "/sender/login"),
+            resolved,
+        },
+    }))
+}
+
 /// GitHub's JSON as a domain event.
 ///
 /// # Errors
@@ -168,13 +215,28 @@ pub fn parse_event(event: &str, v: &Value) -> Result<WebhookEvent, ApiError> {
                 iid: iid(v, "/issue/number", "issue.number")?,
                 body: string(v, "/comment/body", "comment.body")?.to_owned(),
                 head_sha: None,
+                in_thread: false,
+                may_command: true,
             }))
         }
         "pull_request_review_comment" => {
-            if string(v, "/action", "action")? != "created" {
-                return Ok(WebhookEvent::Ignored("only new comments are read".into()));
+            let in_thread = is_reply(v);
+            let action = string(v, "/action", "action")?;
+            match action {
+                "created" => {}
+                // An edited reply may change its verdict on the comment it answers.
+                "edited" if in_thread => {}
+                _ => {
+                    return Ok(WebhookEvent::Ignored(
+                        "only new comments and edited replies are read".into(),
+                    ));
+                }
             }
-            if !from_collaborator(v) {
+            // A reply may judge one of reviewd's comments whoever wrote it, so it
+            // reaches the domain; `may_command` keeps an outsider's "/review" (or
+            // an edit) from starting a review.
+            let may_command = action == "created" && from_collaborator(v);
+            if !in_thread && !may_command {
                 return Ok(WebhookEvent::Ignored(NOT_A_COLLABORATOR.into()));
             }
             Ok(WebhookEvent::Comment(CommentEvent {
@@ -183,8 +245,11 @@ pub fn parse_event(event: &str, v: &Value) -> Result<WebhookEvent, ApiError> {
                 iid: iid(v, "/pull_request/number", "pull_request.number")?,
                 body: string(v, "/comment/body", "comment.body")?.to_owned(),
                 head_sha: optional_string(v, "/pull_request/head/sha"),
+                in_thread,
+                may_command,
             }))
         }
+        "pull_request_review_thread" => thread_resolution(v),
         "ping" => Ok(WebhookEvent::Ignored("pong".into())),
         other => Ok(WebhookEvent::Ignored(format!(
             "`{other}` events do not trigger reviews"
@@ -274,6 +339,144 @@ mod tests {
             parse_event("pull_request_review_comment", &v).unwrap(),
             WebhookEvent::Comment(_)
         ));
+    }
+
+    #[test]
+    fn replies_in_a_thread_reach_the_domain_whoever_wrote_them() {
+        let reply = fixture("pull_request_review_comment.reply");
+        assert_eq!(reply["comment"]["author_association"], "NONE");
+        let WebhookEvent::Comment(c) = parse_event("pull_request_review_comment", &reply).unwrap()
+        else {
+            panic!("a reply of someone without a role is still feedback")
+        };
+        assert!(c.in_thread);
+        assert!(!c.may_command, "an outsider's reply is no command");
+        assert_eq!(
+            (c.platform_project_id.as_str(), c.iid, c.body.as_str()),
+            (
+                "186853002",
+                2,
+                "Won't fix: the file is a few bytes at most."
+            )
+        );
+
+        let mut edited = reply.clone();
+        edited["action"] = json!("edited");
+        edited["changes"] = json!({ "body": { "from": "Won't fix." } });
+        let WebhookEvent::Comment(c) = parse_event("pull_request_review_comment", &edited).unwrap()
+        else {
+            panic!("an edited reply counts too")
+        };
+        assert!(c.in_thread);
+        assert!(!c.may_command, "an edit is no command");
+
+        let WebhookEvent::Comment(c) = parse_event(
+            "pull_request_review_comment",
+            &fixture("pull_request_review_comment.created"),
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert!(!c.in_thread, "a thread's first comment answers nothing");
+        assert!(
+            c.may_command,
+            "a collaborator's new comment may be a command"
+        );
+    }
+
+    #[test]
+    fn first_comments_of_outsiders_and_edits_stay_ignored() {
+        let edited = fixture("pull_request_review_comment.edited");
+        assert!(edited["comment"]["in_reply_to_id"].is_null());
+        assert!(
+            matches!(
+                parse_event("pull_request_review_comment", &edited).unwrap(),
+                WebhookEvent::Ignored(_)
+            ),
+            "an edited first comment is no new command"
+        );
+        let mut outsider = fixture("pull_request_review_comment.reply");
+        outsider["comment"]
+            .as_object_mut()
+            .unwrap()
+            .remove("in_reply_to_id");
+        assert!(matches!(
+            parse_event("pull_request_review_comment", &outsider).unwrap(),
+            WebhookEvent::Ignored(_)
+        ));
+        let mut deleted = fixture("pull_request_review_comment.reply");
+        deleted["action"] = json!("deleted");
+        assert!(matches!(
+            parse_event("pull_request_review_comment", &deleted).unwrap(),
+            WebhookEvent::Ignored(_)
+        ));
+    }
+
+    #[test]
+    fn resolved_and_reopened_threads_are_feedback_on_their_first_comment() {
+        let resolved = fixture("pull_request_review_thread.resolved");
+        let WebhookEvent::Feedback(f) =
+            parse_event("pull_request_review_thread", &resolved).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (f.platform_type, f.platform_project_id.as_str(), f.iid),
+            (PlatformType::HostB, "186853002", 2)
+        );
+        assert_eq!(
+            reviewd_domain::review::markers::comment_fingerprint(&f.comment_body),
+            Some("9c1f2e3a4b5d6e7f"),
+            "the thread's first comment is reviewd's"
+        );
+        assert_eq!(
+            f.kind,
+            FeedbackEventKind::Resolution {
+                username: Some("Codertocat".into()),
+                resolved: true
+            }
+        );
+        let WebhookEvent::Feedback(f) = parse_event(
+            "pull_request_review_thread",
+            &fixture("pull_request_review_thread.unresolved"),
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            f.kind,
+            FeedbackEventKind::Resolution {
+                username: Some("Codertocat".into()),
+                resolved: false
+            }
+        );
+
+        // The thread's first comment is the one judged, wherever GitHub lists it.
+        let mut replied = resolved.clone();
+        let mut reply = replied["thread"]["comments"][0].clone();
+        reply["id"] = json!(284_312_631);
+        reply["in_reply_to_id"] = json!(284_312_630);
+        reply["body"] = json!("done");
+        replied["thread"]["comments"]
+            .as_array_mut()
+            .unwrap()
+            .insert(0, reply);
+        let WebhookEvent::Feedback(f) =
+            parse_event("pull_request_review_thread", &replied).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(f.comment_body, resolved["thread"]["comments"][0]["body"]);
+
+        let mut empty = resolved.clone();
+        empty["thread"]["comments"] = json!([]);
+        assert_eq!(
+            parse_event("pull_request_review_thread", &empty)
+                .unwrap_err()
+                .status
+                .as_u16(),
+            400
+        );
     }
 
     #[test]

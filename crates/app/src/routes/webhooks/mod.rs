@@ -59,9 +59,10 @@ fn header<'a>(req: &'a HttpRequest, names: &[&str]) -> Option<&'a str> {
         .filter(|v| !v.is_empty())
 }
 
-/// `queued`, `duplicate` (a task of this head is already queued) or `ignored`.
+/// `queued`, `duplicate` (a task of this head is already queued), `ignored`, or
+/// `recorded` (feedback on one of reviewd's comments).
 fn webhook_outcome_schema() -> utoipa::openapi::Object {
-    string_enum(["queued", "duplicate", "ignored"])
+    string_enum(["queued", "duplicate", "ignored", "recorded"])
 }
 
 /// A delivery handled: a review queued, one already queued for this head, or the
@@ -89,6 +90,7 @@ fn respond(outcome: IntakeOutcome) -> Result<HttpResponse, ApiError> {
             "duplicate",
         ),
         IntakeOutcome::Ignored(reason) => (reason, None, "ignored"),
+        IntakeOutcome::Recorded(what) => (what, None, "recorded"),
         IntakeOutcome::QueueFailed { task_id } => {
             tracing::error!(task.id = %task_id, "webhook.queue_failed");
             return Err(ApiError::new(
@@ -116,6 +118,14 @@ fn spawn_follow_up(state: &web::Data<AppState>, follow_up: FollowUp) {
         actix_web::rt::spawn(async move { budgets.announce(&stop).await });
     }
     spawn_assignment(state, follow_up.assignment);
+    if let Some((project_id, iid)) = follow_up.read_feedback {
+        let feedback = state.feedback.clone();
+        actix_web::rt::spawn(async move {
+            if let Err(e) = feedback.collect(project_id, iid).await {
+                tracing::warn!(project.id = %project_id, mr.iid = iid, error = %e, "feedback.collect_failed");
+            }
+        });
+    }
 }
 
 /// Applies a hostA assignment.

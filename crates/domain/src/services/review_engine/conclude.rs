@@ -50,12 +50,17 @@ impl ReviewEngine {
         let mut fresh_keys = HashSet::new();
         // The rating weighs every comment found; only those at or above the
         // repository's `minSeverity` are kept and posted.
-        let fresh: Vec<PlacedComment> = all
+        // So are comments this project's readers rejected often enough.
+        let rejected = self.rejected_on(project).await;
+        let (fresh, left_out): (Vec<PlacedComment>, Vec<PlacedComment>) = all
             .iter()
             .filter(|c| min_severity.is_none_or(|min| c.severity >= min))
             .filter(|c| !seen.contains(&c.fingerprint) && fresh_keys.insert(c.fingerprint.clone()))
             .cloned()
-            .collect();
+            .partition(|c| !rejected.contains(&c.fingerprint));
+        if !left_out.is_empty() {
+            tracing::info!(review.id = %review.id, left_out = left_out.len(), "review.rejected_comments_left_out");
+        }
         let ids = self.reviews.add_comments(review.id, round, &fresh).await?;
 
         let value = score(all.iter().map(|c| c.severity));
@@ -114,8 +119,16 @@ impl ReviewEngine {
                     error_message = Some(format!("comments could not be posted: {e}"));
                 }
             }
+            let left_out_note = if left_out.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "\n{} comment(s) left out: readers of this project rejected them before.\n",
+                    left_out.len()
+                )
+            };
             let body = format!(
-                "{}\n{}\n",
+                "{}{left_out_note}\n{}\n",
                 summary_body(
                     number,
                     grade,
@@ -153,6 +166,18 @@ impl ReviewEngine {
         self.reviews.finish(review.id, round, head, outcome).await?;
         self.finished(review.id, ReviewStatus::Completed);
         Ok(review.id)
+    }
+
+    /// The fingerprints not to post on `project`; none when feedback is not
+    /// tracked or cannot be read (a store hiccup must not hold the review up).
+    async fn rejected_on(&self, project: &Project) -> HashSet<String> {
+        let Some(feedback) = &self.feedback else {
+            return HashSet::new();
+        };
+        feedback.suppressed(project).await.unwrap_or_else(|e| {
+            tracing::warn!(project.id = %project.id, error = %e, "review.rejections_unread");
+            HashSet::new()
+        })
     }
 
     pub(super) async fn finish_failed(

@@ -143,6 +143,9 @@ pub struct ReviewEngine {
     observer: Option<Arc<dyn crate::ports::ReviewObserver>>,
     /// Reads `.reviewd.yml`; without it the file is not looked for.
     repo_config: Option<Arc<dyn crate::ports::RepoConfigParser>>,
+    /// Marks comments a later round implemented and leaves out those a project
+    /// rejected; without it neither happens.
+    feedback: Option<Arc<crate::services::FeedbackService>>,
 }
 
 impl ReviewEngine {
@@ -163,7 +166,15 @@ impl ReviewEngine {
             settings,
             observer: None,
             repo_config: None,
+            feedback: None,
         }
+    }
+
+    /// Marks implemented comments and leaves out rejected ones through `feedback`.
+    #[must_use]
+    pub fn tracks_feedback(mut self, feedback: Arc<crate::services::FeedbackService>) -> Self {
+        self.feedback = Some(feedback);
+        self
     }
 
     /// Tells `observer` of every review that finishes (notifications).

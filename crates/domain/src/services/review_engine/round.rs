@@ -9,7 +9,7 @@ use crate::model::review::{
     FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewStatus, RoundRef,
 };
 use crate::model::{AiTarget, MergeRequest, Project, ReviewTask};
-use crate::ports::{ActiveRule, AiProvider, HostingPlatform, PlatformError};
+use crate::ports::{ActiveRule, AiProvider, HostingPlatform, PlatformError, ProjectRef};
 use crate::review::file_review::{AskSettings, FileContext, FileReview};
 use crate::review::globs::Patterns;
 use crate::review::{fingerprint::fingerprint, prompt, rules};
@@ -128,12 +128,22 @@ impl ReviewEngine {
         let previous_head = last.map(|(_, h)| h).filter(|h| *h != head);
         let changed = match &previous_head {
             Some(prev) => match platform.compare(&target, prev, &head).await {
-                Ok(files) => Some(
-                    files
-                        .into_iter()
-                        .map(|f| f.new_path)
-                        .collect::<HashSet<_>>(),
-                ),
+                Ok(files) => {
+                    self.note_implemented(
+                        platform.as_ref(),
+                        &target,
+                        review.id,
+                        &head,
+                        (prev, &files),
+                    )
+                    .await;
+                    Some(
+                        files
+                            .into_iter()
+                            .map(|f| f.new_path)
+                            .collect::<HashSet<_>>(),
+                    )
+                }
                 // A force-push can remove the old head: review everything again.
                 Err(PlatformError::NotFound(_)) => None,
                 Err(e) => return Err(e.into()),
@@ -232,6 +242,27 @@ impl ReviewEngine {
             }),
             ai,
         ))
+    }
+
+    /// Earlier rounds' comments whose lines the code since changed are
+    /// implemented. A failure costs only those records: the review goes on.
+    async fn note_implemented(
+        &self,
+        platform: &dyn HostingPlatform,
+        target: &ProjectRef,
+        review_id: Uuid,
+        head: &str,
+        previous: (&str, &[FileDiff]),
+    ) {
+        let Some(feedback) = &self.feedback else {
+            return;
+        };
+        if let Err(e) = feedback
+            .mark_implemented(platform, target, review_id, head, previous)
+            .await
+        {
+            tracing::warn!(review.id = %review_id, error = %e, "feedback.implemented_not_recorded");
+        }
     }
 
     /// The files of a round through the model, a few at once.

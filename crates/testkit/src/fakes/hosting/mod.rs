@@ -15,7 +15,10 @@ pub use fixtures::{
 };
 pub use oauth::{FakeOAuth, ScriptedClients};
 
-use reviewd_domain::model::diff::{ExistingComment, FileDiff, InlineComment};
+use reviewd_domain::model::diff::{
+    CommentThread, ExistingComment, FileDiff, InlineComment, Resolution, ThreadReaction,
+    ThreadReply,
+};
 use reviewd_domain::model::{PlatformProject, PlatformType, PlatformWebhook, TokenIdentity};
 use reviewd_domain::ports::{PlatformError, ProjectRef};
 use std::collections::{HashMap, VecDeque};
@@ -36,6 +39,7 @@ pub enum Op {
     ReadFile,
     PostInline,
     ListComments,
+    CommentThreads,
     PostComment,
     EditComment,
     Assign,
@@ -89,6 +93,9 @@ struct Listed {
     /// A line comment, which hostB's edit route does not reach.
     line: bool,
     comment: ExistingComment,
+    /// What readers did to it: reactions, replies, resolution (body left empty:
+    /// the comment's is current).
+    thread: CommentThread,
 }
 
 struct State {
@@ -271,6 +278,65 @@ impl ScriptedPlatform {
                 _ => None,
             })
             .collect()
+    }
+
+    /// `user` reacts to the line comment whose text carries `fingerprint`'s
+    /// marker (the latest such comment); whether there was one.
+    pub fn react(&self, fingerprint: &str, name: &str, user: &str) -> bool {
+        self.on_thread(fingerprint, |t| {
+            t.reactions
+                .retain(|r| !(r.name == name && r.username == user));
+            t.reactions.push(ThreadReaction {
+                name: name.to_owned(),
+                username: user.to_owned(),
+            });
+        })
+    }
+
+    /// `user` takes their reaction `name` back.
+    pub fn unreact(&self, fingerprint: &str, name: &str, user: &str) -> bool {
+        self.on_thread(fingerprint, |t| {
+            t.reactions
+                .retain(|r| !(r.name == name && r.username == user));
+        })
+    }
+
+    /// `user` replies `body` in the comment's thread.
+    pub fn reply(&self, fingerprint: &str, body: &str, user: &str) -> bool {
+        let id = self.lock().next_id();
+        self.on_thread(fingerprint, |t| {
+            t.replies.push(ThreadReply {
+                id: id.to_string(),
+                body: body.to_owned(),
+                username: user.to_owned(),
+            });
+        })
+    }
+
+    /// Resolves the comment's thread (`Some(user)`) or reopens it (`None`).
+    pub fn resolve(&self, fingerprint: &str, by: Option<&str>) -> bool {
+        self.on_thread(fingerprint, |t| {
+            t.resolved = by.map(|u| Resolution {
+                username: Some(u.to_owned()),
+            });
+        })
+    }
+
+    fn on_thread(&self, fingerprint: &str, change: impl FnOnce(&mut CommentThread)) -> bool {
+        let marker = reviewd_domain::review::markers::comment_marker(fingerprint);
+        let mut state = self.lock();
+        match state
+            .comments
+            .iter_mut()
+            .rev()
+            .find(|l| l.line && l.comment.body.contains(&marker))
+        {
+            Some(listed) => {
+                change(&mut listed.thread);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Every call made, failed ones included, in order.

@@ -5,13 +5,14 @@ use super::state::{contains, listed_state, not_found, rejected_position, user_ma
 use super::{Listed, MrFixture, Op, Posted, ScriptedPlatform};
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{
-    DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
+    CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
 };
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
     PlatformWebhook, TokenIdentity,
 };
 use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
+use reviewd_domain::review::markers::comment_fingerprint;
 
 #[async_trait]
 impl HostingPlatform for ScriptedPlatform {
@@ -210,6 +211,7 @@ impl HostingPlatform for ScriptedPlatform {
                     thread_id: thread_id.clone(),
                     body: comment.body.clone(),
                 },
+                thread: CommentThread::default(),
             });
             ids.push(thread_id);
         }
@@ -229,6 +231,26 @@ impl HostingPlatform for ScriptedPlatform {
             .iter()
             .filter(|l| &l.project_id == project_id && l.iid == iid)
             .map(|l| l.comment.clone())
+            .collect())
+    }
+
+    async fn comment_threads(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+    ) -> Result<Vec<CommentThread>, PlatformError> {
+        let state = self.begin(Op::CommentThreads)?;
+        self.mr(&state, project, iid)?;
+        let project_id = &self.project(&state, project)?.info.id;
+        Ok(state
+            .comments
+            .iter()
+            .filter(|l| &l.project_id == project_id && l.iid == iid && l.line)
+            .filter(|l| comment_fingerprint(&l.comment.body).is_some())
+            .map(|l| CommentThread {
+                body: l.comment.body.clone(),
+                ..l.thread.clone()
+            })
             .collect())
     }
 
@@ -256,6 +278,7 @@ impl HostingPlatform for ScriptedPlatform {
                 thread_id: None,
                 body: body.to_owned(),
             },
+            thread: CommentThread::default(),
         });
         Ok(id)
     }

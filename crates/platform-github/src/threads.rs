@@ -1,0 +1,214 @@
+//! The threads reviewd's line comments started on a pull request, with what their
+//! readers did: replies and reactions from REST, resolution from GraphQL (REST does
+//! not show it).
+
+use crate::api::{GhReaction, GhRepo, GhReviewComment};
+use crate::client::GithubPlatform;
+use reviewd_domain::model::diff::{CommentThread, Resolution, ThreadReaction, ThreadReply};
+use reviewd_domain::ports::{PlatformError, ProjectRef};
+use reviewd_domain::review::markers::comment_fingerprint;
+use reviewd_http::MAX_PAGES;
+use serde::Deserialize;
+use serde_json::json;
+use std::collections::HashMap;
+
+const REVIEW_THREADS: &str =
+    "query($owner: String!, $name: String!, $number: Int!, $cursor: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $cursor) {
+        pageInfo { hasNextPage endCursor }
+        nodes { isResolved resolvedBy { login } comments(first: 1) { nodes { databaseId } } }
+      }
+    }
+  }
+}";
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ThreadsData {
+    repository: Option<Repository>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Repository {
+    pull_request: Option<PullRequest>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PullRequest {
+    review_threads: Connection<ReviewThread>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Connection<T> {
+    page_info: PageInfo,
+    nodes: Vec<T>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PageInfo {
+    has_next_page: bool,
+    end_cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReviewThread {
+    is_resolved: bool,
+    resolved_by: Option<Login>,
+    comments: Nodes<FirstComment>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Login {
+    login: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Nodes<T> {
+    nodes: Vec<T>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FirstComment {
+    database_id: Option<i64>,
+}
+
+impl GithubPlatform {
+    pub(crate) async fn threads(
+        &self,
+        project: &ProjectRef,
+        repo: &str,
+        number: i64,
+    ) -> Result<Vec<CommentThread>, PlatformError> {
+        let comments: Vec<GhReviewComment> = self
+            .get_all(&format!("{repo}/pulls/{number}/comments"), &[])
+            .await?;
+        let (roots, replies): (Vec<_>, Vec<_>) = comments
+            .into_iter()
+            .partition(|c| c.in_reply_to_id.is_none());
+        let roots: Vec<GhReviewComment> = roots
+            .into_iter()
+            .filter(|c| {
+                c.body
+                    .as_deref()
+                    .is_some_and(|b| comment_fingerprint(b).is_some())
+            })
+            .collect();
+        if roots.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut resolutions = self.resolutions(project, number).await?;
+        let mut threads = Vec::with_capacity(roots.len());
+        for root in roots {
+            // The summary says whether there is anything to fetch: most comments
+            // get no reaction, and each fetch is a call. Without one (a server that
+            // leaves it out) only fetching tells.
+            let reacted = root.reactions.as_ref().is_none_or(|r| r.total_count > 0);
+            let reactions = if reacted {
+                self.reactions(repo, root.id).await?
+            } else {
+                Vec::new()
+            };
+            let replies = replies
+                .iter()
+                .filter(|r| r.in_reply_to_id == Some(root.id))
+                .map(|r| ThreadReply {
+                    id: r.id.to_string(),
+                    body: r.body.clone().unwrap_or_default(),
+                    username: login(r.user.as_ref()),
+                })
+                .collect();
+            threads.push(CommentThread {
+                resolved: resolutions.remove(&root.id),
+                body: root.body.unwrap_or_default(),
+                reactions,
+                replies,
+            });
+        }
+        Ok(threads)
+    }
+
+    async fn reactions(
+        &self,
+        repo: &str,
+        comment_id: i64,
+    ) -> Result<Vec<ThreadReaction>, PlatformError> {
+        let reactions: Vec<GhReaction> = self
+            .get_all(
+                &format!("{repo}/pulls/comments/{comment_id}/reactions"),
+                &[],
+            )
+            .await?;
+        Ok(reactions
+            .into_iter()
+            .map(|r| ThreadReaction {
+                username: login(r.user.as_ref()),
+                name: r.content,
+            })
+            .collect())
+    }
+
+    /// The resolved threads of the pull request, by the id of their first comment.
+    async fn resolutions(
+        &self,
+        project: &ProjectRef,
+        number: i64,
+    ) -> Result<HashMap<i64, Resolution>, PlatformError> {
+        let full_name = self.full_name(project).await?;
+        let Some((owner, name)) = full_name.split_once('/') else {
+            return Err(PlatformError::InvalidResponse(format!(
+                "`{full_name}` is no owner/name"
+            )));
+        };
+        let mut resolved = HashMap::new();
+        let mut cursor: Option<String> = None;
+        // Bounded as the REST lists are, against a server that always has more.
+        for _ in 0..MAX_PAGES {
+            let variables =
+                json!({ "owner": owner, "name": name, "number": number, "cursor": cursor });
+            let data: ThreadsData = self.query(REVIEW_THREADS, &variables).await?;
+            // GitHub reports an unknown repository or pull request as an error too;
+            // a `null` without one is read the same way.
+            let threads = data
+                .repository
+                .and_then(|r| r.pull_request)
+                .ok_or_else(|| PlatformError::NotFound(format!("pull request #{number}")))?
+                .review_threads;
+            for thread in threads.nodes.into_iter().filter(|t| t.is_resolved) {
+                if let Some(id) = thread.comments.nodes.first().and_then(|c| c.database_id) {
+                    let username = thread.resolved_by.map(|u| u.login);
+                    resolved.insert(id, Resolution { username });
+                }
+            }
+            match threads.page_info.end_cursor {
+                Some(next) if threads.page_info.has_next_page => cursor = Some(next),
+                _ => return Ok(resolved),
+            }
+        }
+        Ok(resolved)
+    }
+
+    /// `owner/name` of the project: GraphQL addresses repositories by name only.
+    async fn full_name(&self, project: &ProjectRef) -> Result<String, PlatformError> {
+        if project.full_path.contains('/') {
+            return Ok(project.full_path.clone());
+        }
+        let repo: GhRepo = self
+            .get_json(&format!("/repositories/{}", project.id), &[])
+            .await?;
+        Ok(repo.full_name)
+    }
+}
+
+/// A deleted account's comments and reactions come with `user: null`; GitHub shows
+/// them as `ghost`.
+fn login(user: Option<&crate::api::GhAuthor>) -> String {
+    user.map_or_else(|| "ghost".to_owned(), |u| u.login.clone())
+}

@@ -1,0 +1,154 @@
+//! `POST /api/graphql` on the fake GitHub (an Enterprise Server's GraphQL route),
+//! answering the one query reviewd sends: a pull request's `reviewThreads`, with
+//! whether each is resolved and by whom, from what the server keeps. Errors come
+//! as GitHub sends them: 200 with `errors`.
+
+use super::FakeGithub;
+use crate::fake_hosted::{HostedComment, HostedFake, Shared, body_json};
+use base64::Engine as _;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use wiremock::matchers::path;
+use wiremock::{Request, ResponseTemplate};
+
+/// Pull requests put on the server, by repository full name and number.
+pub(super) type Pulls = Arc<Mutex<Vec<(String, i64)>>>;
+
+/// GitHub's cap on `first`.
+const MAX_FIRST: usize = 100;
+
+fn errors(data: Value, kind: Option<&str>, path: &[&str], message: &str) -> ResponseTemplate {
+    let mut error =
+        json!({ "path": path, "locations": [{ "line": 1, "column": 1 }], "message": message });
+    if let Some(kind) = kind {
+        error["type"] = json!(kind);
+    }
+    ResponseTemplate::new(200).set_body_json(json!({ "data": data, "errors": [error] }))
+}
+
+/// `first: N` of the `reviewThreads` selection (a literal or `$first`), else 100.
+fn first(query: &str, variables: &Value) -> usize {
+    let after = query
+        .split_once("reviewThreads(")
+        .map_or("", |(_, rest)| rest);
+    let argument = after
+        .split_once("first:")
+        .map(|(_, rest)| rest.trim_start())
+        .unwrap_or_default();
+    let literal: String = argument.chars().take_while(char::is_ascii_digit).collect();
+    let requested = literal.parse().ok().or_else(|| {
+        argument
+            .strip_prefix("$first")
+            .and_then(|_| variables["first"].as_u64())
+            .and_then(|n| usize::try_from(n).ok())
+    });
+    requested.unwrap_or(MAX_FIRST).clamp(1, MAX_FIRST)
+}
+
+/// An opaque cursor, as GitHub's are: the position after which the next page starts.
+fn cursor(position: usize) -> String {
+    base64::engine::general_purpose::STANDARD.encode(format!("cursor:v2:{position}"))
+}
+
+fn position(cursor: &str) -> Option<usize> {
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(cursor)
+        .ok()?;
+    String::from_utf8(decoded)
+        .ok()?
+        .strip_prefix("cursor:v2:")?
+        .parse()
+        .ok()
+}
+
+fn thread(root: &HostedComment) -> Value {
+    json!({
+        "isResolved": root.resolved_by.is_some(),
+        "resolvedBy": root.resolved_by.as_ref().map(|login| json!({ "login": login })),
+        "comments": { "nodes": [{ "databaseId": root.id }] },
+    })
+}
+
+fn review_threads(hosted: &Shared, pulls: &Pulls, request: &Request) -> ResponseTemplate {
+    let body = body_json(request);
+    let query = body["query"].as_str().unwrap_or_default();
+    let variables = &body["variables"];
+    if !query.contains("reviewThreads") {
+        return errors(
+            Value::Null,
+            None,
+            &[],
+            "the fake GitHub answers reviewThreads queries only",
+        );
+    }
+    let owner = variables["owner"].as_str().unwrap_or_default();
+    let name = variables["name"].as_str().unwrap_or_default();
+    let full_name = format!("{owner}/{name}");
+    let hosted = hosted.lock().unwrap();
+    if !hosted.projects.iter().any(|p| p["full_name"] == full_name) {
+        return errors(
+            json!({ "repository": null }),
+            Some("NOT_FOUND"),
+            &["repository"],
+            &format!("Could not resolve to a Repository with the name '{full_name}'."),
+        );
+    }
+    let number = variables["number"].as_i64().unwrap_or_default();
+    if !pulls
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|(repo, n)| *repo == full_name && *n == number)
+    {
+        return errors(
+            json!({ "repository": { "pullRequest": null } }),
+            Some("NOT_FOUND"),
+            &["repository", "pullRequest"],
+            &format!("Could not resolve to a PullRequest with the number of {number}."),
+        );
+    }
+    let roots: Vec<HostedComment> = hosted
+        .comments_on(&full_name, number)
+        .into_iter()
+        .filter(|c| c.anchor.is_some() && c.in_reply_to.is_none())
+        .collect();
+    let start = match variables["cursor"].as_str() {
+        None => 0,
+        Some(after) => match position(after) {
+            Some(p) => p,
+            None => {
+                return errors(
+                    Value::Null,
+                    None,
+                    &["repository", "pullRequest", "reviewThreads"],
+                    &format!("`{after}` does not appear to be a valid cursor."),
+                );
+            }
+        },
+    };
+    let page: Vec<Value> = roots
+        .iter()
+        .skip(start)
+        .take(first(query, variables))
+        .map(thread)
+        .collect();
+    let end = start + page.len();
+    let threads = json!({
+        "pageInfo": { "hasNextPage": end < roots.len(), "endCursor": (!page.is_empty()).then(|| cursor(end)) },
+        "nodes": page,
+    });
+    ResponseTemplate::new(200).set_body_json(json!({
+        "data": { "repository": { "pullRequest": { "reviewThreads": threads } } },
+    }))
+}
+
+impl FakeGithub {
+    /// Mounts `POST /api/graphql` for the server's token.
+    pub(super) async fn serve_graphql(&self) {
+        let (hosted, pulls) = (self.hosted().clone(), self.pulls.clone());
+        self.serve("POST", path("/api/graphql"), move |r: &Request| {
+            review_threads(&hosted, &pulls, r)
+        })
+        .await;
+    }
+}

@@ -1,0 +1,2 @@
+DROP INDEX reviews_updated_at_idx;
+ALTER TABLE projects DROP COLUMN suppress_rejected;
