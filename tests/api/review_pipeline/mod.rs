@@ -6,6 +6,7 @@
 
 mod budget;
 mod failures;
+mod feedback;
 mod github;
 mod recovery;
 mod repo_config;
