@@ -319,7 +319,7 @@ async fn review_commands_run_even_with_auto_review_off_and_open_assigns() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    let body: Value = serde_json::from_slice(&assigned.expect("author assigned").body).unwrap();
+    let body = FakeGitlab::params(&assigned.expect("author assigned"));
     assert_eq!(body, json!({ "assignee_ids": [51], "reviewer_ids": [12] }));
 
     let mut note = fixture("hostA", "note_merge_request");

@@ -24,10 +24,10 @@ use reviewd_domain::ports::{
 };
 use reviewd_domain::services::{
     AiConfigService, ApiKeyService, ApiTally, AuthService, AuthSettings, Budgets, CatalogService,
-    EngineSettings, FeedbackService, HealthService, ManualReviewService, MonitoringService,
-    NotificationService, NotifySettings, OAuthSettings, PlatformConfigService, ProjectService,
-    ReviewEngine, ReviewHistory, RootOutcome, RunnerService, RunnerSettings, SystemResetService,
-    TaskService, UserService, WebhookIntake, WebhookService,
+    EngineSettings, FeedbackService, HealthService, InstallationSync, ManualReviewService,
+    MonitoringService, NotificationService, NotifySettings, OAuthSettings, PlatformConfigService,
+    ProjectService, ReviewEngine, ReviewHistory, RootOutcome, RunnerService, RunnerSettings,
+    SystemResetService, TaskService, UserService, WebhookIntake, WebhookService,
 };
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_queue_redis::{
@@ -215,7 +215,7 @@ impl Application {
         ));
         let webhooks = WebhookService::new(
             project_repo.clone(),
-            platform_config_repo,
+            platform_config_repo.clone(),
             clients,
             &config.webhook_base_url,
         );
@@ -285,6 +285,11 @@ impl Application {
         let feedback = Arc::new(FeedbackService::new(
             Arc::new(PgFeedbackRepository::new(pool.clone())),
             projects.clone(),
+        ));
+        let installations = Arc::new(InstallationSync::new(
+            projects.clone(),
+            project_repo.clone(),
+            platform_config_repo.clone(),
         ));
         let intake = WebhookIntake::new(
             project_repo,
@@ -396,6 +401,7 @@ impl Application {
             intake,
             budgets,
             feedback,
+            installations,
             manual_reviews,
             history: ReviewHistory::new(Arc::new(PgReviewQueries::new(pool.clone()))),
             engine,

@@ -4,7 +4,7 @@ use crate::config::Config;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
     AiConfigService, ApiKeyService, AuthService, Budgets, CatalogService, FeedbackService,
-    HealthService, ManualReviewService, MonitoringService, NotificationService,
+    HealthService, InstallationSync, ManualReviewService, MonitoringService, NotificationService,
     PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, RunnerService,
     SystemResetService, TaskService, UserService, WebhookIntake, WebhookService,
 };
@@ -25,6 +25,7 @@ pub struct AppState {
     /// Announces the automatic reviews the intake stopped for a spent budget.
     pub budgets: Arc<Budgets>,
     pub feedback: Arc<FeedbackService>,
+    pub installations: Arc<InstallationSync>,
     pub manual_reviews: ManualReviewService,
     pub history: ReviewHistory,
     pub catalog: CatalogService,

@@ -154,7 +154,12 @@ async fn read(response: reqwest::Response) -> Result<HttpResponse, HttpError> {
     })
 }
 
-fn transport_error(e: &reqwest::Error, timeout: Duration) -> HttpError {
+/// The error for an attempt that got no answer: `Timeout` when the client's
+/// per-attempt timeout ran out, else `Connect`, its text without the URL's query
+/// (which may carry a token). Public for a library driver that sends through
+/// [`HttpClient::reqwest`] (octocrab's connector), so its failures read as ours.
+#[must_use]
+pub fn transport_error(e: &reqwest::Error, timeout: Duration) -> HttpError {
     if e.is_timeout() {
         HttpError::Timeout(timeout)
     } else {

@@ -1,7 +1,7 @@
 use reqwest::header::HeaderMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum HttpError {
     /// The server answered with a non-success status (after any retries).
     #[error("HTTP {status}: {message}")]

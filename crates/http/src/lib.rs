@@ -5,20 +5,19 @@
 //!
 //! The policy lives in one loop, [`run_with_policy`], which [`HttpClient`] runs for
 //! each call. It is public, with [`classify`] (a non-2xx answer to an [`HttpError`]),
-//! [`HttpClient::reqwest`] and [`HttpClient::policy`], so that a platform library
-//! that sends its own requests (octocrab's service stack) is driven by the same loop
-//! and the same reqwest client rather than by its own retry rules.
+//! [`transport_error`], [`HttpClient::reqwest`] and [`HttpClient::policy`], so that a
+//! platform library that sends its own requests (octocrab's service stack, in
+//! `reviewd-platform-github`) is driven by the same loop and the same reqwest client
+//! rather than by its own retry rules.
 
 mod client;
 mod error;
-mod links;
 mod pages;
 mod platform;
 mod retry;
 
-pub use client::{HttpClient, HttpResponse};
+pub use client::{HttpClient, HttpResponse, transport_error};
 pub use error::{HttpError, classify};
-pub use links::next_link;
 pub use pages::{MAX_PAGES, collect_pages};
 pub use platform::platform_error;
 pub use retry::{RetryPolicy, run_with_policy};

@@ -246,3 +246,31 @@ pub struct GhReaction {
     #[serde(default)]
     pub user: Option<GhAuthor>,
 }
+
+/// `GET /app`: the App the JWT signs for.
+#[derive(Debug, Deserialize)]
+pub struct GhApp {
+    pub id: i64,
+    pub slug: String,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// An installation of the App, as `GET /app/installations` and
+/// `GET /repos/{owner}/{repo}/installation` give it.
+#[derive(Debug, Deserialize)]
+pub struct GhInstallation {
+    pub id: u64,
+    /// Set while the organisation has the installation suspended: no token is
+    /// minted for it then (403).
+    #[serde(default)]
+    pub suspended_at: Option<String>,
+}
+
+/// `POST /app/installations/{id}/access_tokens`: the token and when it expires
+/// (one hour after the mint on github.com).
+#[derive(Debug, Deserialize)]
+pub struct GhInstallationToken {
+    pub token: String,
+    pub expires_at: DateTime<Utc>,
+}

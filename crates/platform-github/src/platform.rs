@@ -1,5 +1,5 @@
 use crate::api::{GhComment, GhCompare, GhContent, GhFile, GhHook, GhPull, GhRepo, GhUser};
-use crate::client::GithubPlatform;
+use crate::client::{GithubPlatform, read_body};
 use crate::suggestion::review_comment;
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{
@@ -7,10 +7,9 @@ use reviewd_domain::model::diff::{
 };
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
-    PlatformWebhook, TokenIdentity,
+    PlatformWebhook, RunnerToken, TokenIdentity,
 };
 use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
-use reviewd_http::platform_error;
 use serde_json::json;
 
 /// `/repos/{owner}/{name}` of a project; numeric ids go through `/repositories/{id}`.
@@ -22,10 +21,16 @@ fn repo(project: &ProjectRef) -> String {
     }
 }
 
-/// A repository path as URL segments: each encoded, the slashes kept.
+/// A repository path as URL segments: each encoded, the slashes kept. The form
+/// encoder writes a space as `+`, which a path would read as a plus (a plus of the
+/// name is `%2B` by then).
 fn encode_path(path: &str) -> String {
     path.split('/')
-        .map(|segment| url::form_urlencoded::byte_serialize(segment.as_bytes()).collect::<String>())
+        .map(|segment| {
+            url::form_urlencoded::byte_serialize(segment.as_bytes())
+                .collect::<String>()
+                .replace('+', "%20")
+        })
         .collect::<Vec<_>>()
         .join("/")
 }
@@ -37,17 +42,27 @@ impl HostingPlatform for GithubPlatform {
     }
 
     async fn token_identity(&self) -> Result<TokenIdentity, PlatformError> {
-        let url = self.url("/user");
-        let response = self.send(|c| c.get(&url)).await?;
+        // Installation tokens act for no user (`/user` answers 403): an App is
+        // itself.
+        if self.app_installation()?.is_some() {
+            return self.app_identity().await;
+        }
+        let response = self.get_response("/user").await?;
         // Classic tokens list their scopes in this header; fine-grained tokens and
         // app tokens send none.
-        let scopes = response.header("x-oauth-scopes").map(|v| {
-            v.split(',')
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
-                .collect()
-        });
-        let user: GhUser = response.json().map_err(platform_error)?;
+        let scopes = response
+            .headers()
+            .get("x-oauth-scopes")
+            .and_then(|v| v.to_str().ok())
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            });
+        let body = read_body(response).await?;
+        let user: GhUser = serde_json::from_slice(&body)
+            .map_err(|e| PlatformError::InvalidResponse(format!("GET /user: {e}")))?;
         Ok(TokenIdentity {
             user_id: user.id.to_string(),
             username: user.login,
@@ -57,6 +72,9 @@ impl HostingPlatform for GithubPlatform {
     }
 
     async fn list_projects(&self) -> Result<Vec<PlatformProject>, PlatformError> {
+        if self.app_installation()?.is_some() {
+            return self.app_projects().await;
+        }
         let query = [
             (
                 "affiliation",
@@ -226,8 +244,8 @@ impl HostingPlatform for GithubPlatform {
             "event": "COMMENT",
             "comments": comments.iter().map(review_comment).collect::<Vec<_>>(),
         });
-        let url = self.url(&format!("{}/pulls/{iid}/reviews", repo(project)));
-        self.send(|c| c.post(&url).json(&body)).await?;
+        self.post_unread(&format!("{}/pulls/{iid}/reviews", repo(project)), &body)
+            .await?;
         // One review holds every comment; GitHub returns no per-comment ids here.
         Ok(vec![None; comments.len()])
     }
@@ -266,18 +284,31 @@ impl HostingPlatform for GithubPlatform {
         self.threads(project, &repo(project), iid).await
     }
 
+    async fn runner_token(
+        &self,
+        project: &ProjectRef,
+    ) -> Result<Option<RunnerToken>, PlatformError> {
+        // A token config gives runners its own token, as before.
+        if self.app_installation()?.is_none() {
+            return Ok(None);
+        }
+        self.mint_runner_token(&repo(project), &project.id)
+            .await
+            .map(Some)
+    }
+
     async fn post_comment(
         &self,
         project: &ProjectRef,
         iid: i64,
         body: &str,
     ) -> Result<String, PlatformError> {
-        let url = self.url(&format!("{}/issues/{iid}/comments", repo(project)));
         let comment: GhComment = self
-            .send(|c| c.post(&url).json(&json!({ "body": body })))
-            .await?
-            .json()
-            .map_err(platform_error)?;
+            .post_json(
+                &format!("{}/issues/{iid}/comments", repo(project)),
+                &json!({ "body": body }),
+            )
+            .await?;
         Ok(comment.id.to_string())
     }
 
@@ -288,9 +319,11 @@ impl HostingPlatform for GithubPlatform {
         comment_id: &str,
         body: &str,
     ) -> Result<(), PlatformError> {
-        let url = self.url(&format!("{}/issues/comments/{comment_id}", repo(project)));
-        self.send(|c| c.patch(&url).json(&json!({ "body": body })))
-            .await?;
+        self.patch_unread(
+            &format!("{}/issues/comments/{comment_id}", repo(project)),
+            &json!({ "body": body }),
+        )
+        .await?;
         Ok(())
     }
 
@@ -303,17 +336,18 @@ impl HostingPlatform for GithubPlatform {
     ) -> Result<(), PlatformError> {
         // GitHub addresses people by login, which is what hostB projects store.
         if !assignee_ids.is_empty() {
-            let url = self.url(&format!("{}/issues/{iid}/assignees", repo(project)));
-            self.send(|c| c.post(&url).json(&json!({ "assignees": assignee_ids })))
-                .await?;
+            self.post_unread(
+                &format!("{}/issues/{iid}/assignees", repo(project)),
+                &json!({ "assignees": assignee_ids }),
+            )
+            .await?;
         }
         if !reviewer_ids.is_empty() {
-            let url = self.url(&format!(
-                "{}/pulls/{iid}/requested_reviewers",
-                repo(project)
-            ));
-            self.send(|c| c.post(&url).json(&json!({ "reviewers": reviewer_ids })))
-                .await?;
+            self.post_unread(
+                &format!("{}/pulls/{iid}/requested_reviewers", repo(project)),
+                &json!({ "reviewers": reviewer_ids }),
+            )
+            .await?;
         }
         Ok(())
     }
@@ -322,6 +356,7 @@ impl HostingPlatform for GithubPlatform {
         &self,
         project: &ProjectRef,
     ) -> Result<Vec<PlatformWebhook>, PlatformError> {
+        self.repository_hooks_allowed()?;
         let hooks: Vec<GhHook> = self
             .get_all(&format!("{}/hooks", repo(project)), &[])
             .await?;
@@ -340,6 +375,7 @@ impl HostingPlatform for GithubPlatform {
         url: &str,
         secret: Option<&str>,
     ) -> Result<PlatformWebhook, PlatformError> {
+        self.repository_hooks_allowed()?;
         let mut config = json!({ "url": url, "content_type": "json", "insecure_ssl": "0" });
         if let Some(secret) = secret {
             config["secret"] = json!(secret);
@@ -356,12 +392,9 @@ impl HostingPlatform for GithubPlatform {
             ],
             "config": config,
         });
-        let endpoint = self.url(&format!("{}/hooks", repo(project)));
         let hook: GhHook = self
-            .send(|c| c.post(&endpoint).json(&body))
-            .await?
-            .json()
-            .map_err(platform_error)?;
+            .post_json(&format!("{}/hooks", repo(project)), &body)
+            .await?;
         Ok(PlatformWebhook {
             id: hook.id.to_string(),
             url: hook.config.url.unwrap_or_else(|| url.to_owned()),
@@ -373,9 +406,9 @@ impl HostingPlatform for GithubPlatform {
         project: &ProjectRef,
         hook_id: &str,
     ) -> Result<(), PlatformError> {
-        let url = self.url(&format!("{}/hooks/{hook_id}", repo(project)));
-        self.send(|c| c.delete(&url)).await?;
-        Ok(())
+        self.repository_hooks_allowed()?;
+        self.delete(&format!("{}/hooks/{hook_id}", repo(project)))
+            .await
     }
 
     async fn search_users(
@@ -396,5 +429,18 @@ fn page_meta<T>(page: &u32, per_page: u32, has_next: bool) -> PlatformPage<T> {
         per_page,
         total: None,
         has_next,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_paths_are_encoded_segment_by_segment() {
+        assert_eq!(
+            encode_path("docs/a b+c/ü?.md"),
+            "docs/a%20b%2Bc/%C3%BC%3F.md"
+        );
     }
 }

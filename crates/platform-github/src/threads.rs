@@ -104,7 +104,7 @@ impl GithubPlatform {
         if roots.is_empty() {
             return Ok(Vec::new());
         }
-        let mut resolutions = self.resolutions(project, number).await?;
+        let mut resolutions = self.resolutions(project, repo, number).await?;
         let mut threads = Vec::with_capacity(roots.len());
         for root in roots {
             // The summary says whether there is anything to fetch: most comments
@@ -159,6 +159,7 @@ impl GithubPlatform {
     async fn resolutions(
         &self,
         project: &ProjectRef,
+        repo: &str,
         number: i64,
     ) -> Result<HashMap<i64, Resolution>, PlatformError> {
         let full_name = self.full_name(project).await?;
@@ -173,7 +174,7 @@ impl GithubPlatform {
         for _ in 0..MAX_PAGES {
             let variables =
                 json!({ "owner": owner, "name": name, "number": number, "cursor": cursor });
-            let data: ThreadsData = self.query(REVIEW_THREADS, &variables).await?;
+            let data: ThreadsData = self.query(repo, REVIEW_THREADS, &variables).await?;
             // GitHub reports an unknown repository or pull request as an error too;
             // a `null` without one is read the same way.
             let threads = data

@@ -31,6 +31,7 @@ fn platform(base_url: &str) -> GithubPlatform {
         base_url: base_url.to_owned(),
         auth_type: AuthType::Token,
         token: SecretString::new(TOKEN),
+        app: None,
     };
     GithubPlatform::new(HttpClient::new(RetryPolicy::fast()).unwrap(), &connection)
 }

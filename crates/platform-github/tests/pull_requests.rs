@@ -19,6 +19,7 @@ fn platform(server: &MockServer) -> GithubPlatform {
         base_url: server.uri(),
         auth_type: AuthType::Token,
         token: SecretString::new("ghp_x"),
+        app: None,
     };
     GithubPlatform::new(HttpClient::new(RetryPolicy::fast()).unwrap(), &connection)
 }

@@ -1,9 +1,12 @@
 use crate::api::GlOAuthToken;
+use crate::endpoints::OAuthToken;
+use crate::rest::{GlRest, gl_error};
 use async_trait::async_trait;
 use chrono::{TimeZone, Utc};
+use gitlab::api::AsyncQuery;
 use reviewd_domain::model::{OAuthTokens, SecretString};
 use reviewd_domain::ports::{PlatformError, PlatformOAuth};
-use reviewd_http::{HttpClient, platform_error};
+use reviewd_http::HttpClient;
 
 /// GitLab's OAuth2 authorization-code flow (`/oauth/authorize`, `/oauth/token`).
 pub struct GitlabOAuth {
@@ -21,14 +24,12 @@ impl GitlabOAuth {
         base_url: &str,
         form: &[(&str, &str)],
     ) -> Result<OAuthTokens, PlatformError> {
-        let url = format!("{}/oauth/token", base_url.trim_end_matches('/'));
-        let token: GlOAuthToken = self
-            .http
-            .send(|c| c.post(&url).form(form))
+        // No token yet: the client's credentials are in the form.
+        let instance = GlRest::new(self.http.clone(), base_url, None);
+        let token: GlOAuthToken = OAuthToken { form }
+            .query_async(&instance)
             .await
-            .map_err(platform_error)?
-            .json()
-            .map_err(platform_error)?;
+            .map_err(gl_error)?;
         let expires_at = token.expires_in.map(|secs| {
             let issued = token
                 .created_at

@@ -2,9 +2,18 @@ use crate::api::{
     GlAwardEmoji, GlChanges, GlCompare, GlDiff, GlDiscussion, GlHook, GlMergeRequest, GlNote,
     GlProject, GlTokenInfo, GlTokenSelf, GlUser,
 };
-use crate::client::{GitlabPlatform, project_segment};
+use crate::client::GitlabPlatform;
+use crate::endpoints::{CreateReviewHook, MergeRequestChanges, OAuthTokenInfo, ProjectUsers};
+use crate::rest::{OffsetPaged, built, gl_error};
 use crate::suggestion::comment_body;
 use async_trait::async_trait;
+use gitlab::api::common::SortOrder;
+use gitlab::api::merge_requests::MergeRequestState;
+use gitlab::api::personal_access_tokens::PersonalAccessTokenSelf;
+use gitlab::api::projects::merge_requests as mr;
+use gitlab::api::projects::merge_requests::discussions::{Position, TextPosition};
+use gitlab::api::projects::{self as p, ProjectOrderBy};
+use gitlab::api::{AsyncQuery, ignore, raw, users};
 use reviewd_domain::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
     ThreadReaction,
@@ -14,40 +23,43 @@ use reviewd_domain::model::{
     PlatformWebhook, TokenIdentity,
 };
 use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
-use reviewd_http::platform_error;
-use serde_json::json;
 
-fn mr_state(state: MrState) -> &'static str {
+fn mr_state(state: MrState) -> Option<MergeRequestState> {
     match state {
-        MrState::Opened => "opened",
-        MrState::Merged => "merged",
-        MrState::Closed => "closed",
-        MrState::All => "all",
+        MrState::Opened => Some(MergeRequestState::Opened),
+        MrState::Merged => Some(MergeRequestState::Merged),
+        MrState::Closed => Some(MergeRequestState::Closed),
+        // GitLab lists every state when none is asked for.
+        MrState::All => None,
     }
 }
 
-fn user_ids(ids: &[String]) -> Result<Vec<i64>, PlatformError> {
-    ids.iter()
-        .map(|id| {
-            id.parse::<i64>()
-                .map_err(|_| PlatformError::Rejected(format!("`{id}` is not a GitLab user id")))
-        })
-        .collect()
+/// A GitLab id of ours as the API's unsigned one; anything else is refused before
+/// anything is sent.
+fn gl_id<T: TryInto<u64> + Copy + std::fmt::Display>(
+    id: T,
+    what: &str,
+) -> Result<u64, PlatformError> {
+    id.try_into()
+        .map_err(|_| PlatformError::Rejected(format!("`{id}` is not a GitLab {what} id")))
+}
+
+fn parsed_id(id: &str, what: &str) -> Result<u64, PlatformError> {
+    id.parse()
+        .map_err(|_| PlatformError::Rejected(format!("`{id}` is not a GitLab {what} id")))
+}
+
+fn user_ids(ids: &[String]) -> Result<Vec<u64>, PlatformError> {
+    ids.iter().map(|id| parsed_id(id, "user")).collect()
 }
 
 impl GitlabPlatform {
-    fn project_path(project: &ProjectRef, rest: &str) -> String {
-        format!("/projects/{}{rest}", project_segment(&project.id))
-    }
-
     /// Scopes of the token: personal/project tokens report them at
     /// `/personal_access_tokens/self` (GitLab 15.5+), OAuth tokens at `/oauth/token/info`.
     async fn token_scopes(&self) -> Result<Option<Vec<String>>, PlatformError> {
-        match self
-            .get_json::<GlTokenSelf>("/personal_access_tokens/self", &[])
-            .await
-        {
-            Ok(token) => return Ok(Some(token.scopes)),
+        let own = PersonalAccessTokenSelf::builder().build().map_err(built)?;
+        match own.query_async(&self.rest).await.map_err(gl_error) {
+            Ok(GlTokenSelf { scopes }) => return Ok(Some(scopes)),
             // Older GitLab (404) or a non-personal token (400 for OAuth tokens).
             Err(
                 PlatformError::NotFound(_)
@@ -57,37 +69,54 @@ impl GitlabPlatform {
             ) => {}
             Err(other) => return Err(other),
         }
-        let info_url = self.instance_url("/oauth/token/info");
-        match self.send(|c| c.get(&info_url)).await {
-            Ok(response) => Ok(response.json::<GlTokenInfo>().ok().map(|i| i.scope)),
+        let info: Result<GlTokenInfo, _> = OAuthTokenInfo.query_async(&self.rest).await;
+        match info.map_err(gl_error) {
+            Ok(info) => Ok(Some(info.scope)),
+            // Not an OAuth token either, or an answer without readable scopes.
             Err(
                 PlatformError::NotFound(_)
                 | PlatformError::Unauthorized(_)
-                | PlatformError::Forbidden(_),
+                | PlatformError::Forbidden(_)
+                | PlatformError::InvalidResponse(_),
             ) => Ok(None),
             Err(other) => Err(other),
         }
     }
 
     /// The MR's files from `/diffs` (GitLab 15.7+), else the older `/changes`.
-    async fn mr_files(
-        &self,
-        project: &ProjectRef,
-        iid: i64,
-    ) -> Result<Vec<FileDiff>, PlatformError> {
-        let diffs_path = Self::project_path(project, &format!("/merge_requests/{iid}/diffs"));
-        let files: Vec<GlDiff> = match self.get_all(&diffs_path, &[]).await {
+    async fn mr_files(&self, project: &str, iid: u64) -> Result<Vec<FileDiff>, PlatformError> {
+        let diffs = mr::MergeRequestDiffs::builder()
+            .project(project)
+            .merge_request(iid)
+            .build()
+            .map_err(built)?;
+        let files: Vec<GlDiff> = match self.rest.all(diffs).await {
             Ok(files) => files,
             Err(PlatformError::NotFound(_)) => {
-                let changes_path =
-                    Self::project_path(project, &format!("/merge_requests/{iid}/changes"));
-                self.get_json::<GlChanges>(&changes_path, &[])
-                    .await?
-                    .changes
+                let changes = MergeRequestChanges {
+                    project,
+                    merge_request: iid,
+                };
+                let changes: GlChanges = changes.query_async(&self.rest).await.map_err(gl_error)?;
+                changes.changes
             }
             Err(other) => return Err(other),
         };
         Ok(files.into_iter().map(FileDiff::from).collect())
+    }
+
+    /// Every discussion of a merge request, oldest first.
+    async fn discussions(
+        &self,
+        project: &str,
+        iid: u64,
+    ) -> Result<Vec<GlDiscussion>, PlatformError> {
+        let discussions = mr::discussions::MergeRequestDiscussions::builder()
+            .project(project)
+            .merge_request(iid)
+            .build()
+            .map_err(built)?;
+        self.rest.all(discussions).await
     }
 }
 
@@ -98,7 +127,8 @@ impl HostingPlatform for GitlabPlatform {
     }
 
     async fn token_identity(&self) -> Result<TokenIdentity, PlatformError> {
-        let user: GlUser = self.get_json("/user", &[]).await?;
+        let me = users::CurrentUser::builder().build().map_err(built)?;
+        let user: GlUser = me.query_async(&self.rest).await.map_err(gl_error)?;
         Ok(TokenIdentity {
             user_id: user.id.to_string(),
             username: user.username,
@@ -108,18 +138,23 @@ impl HostingPlatform for GitlabPlatform {
     }
 
     async fn list_projects(&self) -> Result<Vec<PlatformProject>, PlatformError> {
-        let query = [
-            ("membership", "true".to_owned()),
-            ("order_by", "id".to_owned()),
-            ("sort", "asc".to_owned()),
-        ];
-        let projects: Vec<GlProject> = self.get_all("/projects", &query).await?;
+        let projects = p::Projects::builder()
+            .membership(true)
+            .order_by(ProjectOrderBy::Id)
+            .sort(SortOrder::Ascending)
+            .build()
+            .map_err(built)?;
+        let projects: Vec<GlProject> = self.rest.all(OffsetPaged(projects)).await?;
         Ok(projects.into_iter().map(PlatformProject::from).collect())
     }
 
     async fn get_project(&self, project: &ProjectRef) -> Result<PlatformProject, PlatformError> {
-        let p: GlProject = self.get_json(&Self::project_path(project, ""), &[]).await?;
-        Ok(p.into())
+        let endpoint = p::Project::builder()
+            .project(project.id.as_str())
+            .build()
+            .map_err(built)?;
+        let found: GlProject = endpoint.query_async(&self.rest).await.map_err(gl_error)?;
+        Ok(found.into())
     }
 
     async fn list_members(
@@ -129,17 +164,15 @@ impl HostingPlatform for GitlabPlatform {
         page: u32,
         per_page: u32,
     ) -> Result<PlatformPage<PlatformUser>, PlatformError> {
-        let query: Vec<(&str, String)> = search
-            .map(|s| ("query", s.to_owned()))
-            .into_iter()
-            .collect();
+        let mut members = p::members::AllProjectMembers::builder();
+        members.project(project.id.as_str());
+        if let Some(search) = search {
+            members.query(search);
+        }
+        let members = members.build().map_err(built)?;
         let page = self
-            .get_page::<GlUser>(
-                &Self::project_path(project, "/members/all"),
-                &query,
-                page,
-                per_page,
-            )
+            .rest
+            .one_page::<_, GlUser>(&members, page, per_page)
             .await?;
         Ok(map_page(page, PlatformUser::from))
     }
@@ -152,17 +185,18 @@ impl HostingPlatform for GitlabPlatform {
         page: u32,
         per_page: u32,
     ) -> Result<PlatformPage<MergeRequest>, PlatformError> {
-        let mut query = vec![("state", mr_state(state).to_owned())];
-        if let Some(s) = search {
-            query.push(("search", s.to_owned()));
+        let mut list = mr::MergeRequests::builder();
+        list.project(project.id.as_str());
+        if let Some(state) = mr_state(state) {
+            list.state(state);
         }
+        if let Some(search) = search {
+            list.search(search);
+        }
+        let list = list.build().map_err(built)?;
         let page = self
-            .get_page::<GlMergeRequest>(
-                &Self::project_path(project, "/merge_requests"),
-                &query,
-                page,
-                per_page,
-            )
+            .rest
+            .one_page::<_, GlMergeRequest>(&list, page, per_page)
             .await?;
         Ok(map_page(page, MergeRequest::from))
     }
@@ -172,13 +206,13 @@ impl HostingPlatform for GitlabPlatform {
         project: &ProjectRef,
         iid: i64,
     ) -> Result<MergeRequest, PlatformError> {
-        let mr: GlMergeRequest = self
-            .get_json(
-                &Self::project_path(project, &format!("/merge_requests/{iid}")),
-                &[],
-            )
-            .await?;
-        Ok(mr.into())
+        let endpoint = mr::MergeRequest::builder()
+            .project(project.id.as_str())
+            .merge_request(gl_id(iid, "merge request")?)
+            .build()
+            .map_err(built)?;
+        let found: GlMergeRequest = endpoint.query_async(&self.rest).await.map_err(gl_error)?;
+        Ok(found.into())
     }
 
     async fn merge_request_diff(
@@ -194,7 +228,9 @@ impl HostingPlatform for GitlabPlatform {
                 "merge request !{iid} has no diff_refs yet"
             )));
         };
-        let files = self.mr_files(project, iid).await?;
+        let files = self
+            .mr_files(&project.id, gl_id(iid, "merge request")?)
+            .await?;
         Ok(MergeRequestDiff {
             refs: DiffRefs {
                 base_sha,
@@ -211,14 +247,14 @@ impl HostingPlatform for GitlabPlatform {
         from: &str,
         to: &str,
     ) -> Result<Vec<FileDiff>, PlatformError> {
-        let query = [
-            ("from", from.to_owned()),
-            ("to", to.to_owned()),
-            ("straight", "true".to_owned()),
-        ];
-        let compare: GlCompare = self
-            .get_json(&Self::project_path(project, "/repository/compare"), &query)
-            .await?;
+        let endpoint = p::repository::commits::CompareCommits::builder()
+            .project(project.id.as_str())
+            .from(from)
+            .to(to)
+            .straight(true)
+            .build()
+            .map_err(built)?;
+        let compare: GlCompare = endpoint.query_async(&self.rest).await.map_err(gl_error)?;
         Ok(compare.diffs.into_iter().map(FileDiff::from).collect())
     }
 
@@ -228,13 +264,19 @@ impl HostingPlatform for GitlabPlatform {
         path: &str,
         sha: &str,
     ) -> Result<Option<Vec<u8>>, PlatformError> {
-        // The file path is one URL segment: its slashes are encoded.
-        let url = self.url(&Self::project_path(
-            project,
-            &format!("/repository/files/{}/raw", project_segment(path)),
-        ));
-        match self.send(|c| c.get(&url).query(&[("ref", sha)])).await {
-            Ok(response) => Ok(Some(response.body.to_vec())),
+        // The crate puts the file path in one URL segment (its slashes encoded).
+        let endpoint = p::repository::files::FileRaw::builder()
+            .project(project.id.as_str())
+            .file_path(path)
+            .ref_(sha)
+            .build()
+            .map_err(built)?;
+        match raw(endpoint)
+            .query_async(&self.rest)
+            .await
+            .map_err(gl_error)
+        {
+            Ok(content) => Ok(Some(content)),
             Err(PlatformError::NotFound(_)) => Ok(None),
             Err(other) => Err(other),
         }
@@ -247,27 +289,32 @@ impl HostingPlatform for GitlabPlatform {
         refs: &DiffRefs,
         comments: &[InlineComment],
     ) -> Result<Vec<Option<String>>, PlatformError> {
-        let url = self.url(&Self::project_path(
-            project,
-            &format!("/merge_requests/{iid}/discussions"),
-        ));
+        let iid = gl_id(iid, "merge request")?;
         let mut ids = Vec::with_capacity(comments.len());
         for comment in comments {
-            let body = json!({
-                "body": comment_body(comment),
-                "position": {
-                    "position_type": "text",
-                    "base_sha": refs.base_sha,
-                    "start_sha": refs.start_sha,
-                    "head_sha": refs.head_sha,
-                    "old_path": comment.old_path.as_deref().unwrap_or(&comment.file_path),
-                    "new_path": comment.file_path,
-                    "new_line": comment.line,
-                },
-            });
-            let response = self.send(|c| c.post(&url).json(&body)).await?;
-            let discussion: GlDiscussion = response.json().map_err(platform_error)?;
-            ids.push(Some(discussion.id));
+            let line = TextPosition::builder()
+                .old_path(comment.old_path.as_deref().unwrap_or(&comment.file_path))
+                .new_path(comment.file_path.as_str())
+                .new_line(u64::from(comment.line))
+                .build()
+                .map_err(built)?;
+            let position = Position::builder()
+                .base_sha(refs.base_sha.as_str())
+                .start_sha(refs.start_sha.as_str())
+                .head_sha(refs.head_sha.as_str())
+                .text_position(line)
+                .build()
+                .map_err(built)?;
+            let discussion = mr::discussions::CreateMergeRequestDiscussion::builder()
+                .project(project.id.as_str())
+                .merge_request(iid)
+                .body(comment_body(comment))
+                .position(position)
+                .build()
+                .map_err(built)?;
+            let opened: GlDiscussion =
+                discussion.query_async(&self.rest).await.map_err(gl_error)?;
+            ids.push(Some(opened.id));
         }
         Ok(ids)
     }
@@ -277,8 +324,9 @@ impl HostingPlatform for GitlabPlatform {
         project: &ProjectRef,
         iid: i64,
     ) -> Result<Vec<ExistingComment>, PlatformError> {
-        let path = Self::project_path(project, &format!("/merge_requests/{iid}/discussions"));
-        let discussions: Vec<GlDiscussion> = self.get_all(&path, &[]).await?;
+        let discussions = self
+            .discussions(&project.id, gl_id(iid, "merge request")?)
+            .await?;
         let mut notes: Vec<(i64, ExistingComment)> = discussions
             .into_iter()
             .flat_map(GlDiscussion::into_comments)
@@ -294,18 +342,20 @@ impl HostingPlatform for GitlabPlatform {
         project: &ProjectRef,
         iid: i64,
     ) -> Result<Vec<CommentThread>, PlatformError> {
-        let path = Self::project_path(project, &format!("/merge_requests/{iid}/discussions"));
-        let discussions: Vec<GlDiscussion> = self.get_all(&path, &[]).await?;
+        let iid = gl_id(iid, "merge request")?;
+        let discussions = self.discussions(&project.id, iid).await?;
         let mut threads = Vec::new();
         for (note_id, mut thread) in discussions
             .into_iter()
             .filter_map(GlDiscussion::into_review_thread)
         {
-            let awards_path = Self::project_path(
-                project,
-                &format!("/merge_requests/{iid}/notes/{note_id}/award_emoji"),
-            );
-            let awards: Vec<GlAwardEmoji> = match self.get_all(&awards_path, &[]).await {
+            let awards = mr::notes::awards::MergeRequestNoteAwards::builder()
+                .project(project.id.as_str())
+                .merge_request(iid)
+                .note(gl_id(note_id, "note")?)
+                .build()
+                .map_err(built)?;
+            let awards: Vec<GlAwardEmoji> = match self.rest.all(awards).await {
                 Ok(awards) => awards,
                 // The note was deleted since the discussions were read: no thread to judge.
                 Err(PlatformError::NotFound(_)) => continue,
@@ -329,18 +379,14 @@ impl HostingPlatform for GitlabPlatform {
         iid: i64,
         body: &str,
     ) -> Result<String, PlatformError> {
-        let url = self.url(&Self::project_path(
-            project,
-            &format!("/merge_requests/{iid}/notes"),
-        ));
-        let response = self
-            .send(|c| c.post(&url).json(&json!({ "body": body })))
-            .await?;
-        Ok(response
-            .json::<GlNote>()
-            .map_err(platform_error)?
-            .id
-            .to_string())
+        let endpoint = mr::notes::CreateMergeRequestNote::builder()
+            .project(project.id.as_str())
+            .merge_request(gl_id(iid, "merge request")?)
+            .body(body)
+            .build()
+            .map_err(built)?;
+        let note: GlNote = endpoint.query_async(&self.rest).await.map_err(gl_error)?;
+        Ok(note.id.to_string())
     }
 
     async fn edit_comment(
@@ -350,13 +396,17 @@ impl HostingPlatform for GitlabPlatform {
         comment_id: &str,
         body: &str,
     ) -> Result<(), PlatformError> {
-        let url = self.url(&Self::project_path(
-            project,
-            &format!("/merge_requests/{iid}/notes/{comment_id}"),
-        ));
-        self.send(|c| c.put(&url).json(&json!({ "body": body })))
-            .await?;
-        Ok(())
+        let endpoint = mr::notes::EditMergeRequestNote::builder()
+            .project(project.id.as_str())
+            .merge_request(gl_id(iid, "merge request")?)
+            .note(parsed_id(comment_id, "note")?)
+            .body(body)
+            .build()
+            .map_err(built)?;
+        ignore(endpoint)
+            .query_async(&self.rest)
+            .await
+            .map_err(gl_error)
     }
 
     async fn assign(
@@ -366,31 +416,33 @@ impl HostingPlatform for GitlabPlatform {
         assignee_ids: &[String],
         reviewer_ids: &[String],
     ) -> Result<(), PlatformError> {
-        let mut body = serde_json::Map::new();
-        if !assignee_ids.is_empty() {
-            body.insert("assignee_ids".into(), json!(user_ids(assignee_ids)?));
-        }
-        if !reviewer_ids.is_empty() {
-            body.insert("reviewer_ids".into(), json!(user_ids(reviewer_ids)?));
-        }
-        if body.is_empty() {
+        if assignee_ids.is_empty() && reviewer_ids.is_empty() {
             return Ok(());
         }
-        let url = self.url(&Self::project_path(
-            project,
-            &format!("/merge_requests/{iid}"),
-        ));
-        self.send(|c| c.put(&url).json(&body)).await?;
-        Ok(())
+        let mut edit = mr::EditMergeRequest::builder();
+        edit.project(project.id.as_str())
+            .merge_request(gl_id(iid, "merge request")?);
+        // `assignee_ids[]` / `reviewer_ids[]`, even for one id (`assignee_id` is the
+        // older single-assignee field).
+        if !assignee_ids.is_empty() {
+            edit.assignees(user_ids(assignee_ids)?.into_iter());
+        }
+        if !reviewer_ids.is_empty() {
+            edit.reviewers(user_ids(reviewer_ids)?.into_iter());
+        }
+        let edit = edit.build().map_err(built)?;
+        ignore(edit).query_async(&self.rest).await.map_err(gl_error)
     }
 
     async fn list_webhooks(
         &self,
         project: &ProjectRef,
     ) -> Result<Vec<PlatformWebhook>, PlatformError> {
-        let hooks: Vec<GlHook> = self
-            .get_all(&Self::project_path(project, "/hooks"), &[])
-            .await?;
+        let hooks = p::hooks::Hooks::builder()
+            .project(project.id.as_str())
+            .build()
+            .map_err(built)?;
+        let hooks: Vec<GlHook> = self.rest.all(hooks).await?;
         Ok(hooks
             .into_iter()
             .map(|h| PlatformWebhook {
@@ -406,25 +458,12 @@ impl HostingPlatform for GitlabPlatform {
         url: &str,
         secret: Option<&str>,
     ) -> Result<PlatformWebhook, PlatformError> {
-        let mut body = json!({
-            "url": url,
-            "merge_requests_events": true,
-            "note_events": true,
-            // Award emoji on reviewd's comments are feedback (GitLab 16.2+; older
-            // instances ignore the field).
-            "emoji_events": true,
-            "push_events": false,
-            "enable_ssl_verification": url.starts_with("https://"),
-        });
-        if let Some(secret) = secret {
-            body["token"] = json!(secret);
-        }
-        let endpoint = self.url(&Self::project_path(project, "/hooks"));
-        let hook: GlHook = self
-            .send(|c| c.post(&endpoint).json(&body))
-            .await?
-            .json()
-            .map_err(platform_error)?;
+        let endpoint = CreateReviewHook {
+            project: &project.id,
+            url,
+            token: secret,
+        };
+        let hook: GlHook = endpoint.query_async(&self.rest).await.map_err(gl_error)?;
         Ok(PlatformWebhook {
             id: hook.id.to_string(),
             url: hook.url,
@@ -436,9 +475,15 @@ impl HostingPlatform for GitlabPlatform {
         project: &ProjectRef,
         hook_id: &str,
     ) -> Result<(), PlatformError> {
-        let url = self.url(&Self::project_path(project, &format!("/hooks/{hook_id}")));
-        self.send(|c| c.delete(&url)).await?;
-        Ok(())
+        let endpoint = p::hooks::DeleteHook::builder()
+            .project(project.id.as_str())
+            .hook_id(parsed_id(hook_id, "hook")?)
+            .build()
+            .map_err(built)?;
+        ignore(endpoint)
+            .query_async(&self.rest)
+            .await
+            .map_err(gl_error)
     }
 
     async fn search_users(
@@ -448,14 +493,24 @@ impl HostingPlatform for GitlabPlatform {
         page: u32,
         per_page: u32,
     ) -> Result<PlatformPage<PlatformUser>, PlatformError> {
-        let path = project.map_or_else(|| "/users".to_owned(), |p| Self::project_path(p, "/users"));
-        let query: Vec<(&str, String)> = search
-            .map(|s| ("search", s.to_owned()))
-            .into_iter()
-            .collect();
-        let page = self
-            .get_page::<GlUser>(&path, &query, page, per_page)
-            .await?;
+        let page = if let Some(project) = project {
+            let users = ProjectUsers {
+                project: &project.id,
+                search,
+            };
+            self.rest
+                .one_page::<_, GlUser>(&users, page, per_page)
+                .await?
+        } else {
+            let mut users = users::Users::builder();
+            if let Some(search) = search {
+                users.search(search);
+            }
+            let users = users.build().map_err(built)?;
+            self.rest
+                .one_page::<_, GlUser>(&users, page, per_page)
+                .await?
+        };
         Ok(map_page(page, PlatformUser::from))
     }
 }

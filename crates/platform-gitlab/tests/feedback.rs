@@ -30,6 +30,7 @@ fn platform(fake: &FakeGitlab) -> GitlabPlatform {
         base_url: fake.base_url(),
         auth_type: AuthType::Token,
         token: SecretString::new(&fake.token),
+        app: None,
     };
     GitlabPlatform::new(HttpClient::new(RetryPolicy::fast()).unwrap(), &connection)
 }
@@ -448,6 +449,7 @@ async fn discussions_in_gitlab_shapes_old_and_new_are_read() {
         base_url: server.uri(),
         auth_type: AuthType::Token,
         token: SecretString::new("tok"),
+        app: None,
     };
     let adapter = GitlabPlatform::new(HttpClient::new(RetryPolicy::fast()).unwrap(), &connection);
     let project = ProjectRef {
@@ -497,7 +499,7 @@ async fn registered_hooks_ask_for_emoji_events() {
         .iter()
         .find(|r| r.method.as_str() == "POST" && r.url.path().ends_with("/hooks"))
         .unwrap();
-    let body: Value = serde_json::from_slice(&created.body).unwrap();
+    let body = FakeGitlab::params(created);
     assert_eq!(
         (&body["note_events"], &body["emoji_events"]),
         (&json!(true), &json!(true))

@@ -10,6 +10,7 @@ use reviewd_domain::model::{AuthType, PlatformConnection, SecretString};
 use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_platform_gitlab::GitlabPlatform;
+use reviewd_testkit::FakeGitlab;
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -20,6 +21,7 @@ fn platform(server: &MockServer, auth_type: AuthType) -> GitlabPlatform {
         base_url: server.uri(),
         auth_type,
         token: SecretString::new("tok"),
+        app: None,
     };
     GitlabPlatform::new(HttpClient::new(RetryPolicy::fast()).unwrap(), &connection)
 }
@@ -56,25 +58,32 @@ async fn reads_the_diff_across_pages_with_change_types_and_refs() {
         "old_path": old, "new_path": new, "a_mode": "100644", "b_mode": "100644",
         "new_file": flags.0, "renamed_file": flags.1, "deleted_file": flags.2, "diff": diff })
     };
+    // A full page of 100 means another one is read; the short one after it is the last.
+    let mut first_page = vec![
+        file(
+            "src/a.rs",
+            "src/a.rs",
+            (false, false, false),
+            "@@ -1,2 +1,3 @@\n a\n+b\n c\n",
+        ),
+        file(
+            "src/new.rs",
+            "src/new.rs",
+            (true, false, false),
+            "@@ -0,0 +1 @@\n+x\n",
+        ),
+    ];
+    first_page.extend((2..100).map(|i| {
+        let name = format!("docs/{i}.md");
+        file(&name, &name, (false, false, false), "@@ -1 +1 @@\n-a\n+b\n")
+    }));
     Mock::given(method("GET"))
         .and(path("/api/v4/projects/42/merge_requests/7/diffs"))
         .and(query_param("page", "1"))
+        .and(query_param("per_page", "100"))
         .respond_with(
             ResponseTemplate::new(200)
-                .set_body_json(json!([
-                    file(
-                        "src/a.rs",
-                        "src/a.rs",
-                        (false, false, false),
-                        "@@ -1,2 +1,3 @@\n a\n+b\n c\n"
-                    ),
-                    file(
-                        "src/new.rs",
-                        "src/new.rs",
-                        (true, false, false),
-                        "@@ -0,0 +1 @@\n+x\n"
-                    ),
-                ]))
+                .set_body_json(first_page)
                 .insert_header("x-next-page", "2"),
         )
         .mount(&server)
@@ -110,8 +119,9 @@ async fn reads_the_diff_across_pages_with_change_types_and_refs() {
             head_sha: "head1".into()
         }
     );
-    let kinds: Vec<_> = diff
-        .files
+    assert_eq!(diff.files.len(), 102);
+    let kinds: Vec<_> = [0, 1, 100, 101]
+        .map(|i| &diff.files[i])
         .iter()
         .map(|f| (f.new_path.as_str(), f.change_type))
         .collect();
@@ -124,8 +134,8 @@ async fn reads_the_diff_across_pages_with_change_types_and_refs() {
             ("gone.rs", ChangeType::Deleted)
         ]
     );
-    assert_eq!(diff.files[2].old_path.as_deref(), Some("old/name.rs"));
-    assert!(diff.files[2].diff.is_none(), "a pure rename has no patch");
+    assert_eq!(diff.files[100].old_path.as_deref(), Some("old/name.rs"));
+    assert!(diff.files[100].diff.is_none(), "a pure rename has no patch");
 }
 
 #[tokio::test]
@@ -205,10 +215,11 @@ async fn posts_one_positioned_discussion_per_comment_and_edits_notes() {
         vec![Some("6a9c1750b37d513a43987b574953fceb50b03ce7".to_owned()); 2]
     );
     let requests = server.received_requests().await.unwrap();
+    // Form bodies (`position[new_line]=12`), read back as GitLab types them.
     let sent: Vec<Value> = requests
         .iter()
         .filter(|r| r.url.path().ends_with("/discussions"))
-        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .map(FakeGitlab::params)
         .collect();
     assert_eq!(
         sent[0]["position"],
@@ -288,10 +299,14 @@ async fn assigns_by_numeric_ids_and_refuses_others() {
         .assign(&project(), 7, &["3".into()], &["12".into(), "13".into()])
         .await
         .unwrap();
-    let body: Value =
-        serde_json::from_slice(&server.received_requests().await.unwrap()[0].body).unwrap();
+    let sent = &server.received_requests().await.unwrap()[0];
     assert_eq!(
-        body,
+        std::str::from_utf8(&sent.body).unwrap(),
+        "assignee_ids%5B%5D=3&reviewer_ids%5B%5D=12&reviewer_ids%5B%5D=13",
+        "lists as GitLab takes them in a form, even of one id"
+    );
+    assert_eq!(
+        FakeGitlab::params(sent),
         json!({ "assignee_ids": [3], "reviewer_ids": [12, 13] })
     );
     assert!(matches!(

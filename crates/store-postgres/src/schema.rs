@@ -225,6 +225,8 @@ diesel::table! {
         is_default -> Bool,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        private_key_enc -> Nullable<Text>,
+        installation_id -> Nullable<Int8>,
     }
 }
 

@@ -1,12 +1,17 @@
 //! A GitHub (hostB) REST API stand-in served under `/api/v3` (an Enterprise Server's
 //! layout), with GraphQL at `/api/graphql`: real response shapes, `Link`
-//! pagination, token checks, request records.
+//! pagination, token checks, request records. With [`FakeGithub::app`] it is also
+//! a GitHub App's side of GitHub: installations and expiring installation tokens.
 
+mod access;
+mod app;
+pub use app::TokenMint;
 mod feedback;
 mod graphql;
 mod hosted;
 
 use crate::fake_hosted::{Hosted, Shared};
+use access::{Access, Credentials};
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path, path_regex, query_param};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -18,6 +23,8 @@ pub struct FakeGithub {
     hosted: Shared,
     /// The pull requests `add_project` put here, for GraphQL to know them.
     pulls: graphql::Pulls,
+    /// The GitHub App, its installations and their tokens.
+    app: app::AppShared,
 }
 
 /// A repository as `GET /user/repos` returns it.
@@ -32,12 +39,24 @@ pub fn github_repo(id: u64, full_name: &str) -> Value {
         "private": true,
         "visibility": "private",
         "html_url": format!("https://github.example.com/{full_name}"),
+        "url": format!("https://github.example.com/api/v3/repos/{full_name}"),
         "default_branch": "main",
         "owner": { "login": full_name.split('/').next().unwrap_or("org"), "id": 1 },
     })
 }
 
 impl FakeGithub {
+    /// A test-only GitHub App private key (2048-bit RSA, PKCS#1 PEM as GitHub hands
+    /// them out), whose public half is [`FakeGithub::APP_PUBLIC_KEY`].
+    pub const APP_PRIVATE_KEY: &str = include_str!("../fixtures/github-app/app-private-key.pem");
+    /// The public key of [`FakeGithub::APP_PRIVATE_KEY`] (SPKI PEM), for [`FakeGithub::app`].
+    pub const APP_PUBLIC_KEY: &str = include_str!("../fixtures/github-app/app-public-key.pem");
+    /// Another test-only private key: a JWT signed with it is not the App's.
+    pub const OTHER_PRIVATE_KEY: &str =
+        include_str!("../fixtures/github-app/other-private-key.pem");
+
+    /// A GitHub that accepts `token` (as `Authorization: Bearer`), with no
+    /// repositories yet; [`FakeGithub::app`] adds a GitHub App.
     pub async fn start(token: &str) -> FakeGithub {
         let server = MockServer::start().await;
         let fake = FakeGithub {
@@ -46,6 +65,7 @@ impl FakeGithub {
             // Clear of the ids `with_repos` serves.
             hosted: Hosted::shared(7000),
             pulls: graphql::Pulls::default(),
+            app: app::AppState::shared(),
         };
         fake.serve_graphql().await;
         Mock::given(method("GET"))
@@ -59,7 +79,15 @@ impl FakeGithub {
             )
             .mount(&fake.server)
             .await;
-        Mock::given(header("authorization", format!("Bearer {token}").as_str()))
+        let credentials = fake.credentials();
+        Mock::given(credentials.matching(|a| matches!(a, Access::Forbidden(_))))
+            .respond_with(move |r: &Request| credentials.forbidden(r))
+            .with_priority(u8::MAX - 2)
+            .mount(&fake.server)
+            .await;
+        // A known credential on a route the fake lacks, or on a repository out of an
+        // installation token's reach.
+        Mock::given(fake.credentials().matching(|a| *a != Access::Unknown))
             .respond_with(
                 ResponseTemplate::new(404)
                     .set_body_json(json!({ "message": "Not Found", "status": "404" })),
@@ -139,6 +167,14 @@ impl FakeGithub {
             .respond_with(ResponseTemplate::new(204))
             .mount(&self.server)
             .await;
+    }
+
+    fn credentials(&self) -> Credentials {
+        Credentials {
+            pat: self.token.clone(),
+            app: self.app.clone(),
+            hosted: self.hosted.clone(),
+        }
     }
 
     pub async fn requests(&self) -> Vec<Request> {

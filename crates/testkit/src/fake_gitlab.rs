@@ -5,7 +5,7 @@ mod feedback;
 mod hosted;
 mod oauth;
 
-use crate::fake_hosted::{Hosted, Shared};
+use crate::fake_hosted::{Hosted, Shared, body_json};
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path, path_regex, query_param};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -39,7 +39,42 @@ pub fn gitlab_project(id: u64, path_with_namespace: &str) -> Value {
     })
 }
 
+/// `value` typed as GitLab's API declares the parameter `key` (a form body brings
+/// strings only): flags (`*_events`, `enable_ssl_verification`, `resolved`) as
+/// booleans, lines and ids (`*_line`, `*_id`, `*_ids[]`) as numbers.
+fn typed(key: &str, value: Value) -> Value {
+    let flag = key.ends_with("_events") || matches!(key, "enable_ssl_verification" | "resolved");
+    let number = key.ends_with("_line") || key.ends_with("_id") || key.ends_with("_ids");
+    match value {
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .map(|(k, v)| {
+                    let v = typed(&k, v);
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(|v| typed(key, v)).collect()),
+        Value::String(text) if flag && matches!(text.as_str(), "true" | "false") => {
+            Value::Bool(text == "true")
+        }
+        Value::String(text) if number => text
+            .parse::<u64>()
+            .map_or(Value::String(text), |n| json!(n)),
+        other => other,
+    }
+}
+
 impl FakeGitlab {
+    /// A request's parameters as GitLab reads them, from a JSON or a form body
+    /// (`position[new_line]=3` → `{"position": {"new_line": 3}}`), typed as its API
+    /// declares them: what tests assert on the calls sent here.
+    #[must_use]
+    pub fn params(request: &Request) -> Value {
+        typed("", body_json(request))
+    }
+
     /// A server that knows `token` (with the `api` scope) and answers 401 to anything else.
     pub async fn start(token: &str) -> FakeGitlab {
         let server = MockServer::start().await;
@@ -162,7 +197,7 @@ impl FakeGitlab {
             .and(path(hooks.clone()))
             .and(header("PRIVATE-TOKEN", self.token.as_str()))
             .respond_with(|req: &Request| {
-                let body: Value = serde_json::from_slice(&req.body).unwrap_or_default();
+                let body = FakeGitlab::params(req);
                 ResponseTemplate::new(201).set_body_json(json!({
                     "id": 9001, "url": body["url"], "merge_requests_events": body["merge_requests_events"],
                     "note_events": body["note_events"], "push_events": body["push_events"],

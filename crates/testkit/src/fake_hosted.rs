@@ -316,8 +316,60 @@ pub(crate) fn paged(items: Vec<Value>, request: &Request, default_per_page: usiz
     }
 }
 
+/// The request's parameters: its JSON body, or else its form body as GitLab reads
+/// one (`position[new_line]=3` nests, `assignee_ids[]=3` lists), every value a
+/// string; `Null` for neither.
 pub(crate) fn body_json(request: &Request) -> Value {
-    serde_json::from_slice(&request.body).unwrap_or_default()
+    if let Ok(json) = serde_json::from_slice(&request.body) {
+        return json;
+    }
+    let mut fields = serde_json::Map::new();
+    for (key, value) in url::form_urlencoded::parse(&request.body) {
+        insert_form_field(&mut fields, &key, value.into_owned());
+    }
+    if fields.is_empty() {
+        Value::Null
+    } else {
+        Value::Object(fields)
+    }
+}
+
+/// Puts one `a[b][]=v` form field into `fields`.
+fn insert_form_field(fields: &mut serde_json::Map<String, Value>, key: &str, value: String) {
+    let (name, rest) = key.split_once('[').unwrap_or((key, ""));
+    let nested: Vec<&str> = if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.split('[').map(|k| k.trim_end_matches(']')).collect()
+    };
+    insert_at(fields, name, &nested, value);
+}
+
+fn insert_at(
+    node: &mut serde_json::Map<String, Value>,
+    name: &str,
+    nested: &[&str],
+    value: String,
+) {
+    match nested.split_first() {
+        None => {
+            node.insert(name.to_owned(), Value::String(value));
+        }
+        Some((&"", _)) => {
+            let list = node.entry(name).or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(items) = list {
+                items.push(Value::String(value));
+            }
+        }
+        Some((next, deeper)) => {
+            let child = node
+                .entry(name)
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            if let Value::Object(child) = child {
+                insert_at(child, next, deeper, value);
+            }
+        }
+    }
 }
 
 /// The id a route ends in (`…/notes/12`).

@@ -18,7 +18,7 @@ pub mod fakes;
 pub mod memory;
 mod test_db;
 
-pub use fake_github::{FakeGithub, github_repo};
+pub use fake_github::{FakeGithub, TokenMint, github_repo};
 pub use fake_gitlab::{FakeGitlab, gitlab_project};
 pub use fake_openai::{USAGE, completion, fake_openai, prompt_of};
 pub use fake_smtp::{FakeSmtp, FakeSmtpBuilder, ReceivedMail};

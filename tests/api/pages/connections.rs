@@ -174,3 +174,83 @@ async fn a_connection_is_renamed_while_its_platform_is_down() {
         "Renamed"
     );
 }
+
+#[tokio::test]
+async fn a_github_app_is_connected_through_the_form_and_its_key_stays_home() {
+    use reviewd_testkit::FakeGithub;
+    use wiremock::MockServer;
+    let app = TestApp::spawn().await;
+    let github = FakeGithub::start("ghp_unused").await;
+    github.app(4242, FakeGithub::APP_PUBLIC_KEY).await;
+    {
+        use reviewd_testkit::contract::hosting::FakeServer;
+        github
+            .add_project(&reviewd_testkit::fakes::hosting::ProjectFixture::new(
+                "octo/one",
+            ))
+            .await;
+    }
+    github.with_installation(11, "octo", &[], false);
+    let root = app.root().await;
+    let app_form = |key: &'static str, base: String| {
+        vec![
+            ("name", "GitHub App".to_owned()),
+            ("platform_type", "hostB".to_owned()),
+            ("base_url", base),
+            ("auth_type", "app".to_owned()),
+            ("gh_app_id", "4242".to_owned()),
+            ("private_key", key.to_owned()),
+            ("installation_id", String::new()),
+            ("enabled", "on".to_owned()),
+        ]
+    };
+    let send = |fields: Vec<(&'static str, String)>, path: &'static str| {
+        let (app, root) = (&app, &root);
+        async move {
+            let borrowed: Vec<(&str, &str)> =
+                fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            post_form(app, root, path, &borrowed).await
+        }
+    };
+    // Not a key: the form says so beside the field, nothing is stored.
+    let r = send(app_form("not a key", github.base_url()), "/platforms/new").await;
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    assert!(r.text().await.unwrap().contains("must be the App"));
+    let r = send(
+        app_form(FakeGithub::APP_PRIVATE_KEY, github.base_url()),
+        "/platforms/new",
+    )
+    .await;
+    assert_eq!(
+        r.status(),
+        StatusCode::SEE_OTHER,
+        "{}",
+        r.text().await.unwrap()
+    );
+    let configs = json(root.get("/api/platform-configs").await, StatusCode::OK).await;
+    let config = &configs["data"]["items"][0];
+    assert_eq!(config["authType"], "app", "{configs}");
+    assert_eq!(
+        (config["appId"].as_str(), config["privateKey"].as_str()),
+        (Some("4242"), Some("***"))
+    );
+    let id = config["id"].as_str().unwrap().to_owned();
+
+    // Testing the stored App without the key: only against its own address.
+    let elsewhere = MockServer::start().await;
+    let mut stored = app_form("", elsewhere.uri());
+    stored.push(("id", id.clone()));
+    let r = send(stored, "/platforms/test").await;
+    assert!(
+        elsewhere.received_requests().await.unwrap().is_empty(),
+        "a JWT signed with the stored key left for another host"
+    );
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let mut home = app_form("", github.base_url());
+    home.push(("id", id));
+    let r = send(home, "/platforms/test").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let page = r.text().await.unwrap();
+    assert!(page.contains("Connection works"), "{page}");
+    assert!(page.contains("Signed in as reviewd-app"));
+}

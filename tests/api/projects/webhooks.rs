@@ -4,7 +4,7 @@ use super::GL_TOKEN;
 use crate::helpers::{TestApp, create_host_a_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[tokio::test]
 async fn webhooks_are_created_verified_removed_and_cleared() {
@@ -67,7 +67,7 @@ async fn webhooks_are_created_verified_removed_and_cleared() {
         1,
         "project 2 already had our hook: reused, not duplicated"
     );
-    let hook: Value = serde_json::from_slice(&created[0].body).unwrap();
+    let hook = FakeGitlab::params(&created[0]);
     assert_eq!(hook["url"], "https://reviewd.example.com/api/webhook/hostA");
     assert_eq!(
         hook["token"], "hook-secret-a",

@@ -22,11 +22,12 @@ const HEAD_2: &str = "f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2";
 const DIFF_1: &str =
     "@@ -1,2 +1,4 @@\n fn main() {\n+    let x = foo().unwrap();\n+    run();\n }\n";
 /// The MR once the fix is pushed.
-const DIFF_2: &str = "@@ -1,2 +1,4 @@\n fn main() {\n+    let x = foo()?;\n+    run();\n }\n";
+pub(super) const DIFF_2: &str =
+    "@@ -1,2 +1,4 @@\n fn main() {\n+    let x = foo()?;\n+    run();\n }\n";
 /// What changed between the heads: the commented line 2, replaced.
-const FIX: &str = "@@ -1,4 +1,4 @@\n fn main() {\n-    let x = foo().unwrap();\n+    let x = foo()?;\n     run();\n }\n";
+pub(super) const FIX: &str = "@@ -1,4 +1,4 @@\n fn main() {\n-    let x = foo().unwrap();\n+    let x = foo()?;\n     run();\n }\n";
 
-fn fixture(platform: &str, name: &str) -> Value {
+pub(super) fn fixture(platform: &str, name: &str) -> Value {
     let file = format!(
         "{}/fixtures/webhooks/{platform}/{name}",
         env!("CARGO_MANIFEST_DIR")
@@ -65,7 +66,7 @@ async fn deliver_b(app: &TestApp, event: &str, body: &Value) -> Value {
 }
 
 /// The review's feedback as (status, user), sorted.
-async fn feedback(app: &TestApp, review: &str) -> Vec<(String, Option<String>)> {
+pub(super) async fn feedback(app: &TestApp, review: &str) -> Vec<(String, Option<String>)> {
     let root = app.root().await;
     let body = json(
         root.get(&format!("/api/reviews/{review}/feedbacks")).await,
@@ -98,7 +99,7 @@ async fn feedback(app: &TestApp, review: &str) -> Vec<(String, Option<String>)> 
 
 /// Polls the review's feedback until it reads `expected` (replies and the pass
 /// are read after the webhook's answer); the last reading otherwise.
-async fn eventually(
+pub(super) async fn eventually(
     app: &TestApp,
     review: &str,
     expected: &[(&str, Option<&str>)],
@@ -118,11 +119,11 @@ async fn eventually(
     got
 }
 
-fn pair(status: &str, user: Option<&str>) -> (String, Option<String>) {
+pub(super) fn pair(status: &str, user: Option<&str>) -> (String, Option<String>) {
     (status.to_owned(), user.map(str::to_owned))
 }
 
-async fn acceptance(app: &TestApp, review: &str) -> (Value, Value) {
+pub(super) async fn acceptance(app: &TestApp, review: &str) -> (Value, Value) {
     let root = app.root().await;
     let detail = json(
         root.get(&format!("/api/reviews/{review}")).await,
@@ -138,14 +139,14 @@ async fn acceptance(app: &TestApp, review: &str) -> (Value, Value) {
 
 /// The periodic jobs on (tests run without them), the feedback pass every second,
 /// so that what no webhook announces shows up.
-fn pass_every_second() -> [(&'static str, String); 2] {
+pub(super) fn pass_every_second() -> [(&'static str, String); 2] {
     [
         ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
         ("FEEDBACK_PASS_INTERVAL_SECS", "1".to_owned()),
     ]
 }
 
-fn fix() -> Vec<FileDiff> {
+pub(super) fn fix() -> Vec<FileDiff> {
     vec![modified("src/app.rs", FIX)]
 }
 
@@ -448,7 +449,12 @@ async fn github_reactions_replies_resolved_threads_and_a_fix_become_feedback() {
 }
 
 /// The pull request at a new head (the stateful fake's answers are overridden).
-async fn mount_github_head(github: &FakeGithub, full_name: &str, head: &str, diff: &str) {
+pub(super) async fn mount_github_head(
+    github: &FakeGithub,
+    full_name: &str,
+    head: &str,
+    diff: &str,
+) {
     let base = format!("/api/v3/repos/{full_name}/pulls/2");
     Mock::given(method("GET"))
         .and(path(base.clone()))

@@ -8,6 +8,7 @@ mod budget;
 mod failures;
 mod feedback;
 mod github;
+mod github_app;
 mod recovery;
 mod repo_config;
 mod rounds;
@@ -74,7 +75,7 @@ pub(crate) async fn mount_posting(gitlab: &FakeGitlab) {
     Mock::given(method("POST"))
         .and(path("/api/v4/projects/1/merge_requests/1/discussions"))
         .respond_with(|req: &Request| {
-            let body: Value = serde_json::from_slice(&req.body).unwrap();
+            let body = FakeGitlab::params(req);
             let id = format!("disc-{}", body["position"]["new_line"]);
             ResponseTemplate::new(201).set_body_json(json!({ "id": id, "notes": [{ "id": 1 }] }))
         })
@@ -224,7 +225,7 @@ pub(crate) async fn posted(gitlab: &FakeGitlab, http_method: &str, suffix: &str)
         .await
         .into_iter()
         .filter(|r| r.method.as_str() == http_method && r.url.path().ends_with(suffix))
-        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .map(|r| FakeGitlab::params(&r))
         .collect()
 }
 

@@ -90,7 +90,7 @@ async fn gitlab_gets_a_suggestion_block_counted_from_the_comments_line() {
         .await
         .into_iter()
         .filter(|r| r.method.as_str() == "POST" && r.url.path().ends_with("/discussions"))
-        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .map(|r| FakeGitlab::params(&r))
         .collect();
     let sent: Vec<(Value, Value)> = discussions
         .iter()

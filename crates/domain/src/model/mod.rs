@@ -28,9 +28,9 @@ pub use ai_config::{
 pub use api_key::{ApiKey, NewApiKey};
 pub use cost::{AiPrices, BudgetMonth, cost_usd};
 pub use platform::{
-    AuthType, MergeRequest, MrState, NewPlatformConfig, OAuthTokens, PlatformConfig,
-    PlatformConfigChanges, PlatformConnection, PlatformPage, PlatformProject, PlatformType,
-    PlatformUser, PlatformWebhook, TokenIdentity,
+    AppCredentials, AuthType, MergeRequest, MrState, NewPlatformConfig, OAuthTokens,
+    PlatformConfig, PlatformConfigChanges, PlatformConnection, PlatformPage, PlatformProject,
+    PlatformType, PlatformUser, PlatformWebhook, RunnerToken, TokenIdentity,
 };
 pub use principal::{AuthMethod, Principal};
 pub use project::{
@@ -44,5 +44,6 @@ pub use session::{NewSession, Session};
 pub use task::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 pub use user::{NewUser, User, UserChanges};
 pub use webhook::{
-    CommentEvent, FeedbackEvent, FeedbackEventKind, MergeRequestEvent, MrAction, WebhookEvent,
+    CommentEvent, FeedbackEvent, FeedbackEventKind, InstallationChange, InstallationEvent,
+    MergeRequestEvent, MrAction, WebhookEvent,
 };

@@ -49,16 +49,20 @@ impl FromStr for PlatformType {
 pub enum AuthType {
     Token,
     OAuth,
+    /// A GitHub App installation (hostB): installation tokens minted from the
+    /// App's private key.
+    App,
 }
 
 impl AuthType {
-    pub const ALL: [AuthType; 2] = [AuthType::Token, AuthType::OAuth];
+    pub const ALL: [AuthType; 3] = [AuthType::Token, AuthType::OAuth, AuthType::App];
 
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             AuthType::Token => "token",
             AuthType::OAuth => "oauth",
+            AuthType::App => "app",
         }
     }
 }
@@ -70,8 +74,9 @@ impl FromStr for AuthType {
         match s {
             "token" => Ok(AuthType::Token),
             "oauth" => Ok(AuthType::OAuth),
+            "app" => Ok(AuthType::App),
             other => Err(format!(
-                "unknown auth type `{other}` (expected token or oauth)"
+                "unknown auth type `{other}` (expected token, oauth or app)"
             )),
         }
     }
@@ -99,6 +104,10 @@ pub struct PlatformConfig {
     pub is_default: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// `app` configs: the GitHub App's private key (PEM).
+    pub private_key: Option<SecretString>,
+    /// `app` configs: the one installation to use; `None` for every installation.
+    pub installation_id: Option<i64>,
 }
 
 /// Fields of a config to insert.
@@ -115,6 +124,8 @@ pub struct NewPlatformConfig {
     pub token_scopes: Vec<String>,
     pub enabled: bool,
     pub is_default: bool,
+    pub private_key: Option<SecretString>,
+    pub installation_id: Option<i64>,
 }
 
 /// Changes to a config; `None` keeps the stored value. For nullable fields
@@ -134,6 +145,8 @@ pub struct PlatformConfigChanges {
     pub oauth_redirect_uri: Option<Option<String>>,
     pub token_scopes: Option<Vec<String>>,
     pub enabled: Option<bool>,
+    pub private_key: Option<Option<SecretString>>,
+    pub installation_id: Option<Option<i64>>,
 }
 
 /// What a client needs to call a platform on behalf of a config.
@@ -142,7 +155,28 @@ pub struct PlatformConnection {
     pub platform_type: PlatformType,
     pub base_url: String,
     pub auth_type: AuthType,
+    /// The access token; empty for a GitHub App (`app` says how to get one).
     pub token: SecretString,
+    /// A GitHub App's credentials, for `AuthType::App`.
+    pub app: Option<AppCredentials>,
+}
+
+/// A token minted for a runner: one repository, read-only, short-lived.
+#[derive(Debug, Clone)]
+pub struct RunnerToken {
+    pub token: SecretString,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// What a GitHub App config signs in with: installation tokens are minted from
+/// the App's private key.
+#[derive(Debug, Clone)]
+pub struct AppCredentials {
+    pub app_id: u64,
+    /// The App's private key, PEM.
+    pub private_key: SecretString,
+    /// Only this installation; `None` for every installation of the App.
+    pub installation_id: Option<u64>,
 }
 
 /// The identity behind a token, and its scopes when the platform tells them.

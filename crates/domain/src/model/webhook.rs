@@ -69,11 +69,31 @@ pub enum FeedbackEventKind {
     },
 }
 
+/// A GitHub App installation changed (hostB `installation` and
+/// `installation_repositories` events).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallationEvent {
+    pub installation_id: i64,
+    pub change: InstallationChange,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InstallationChange {
+    /// Installed, unsuspended, or repositories added (their platform ids, as
+    /// the payload lists them): the installation's repositories are synced and
+    /// these ones enabled again.
+    Available { repository_ids: Vec<String> },
+    /// Repositories removed, or the installation deleted or suspended: these
+    /// repositories' projects are disabled (their history is kept).
+    Unavailable { repository_ids: Vec<String> },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WebhookEvent {
     MergeRequest(MergeRequestEvent),
     Comment(CommentEvent),
     Feedback(FeedbackEvent),
+    Installation(InstallationEvent),
     /// Received but not acted on (other event kinds, comments on issues...).
     Ignored(String),
 }

@@ -6,7 +6,7 @@ use crate::model::diff::{
 };
 use crate::model::{
     MergeRequest, MrState, OAuthTokens, PlatformConnection, PlatformPage, PlatformProject,
-    PlatformType, PlatformUser, PlatformWebhook, TokenIdentity,
+    PlatformType, PlatformUser, PlatformWebhook, RunnerToken, TokenIdentity,
 };
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -173,6 +173,20 @@ pub trait HostingPlatform: Send + Sync {
     ) -> Result<Vec<CommentThread>, PlatformError> {
         let _ = (project, iid);
         Err(PlatformError::Unsupported("comment threads"))
+    }
+
+    /// A token for a runner to clone `project` with, when the platform mints
+    /// narrow ones (a GitHub App: that repository, `contents: read`, one hour);
+    /// `None` where the config's own token is what a runner gets.
+    ///
+    /// # Errors
+    /// As [`HostingPlatform::token_identity`].
+    async fn runner_token(
+        &self,
+        project: &ProjectRef,
+    ) -> Result<Option<RunnerToken>, PlatformError> {
+        let _ = project;
+        Ok(None)
     }
 
     /// Posts a general comment on the MR; returns its id.

@@ -2,7 +2,7 @@
 
 use super::ServiceError;
 use crate::ErrorCode;
-use crate::model::{PlatformConfig, PlatformConnection};
+use crate::model::{AppCredentials, AuthType, PlatformConfig, PlatformConnection, SecretString};
 use crate::ports::{HostingPlatform, PlatformClients};
 use std::sync::Arc;
 
@@ -21,6 +21,37 @@ pub fn platform_for(
             message: format!("platform config `{}` is disabled", config.name),
         });
     }
+    Ok(clients.client(&connection_of(config)?))
+}
+
+/// How to reach the config's platform: its access token, or a GitHub App's
+/// credentials.
+///
+/// # Errors
+/// `BadRequest` for a config without a token yet (an OAuth config before its
+/// authorization) or an App config missing its id or key.
+pub fn connection_of(config: &PlatformConfig) -> Result<PlatformConnection, ServiceError> {
+    if config.auth_type == AuthType::App {
+        let app = app_credentials(
+            config.app_id.as_deref(),
+            config.private_key.as_ref(),
+            config.installation_id,
+        )
+        .ok_or_else(|| ServiceError::BadRequest {
+            code: ErrorCode::PlatformNotAuthorized,
+            message: format!(
+                "platform config `{}` is a GitHub App without its appId or privateKey",
+                config.name
+            ),
+        })?;
+        return Ok(PlatformConnection {
+            platform_type: config.platform_type,
+            base_url: config.base_url.clone(),
+            auth_type: config.auth_type,
+            token: SecretString::new(""),
+            app: Some(app),
+        });
+    }
     let token = config
         .access_token
         .clone()
@@ -31,10 +62,25 @@ pub fn platform_for(
                 config.name
             ),
         })?;
-    Ok(clients.client(&PlatformConnection {
+    Ok(PlatformConnection {
         platform_type: config.platform_type,
         base_url: config.base_url.clone(),
         auth_type: config.auth_type,
         token,
-    }))
+        app: None,
+    })
+}
+
+/// A GitHub App's credentials, when its id is a number and its key is there.
+#[must_use]
+pub fn app_credentials(
+    app_id: Option<&str>,
+    private_key: Option<&SecretString>,
+    installation_id: Option<i64>,
+) -> Option<AppCredentials> {
+    Some(AppCredentials {
+        app_id: app_id?.trim().parse().ok()?,
+        private_key: private_key?.clone(),
+        installation_id: installation_id.and_then(|id| u64::try_from(id).ok()),
+    })
 }

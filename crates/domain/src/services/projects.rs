@@ -318,10 +318,11 @@ impl ProjectService {
     }
 
     /// HTTPS clone credentials for the project's repository, from its platform
-    /// config's token (`oauth2` on hostA, `x-access-token` on hostB).
+    /// config's token (`oauth2` on hostA, `x-access-token` on hostB); a GitHub
+    /// App mints one for the runner, narrowed to the repository and read-only.
     ///
     /// # Errors
-    /// `NotFound` for a vanished config.
+    /// `NotFound` for a vanished config; platform failures of an App's mint.
     pub async fn clone_credentials(
         &self,
         project: &Project,
@@ -331,6 +332,14 @@ impl ProjectService {
             .get(project.platform_config_id)
             .await
             .map_err(|e| ServiceError::from_repo(e, "platform config"))?;
+        if config.auth_type == crate::model::AuthType::App {
+            let platform = platform_for(self.clients.as_ref(), &config)?;
+            let minted = platform.runner_token(&project.platform_ref()).await?;
+            return Ok(minted.map(|t| crate::model::runner::CloneCredentials {
+                username: "x-access-token".to_owned(),
+                password: t.token.expose().to_owned(),
+            }));
+        }
         Ok(config
             .access_token
             .map(|token| crate::model::runner::CloneCredentials {

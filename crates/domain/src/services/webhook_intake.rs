@@ -7,8 +7,8 @@ use super::budgets::{BudgetStop, Budgets};
 use super::feedback::FeedbackService;
 use super::tasks::{Enqueued, TaskService};
 use crate::model::{
-    CommentEvent, FeedbackEvent, MergeRequestEvent, MrAction, NewReviewTask, PlatformType, Project,
-    TriggeredBy, WebhookEvent,
+    CommentEvent, FeedbackEvent, InstallationEvent, MergeRequestEvent, MrAction, NewReviewTask,
+    PlatformType, Project, TriggeredBy, WebhookEvent,
 };
 use crate::ports::{DeliveryLog, ProjectRepository, SettingsRepository};
 use crate::review::markers::comment_fingerprint;
@@ -55,6 +55,9 @@ pub struct FollowUp {
     /// A merge request (project, iid) whose threads to read for feedback: a
     /// reply was made in one, and the payload does not say to which comment.
     pub read_feedback: Option<(Uuid, i64)>,
+    /// A GitHub App installation that changed, for the configs whose secret
+    /// signed the delivery: their project lists are brought up to date.
+    pub installation: Option<(Vec<Uuid>, InstallationEvent)>,
 }
 
 impl From<Option<AssignmentPlan>> for FollowUp {
@@ -187,6 +190,18 @@ impl WebhookIntake {
                 self.feedback(config_ids, &event).await?,
                 FollowUp::default(),
             )),
+            // Syncing lists the installation's repositories on the platform: after
+            // the answer, so that GitHub's 10-second delivery timeout is kept.
+            WebhookEvent::Installation(event) => Ok((
+                IntakeOutcome::Ignored(format!(
+                    "installation {} changed: the project list is updated after this answer",
+                    event.installation_id
+                )),
+                FollowUp {
+                    installation: Some((config_ids.to_vec(), event)),
+                    ..FollowUp::default()
+                },
+            )),
         }
     }
 
@@ -259,7 +274,7 @@ impl WebhookIntake {
                 FollowUp {
                     assignment,
                     budget_stop: Some(stop),
-                    read_feedback: None,
+                    ..FollowUp::default()
                 },
             ));
         }

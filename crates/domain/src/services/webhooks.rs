@@ -4,7 +4,7 @@
 use super::ServiceError;
 use super::platform_access::platform_for;
 use crate::ErrorCode;
-use crate::model::{PlatformType, Project, WebhookState, WebhookStatus};
+use crate::model::{AuthType, PlatformType, Project, WebhookState, WebhookStatus};
 use crate::ports::{
     PlatformClients, PlatformConfigRepository, PlatformError, ProjectRepository, RepoError,
 };
@@ -38,6 +38,19 @@ pub struct WebhookService {
     clients: Arc<dyn PlatformClients>,
     /// `WEBHOOK_BASE_URL`: where the platforms reach this server.
     base_url: String,
+}
+
+/// Why an App config's projects get no repository hook.
+const APP_HOOK: &str = "a GitHub App config needs no repository hook: the App's own webhook \
+     (set in the App's settings) delivers every installed repository's events";
+
+/// A project's stored hook state, unchanged.
+fn kept_as_is(project: &Project) -> WebhookState {
+    WebhookState {
+        webhook_id: project.webhook_id.clone(),
+        webhook_url: project.webhook_url.clone(),
+        status: project.webhook_status,
+    }
 }
 
 impl WebhookService {
@@ -84,7 +97,8 @@ impl WebhookService {
                 },
                 Err(ServiceError::Unavailable(e)) => return Err(ServiceError::Unavailable(e)),
                 Err(e) => {
-                    if !matches!(e, ServiceError::NotFound(_)) {
+                    let app = matches!(&e, ServiceError::BadRequest { message, .. } if message == APP_HOOK);
+                    if !matches!(e, ServiceError::NotFound(_)) && !app {
                         let state = WebhookState {
                             status: Some(WebhookStatus::Error),
                             ..WebhookState::default()
@@ -111,6 +125,12 @@ impl WebhookService {
         url: Option<&str>,
     ) -> Result<Project, ServiceError> {
         let (project, config) = self.project_and_config(project_id).await?;
+        if config.auth_type == AuthType::App {
+            return Err(ServiceError::BadRequest {
+                code: ErrorCode::UnsupportedPlatform,
+                message: APP_HOOK.into(),
+            });
+        }
         let platform = platform_for(self.clients.as_ref(), &config)?;
         let url = url.map_or_else(|| self.receiver_url(project.platform_type), str::to_owned);
         let target = project.platform_ref();
@@ -218,6 +238,8 @@ impl WebhookService {
             status: Some(status),
         };
         let platform = match self.configs.get(project.platform_config_id).await {
+            // The App's one webhook is set in its settings, out of reviewd's sight.
+            Ok(config) if config.auth_type == AuthType::App => return kept_as_is(project),
             Ok(config) => match platform_for(self.clients.as_ref(), &config) {
                 Ok(p) => p,
                 Err(_) => return kept(WebhookStatus::Error),

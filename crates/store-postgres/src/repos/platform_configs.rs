@@ -51,6 +51,8 @@ struct ConfigChangeset {
     oauth_redirect_uri: Option<Option<String>>,
     token_scopes: Option<Vec<String>>,
     enabled: Option<bool>,
+    private_key_enc: Option<Option<String>>,
+    installation_id: Option<Option<i64>>,
     updated_at: DateTime<Utc>,
 }
 
@@ -120,6 +122,8 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
             platform_configs::token_scopes.eq(c.token_scopes),
             platform_configs::enabled.eq(c.enabled),
             platform_configs::is_default.eq(c.is_default),
+            platform_configs::private_key_enc.eq(seal(&self.secrets, c.private_key.as_ref())),
+            platform_configs::installation_id.eq(c.installation_id),
         );
         let platform_type = c.platform_type.as_str();
         let is_default = c.is_default;
@@ -162,6 +166,8 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
             oauth_redirect_uri: c.oauth_redirect_uri,
             token_scopes: c.token_scopes,
             enabled: c.enabled,
+            private_key_enc: seal_change(c.private_key),
+            installation_id: c.installation_id,
             updated_at: Utc::now(),
         };
         diesel::update(platform_configs::table.find(id))

@@ -31,6 +31,8 @@ pub(crate) struct PlatformConfigRow {
     pub is_default: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    pub private_key_enc: Option<String>,
+    pub installation_id: Option<i64>,
 }
 
 impl PlatformConfigRow {
@@ -43,6 +45,8 @@ impl PlatformConfigRow {
             app_secret: open(secrets, self.app_secret_enc, &what("app secret"))?,
             webhook_secret: open(secrets, self.webhook_secret_enc, &what("webhook secret"))?,
             refresh_token: open(secrets, self.refresh_token_enc, &what("refresh token"))?,
+            private_key: open(secrets, self.private_key_enc, &what("private key"))?,
+            installation_id: self.installation_id,
             id: self.id,
             name: self.name,
             base_url: self.base_url,

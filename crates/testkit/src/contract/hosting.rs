@@ -124,6 +124,7 @@ fn connection(fake: &impl FakeServer, token: &str) -> PlatformConnection {
         base_url: account.server.uri(),
         auth_type: AuthType::Token,
         token: SecretString::new(token),
+        app: None,
     }
 }
 

@@ -18,6 +18,52 @@ pub async fn run(s: &Stores) {
     list_filters_by_type_and_enabled_in_creation_order(s).await;
     deleting_a_config_deletes_its_projects(s).await;
     unknown_ids_are_not_found(s).await;
+    an_app_config_keeps_its_key_and_installation(s).await;
+}
+
+async fn an_app_config_keeps_its_key_and_installation(s: &Stores) {
+    let pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow...\n-----END RSA PRIVATE KEY-----";
+    let created = s
+        .platform_configs
+        .create(reviewd_domain::model::NewPlatformConfig {
+            auth_type: AuthType::App,
+            access_token: None,
+            app_id: Some("123456".into()),
+            private_key: Some(SecretString::new(pem)),
+            installation_id: Some(987),
+            ..seed::new_platform_config(PlatformType::HostB, false)
+        })
+        .await
+        .unwrap();
+    let read = s.platform_configs.get(created.id).await.unwrap();
+    assert_eq!(read.auth_type, AuthType::App);
+    assert_eq!(read.app_id.as_deref(), Some("123456"));
+    assert_eq!(
+        read.private_key.as_ref().map(SecretString::expose),
+        Some(pem)
+    );
+    assert_eq!(read.installation_id, Some(987));
+    assert_eq!(read.access_token, None);
+
+    // A new key; every installation; the rest kept.
+    let updated = s
+        .platform_configs
+        .update(
+            created.id,
+            PlatformConfigChanges {
+                private_key: Some(Some(SecretString::new("-----BEGIN PRIVATE KEY-----"))),
+                installation_id: Some(None),
+                ..PlatformConfigChanges::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        updated.private_key.as_ref().map(SecretString::expose),
+        Some("-----BEGIN PRIVATE KEY-----")
+    );
+    assert_eq!(updated.installation_id, None);
+    assert_eq!(updated.app_id.as_deref(), Some("123456"));
 }
 
 async fn create(s: &Stores, platform_type: PlatformType, is_default: bool) -> PlatformConfig {

@@ -170,7 +170,10 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
     assert!(first.enabled);
     assert_eq!(first.platform_project_id, platform.id);
     assert_eq!(first.auto_review, None, "settings start inherited");
-    assert!(first.suppress_rejected, "rejected comments are left out by default");
+    assert!(
+        first.suppress_rejected,
+        "rejected comments are left out by default"
+    );
     assert!(first.last_synced_at.is_some());
 
     s.projects

@@ -39,6 +39,8 @@ pub fn new_platform_config(platform_type: PlatformType, is_default: bool) -> New
         token_scopes: vec!["api".into()],
         enabled: true,
         is_default,
+        private_key: None,
+        installation_id: None,
     }
 }
 

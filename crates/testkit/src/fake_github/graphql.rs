@@ -4,7 +4,8 @@
 //! as GitHub sends them: 200 with `errors`.
 
 use super::FakeGithub;
-use crate::fake_hosted::{HostedComment, HostedFake, Shared, body_json};
+use super::access::Credentials;
+use crate::fake_hosted::{HostedComment, HostedFake, body_json};
 use base64::Engine as _;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -69,7 +70,7 @@ fn thread(root: &HostedComment) -> Value {
     })
 }
 
-fn review_threads(hosted: &Shared, pulls: &Pulls, request: &Request) -> ResponseTemplate {
+fn review_threads(credentials: &Credentials, pulls: &Pulls, request: &Request) -> ResponseTemplate {
     let body = body_json(request);
     let query = body["query"].as_str().unwrap_or_default();
     let variables = &body["variables"];
@@ -84,8 +85,10 @@ fn review_threads(hosted: &Shared, pulls: &Pulls, request: &Request) -> Response
     let owner = variables["owner"].as_str().unwrap_or_default();
     let name = variables["name"].as_str().unwrap_or_default();
     let full_name = format!("{owner}/{name}");
-    let hosted = hosted.lock().unwrap();
-    if !hosted.projects.iter().any(|p| p["full_name"] == full_name) {
+    // An installation token sees only the repositories it reaches, the rest as absent.
+    let reached = credentials.reaches(request, &full_name);
+    let hosted = credentials.hosted.lock().unwrap();
+    if !reached || !hosted.projects.iter().any(|p| p["full_name"] == full_name) {
         return errors(
             json!({ "repository": null }),
             Some("NOT_FOUND"),
@@ -143,11 +146,11 @@ fn review_threads(hosted: &Shared, pulls: &Pulls, request: &Request) -> Response
 }
 
 impl FakeGithub {
-    /// Mounts `POST /api/graphql` for the server's token.
+    /// Mounts `POST /api/graphql` for the server's token and installation tokens.
     pub(super) async fn serve_graphql(&self) {
-        let (hosted, pulls) = (self.hosted().clone(), self.pulls.clone());
+        let (credentials, pulls) = (self.credentials(), self.pulls.clone());
         self.serve("POST", path("/api/graphql"), move |r: &Request| {
-            review_threads(&hosted, &pulls, r)
+            review_threads(&credentials, &pulls, r)
         })
         .await;
     }

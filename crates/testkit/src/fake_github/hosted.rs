@@ -4,11 +4,12 @@
 //! hooks, answered in GitHub's shapes from what was put there and what was posted
 //! since (what `contract::hosting` runs the GitHub adapter against).
 
+use super::access::Access;
 use super::feedback::{TOKEN_OWNER, reaction_summary, user_named};
 use super::{FakeGithub, github_repo};
 use crate::contract::hosting::{FakeServer, ServerAccount};
 use crate::fake_hosted::{
-    EditScope, HostedComment, HostedFake, Shared, body_json, paged, query_value, token_owner,
+    EditScope, HostedComment, HostedFake, Paged, Shared, body_json, paged, query_value, token_owner,
 };
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};
 use async_trait::async_trait;
@@ -17,8 +18,8 @@ use reviewd_domain::model::{MrState, PlatformType, PlatformUser};
 use reviewd_domain::ports::ProjectRef;
 use serde_json::{Value, json};
 use std::cmp::Reverse;
-use wiremock::matchers::{path, path_regex};
-use wiremock::{Request, ResponseTemplate};
+use wiremock::matchers::{method, path, path_regex};
+use wiremock::{Match, Mock, Request, Respond, ResponseTemplate};
 
 /// The request's URL at another page, for `Link`.
 fn page_url(request: &Request, page: usize) -> String {
@@ -33,6 +34,27 @@ fn page_url(request: &Request, page: usize) -> String {
         .extend_pairs(kept)
         .append_pair("page", &page.to_string());
     url.to_string()
+}
+
+/// GitHub's `Link` header for a page, `None` on the last one.
+pub(super) fn link(request: &Request, page: &Paged) -> Option<String> {
+    (page.page < page.pages).then(|| {
+        format!(
+            "<{}>; rel=\"next\", <{}>; rel=\"last\"",
+            page_url(request, page.page + 1),
+            page_url(request, page.pages)
+        )
+    })
+}
+
+/// A page of `items` with GitHub's `Link` header (no total).
+pub(super) fn github_page(items: Vec<Value>, request: &Request) -> ResponseTemplate {
+    let page = paged(items, request, 30);
+    let response = ResponseTemplate::new(200).set_body_json(&page.items);
+    match link(request, &page) {
+        Some(link) => response.insert_header("link", link.as_str()),
+        None => response,
+    }
 }
 
 fn github_user(user: &PlatformUser) -> Value {
@@ -166,19 +188,24 @@ impl HostedFake for FakeGithub {
         ("authorization", format!("Bearer {}", self.token))
     }
 
-    /// With GitHub's `Link` header (no total).
+    /// For the server's token or an installation token that reaches the repository
+    /// (see `access`), rather than [`HostedFake::auth`]'s one header.
+    async fn serve(
+        &self,
+        verb: &str,
+        route: impl Match + 'static,
+        respond: impl Respond + 'static,
+    ) {
+        Mock::given(method(verb))
+            .and(route)
+            .and(self.credentials().matching(|a| *a == Access::Granted))
+            .respond_with(respond)
+            .mount(&self.server)
+            .await;
+    }
+
     fn page_of(items: Vec<Value>, request: &Request) -> ResponseTemplate {
-        let page = paged(items, request, 30);
-        let response = ResponseTemplate::new(200).set_body_json(page.items);
-        if page.page >= page.pages {
-            return response;
-        }
-        let link = format!(
-            "<{}>; rel=\"next\", <{}>; rel=\"last\"",
-            page_url(request, page.page + 1),
-            page_url(request, page.pages)
-        );
-        response.insert_header("link", link.as_str())
+        github_page(items, request)
     }
 
     fn not_found() -> ResponseTemplate {

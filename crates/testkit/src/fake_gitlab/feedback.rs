@@ -6,7 +6,7 @@ use super::FakeGitlab;
 use super::hosted::{
     OWNER_USERNAME, discussion_root, gitlab_discussion, gitlab_note, gitlab_user_named, resolvable,
 };
-use crate::fake_hosted::{Hosted, HostedComment, HostedFake, Shared, body_json, query_value};
+use crate::fake_hosted::{Hosted, HostedComment, HostedFake, Shared, query_value};
 use chrono::{Duration, TimeZone, Utc};
 use serde_json::{Value, json};
 use wiremock::matchers::path_regex;
@@ -113,7 +113,7 @@ fn segment_after<'a>(request: &'a Request, key: &str) -> Option<&'a str> {
 
 /// A parameter as GitLab reads it: from a JSON or form body, or the query.
 fn param(request: &Request, key: &str) -> Option<String> {
-    match &body_json(request)[key] {
+    match &FakeGitlab::params(request)[key] {
         Value::String(s) => return Some(s.clone()),
         Value::Bool(b) => return Some(b.to_string()),
         _ => {}

@@ -6,8 +6,7 @@
 use super::{FakeGitlab, gitlab_project};
 use crate::contract::hosting::{FakeServer, ServerAccount};
 use crate::fake_hosted::{
-    EditScope, Hosted, HostedComment, HostedFake, Shared, body_json, paged, query_value,
-    token_owner,
+    EditScope, Hosted, HostedComment, HostedFake, Shared, paged, query_value, token_owner,
 };
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};
 use async_trait::async_trait;
@@ -207,9 +206,10 @@ pub(super) fn gitlab_discussion(hosted: &Hosted, root: &HostedComment) -> Value 
 }
 
 fn ids_of(body: &Value, key: &str) -> Vec<String> {
+    let id = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
     body[key]
         .as_array()
-        .map(|ids| ids.iter().map(ToString::to_string).collect())
+        .map(|ids| ids.iter().map(id).collect())
         .unwrap_or_default()
 }
 
@@ -258,8 +258,10 @@ impl HostedFake for FakeGitlab {
         ResponseTemplate::new(404).set_body_json(json!({ "message": "404 Not found" }))
     }
 
-    /// Echoing the URL, never the token, as GitLab does.
+    /// Echoing the URL, never the token, as GitLab does (its flags typed, from a
+    /// form body too).
     fn hook(id: u64, project: &str, body: &Value) -> Value {
+        let body = super::typed("", body.clone());
         json!({
             "id": id, "url": body["url"], "project_id": project.parse::<u64>().unwrap_or_default(),
             "merge_requests_events": body["merge_requests_events"], "note_events": body["note_events"],
@@ -398,7 +400,7 @@ impl FakeGitlab {
         self.serve(
             "POST",
             path(format!("{base}/discussions")),
-            move |r: &Request| discuss(&hosted, &project, &fixture, &body_json(r)),
+            move |r: &Request| discuss(&hosted, &project, &fixture, &FakeGitlab::params(r)),
         )
         .await;
         let (hosted, project) = (self.hosted.clone(), id.to_string());
@@ -428,7 +430,7 @@ impl FakeGitlab {
         .await;
         let (hosted, project) = (self.hosted.clone(), id.to_string());
         self.serve("POST", path(format!("{base}/notes")), move |r: &Request| {
-            note(&hosted, &project, iid, &body_json(r))
+            note(&hosted, &project, iid, &FakeGitlab::params(r))
         })
         .await;
         let (hosted, project) = (self.hosted.clone(), id.to_string());
@@ -441,7 +443,7 @@ impl FakeGitlab {
         self.serve_feedback(id, iid).await;
         let (hosted, project) = (self.hosted.clone(), id.to_string());
         self.serve("PUT", path(base), move |r: &Request| {
-            let body = body_json(r);
+            let body = FakeGitlab::params(r);
             let posted = Posted::Assign {
                 assignee_ids: ids_of(&body, "assignee_ids"),
                 reviewer_ids: ids_of(&body, "reviewer_ids"),

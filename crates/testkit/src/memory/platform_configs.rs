@@ -45,6 +45,8 @@ fn apply(c: &mut PlatformConfig, changes: PlatformConfigChanges) {
         oauth_redirect_uri,
         token_scopes,
         enabled,
+        private_key,
+        installation_id,
     } = changes;
     set(&mut c.name, name);
     set(&mut c.base_url, base_url);
@@ -58,6 +60,8 @@ fn apply(c: &mut PlatformConfig, changes: PlatformConfigChanges) {
     set(&mut c.oauth_state, oauth_state);
     set(&mut c.oauth_redirect_uri, oauth_redirect_uri);
     set(&mut c.token_scopes, token_scopes);
+    set(&mut c.private_key, private_key);
+    set(&mut c.installation_id, installation_id);
     set(&mut c.enabled, enabled);
 }
 
@@ -113,6 +117,8 @@ impl PlatformConfigRepository for MemoryStore {
             token_scopes: c.token_scopes,
             enabled: c.enabled,
             is_default: c.is_default,
+            private_key: c.private_key,
+            installation_id: c.installation_id,
             created_at: now,
             updated_at: now,
         };

@@ -5,7 +5,10 @@ use crate::render::{self, Chrome, PageError, describe};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use reviewd_domain::model::{AuthType, MASK, Permission, PlatformConfig, PlatformType};
+use reviewd_domain::model::{
+    AuthType, MASK, Permission, PlatformConfig, PlatformType, SecretString,
+};
+use reviewd_domain::services::platform_access::app_credentials;
 use reviewd_domain::services::{
     FieldError, PlatformConfigInput, PlatformConfigPatch, ServiceError,
 };
@@ -86,6 +89,36 @@ struct ConfigForm {
     webhook_secret: Option<String>,
     enabled: Option<String>,
     is_default: Option<String>,
+    /// The GitHub App's id (its own field: the OAuth application id is another).
+    gh_app_id: Option<String>,
+    private_key: Option<String>,
+    #[serde(default)]
+    installation_id: String,
+}
+
+impl ConfigForm {
+    /// The `appId` the chosen authentication uses.
+    fn app_id(&self) -> Option<String> {
+        if self.auth_type == "app" {
+            given(self.gh_app_id.clone())
+        } else {
+            given(self.app_id.clone())
+        }
+    }
+
+    /// The installation id typed, if any; a non-number is the domain's to refuse.
+    fn installation(&self) -> Result<Option<i64>, FieldError> {
+        let typed = self.installation_id.trim();
+        if typed.is_empty() {
+            return Ok(None);
+        }
+        typed.parse::<i64>().map(Some).map_err(|_| {
+            FieldError::new(
+                "installationId",
+                "is the number GitHub shows in the installation's URL",
+            )
+        })
+    }
 }
 
 #[derive(Template)]
@@ -98,6 +131,7 @@ struct FormPage {
     has_token: bool,
     has_app_secret: bool,
     has_webhook_secret: bool,
+    has_private_key: bool,
     errors: Vec<FieldError>,
     message: Option<String>,
     test_result: Option<(bool, String)>,
@@ -124,6 +158,7 @@ fn auth_type(value: &str) -> Option<AuthType> {
     match value {
         "token" => Some(AuthType::Token),
         "oauth" => Some(AuthType::OAuth),
+        "app" => Some(AuthType::App),
         _ => None,
     }
 }
@@ -146,6 +181,7 @@ fn form_page(viewer: &Viewer, id: Option<Uuid>, form: ConfigForm) -> FormPage {
         has_token: false,
         has_app_secret: false,
         has_webhook_secret: false,
+        has_private_key: false,
         errors: Vec::new(),
         message: None,
         test_result: None,
@@ -189,17 +225,27 @@ async fn create(
             .push(FieldError::new("platformType", "choose GitLab or GitHub"));
         return render::html(actix_web::http::StatusCode::BAD_REQUEST, &page);
     };
+    let installation_id = match f.installation() {
+        Ok(id) => id,
+        Err(e) => {
+            let mut page = form_page(&viewer, None, f);
+            page.errors.push(e);
+            return render::html(actix_web::http::StatusCode::BAD_REQUEST, &page);
+        }
+    };
     let input = PlatformConfigInput {
         name: f.name.trim().to_owned(),
         platform_type: kind,
         base_url: f.base_url.trim().to_owned(),
         auth_type: auth_type(&f.auth_type),
         access_token: given(f.access_token.clone()),
-        app_id: given(f.app_id.clone()),
+        app_id: f.app_id(),
         app_secret: given(f.app_secret.clone()),
         webhook_secret: given(f.webhook_secret.clone()),
         enabled: Some(f.enabled.is_some()),
         is_default: Some(f.is_default.is_some()),
+        private_key: given(f.private_key.clone()),
+        installation_id,
     };
     match state.platform_configs.create(input).await {
         Ok(config) => Ok(render::redirect_with(
@@ -242,6 +288,7 @@ async fn test_connection(
         page.has_token = stored.access_token.is_some();
         page.has_app_secret = stored.app_secret.is_some();
         page.has_webhook_secret = stored.webhook_secret.is_some();
+        page.has_private_key = stored.private_key.is_some();
     }
     // Testing a stored connection without retyping its token uses the stored one, but
     // only against the address it already goes to: never to one typed in the form.
@@ -261,6 +308,16 @@ async fn test_connection(
         }
         _ => None,
     };
+    // The same for an App's stored key: a JWT signed with it is a credential for
+    // nine minutes, so it goes only where the key already goes.
+    let typed_key = given(f.private_key.clone()).map(SecretString::new);
+    let stored_key = stored
+        .as_ref()
+        .filter(|s| {
+            s.platform_type == kind
+                && s.base_url.trim_end_matches('/') == f.base_url.trim().trim_end_matches('/')
+        })
+        .and_then(|s| s.private_key.as_ref());
     match state
         .platform_configs
         .test_connection(
@@ -268,6 +325,11 @@ async fn test_connection(
             f.base_url.trim(),
             token.as_deref(),
             auth_type(&f.auth_type).unwrap_or(AuthType::Token),
+            app_credentials(
+                f.app_id().as_deref(),
+                typed_key.as_ref().or(stored_key),
+                f.installation().ok().flatten(),
+            ),
         )
         .await
     {
@@ -309,8 +371,15 @@ fn stored_form(viewer: &Viewer, config: &PlatformConfig) -> FormPage {
         webhook_secret: None,
         enabled: config.enabled.then(|| "on".to_owned()),
         is_default: config.is_default.then(|| "on".to_owned()),
+        gh_app_id: config.app_id.clone(),
+        private_key: None,
+        installation_id: config
+            .installation_id
+            .map(|id| id.to_string())
+            .unwrap_or_default(),
     };
     let mut page = form_page(viewer, Some(config.id), form);
+    page.has_private_key = config.private_key.is_some();
     page.has_token = config.access_token.is_some();
     page.has_app_secret = config.app_secret.is_some();
     page.has_webhook_secret = config.webhook_secret.is_some();
@@ -332,17 +401,28 @@ async fn update(
     let changed = |new: Option<&str>, old: &str| new.filter(|n| *n != old).map(str::to_owned);
     let base_url = f.base_url.trim().trim_end_matches('/');
     // Empty secret fields keep what is stored.
+    let installation_id = match f.installation() {
+        Ok(id) => Some(id).filter(|id| *id != stored.installation_id),
+        Err(e) => {
+            let mut page = stored_form(&viewer, &stored);
+            page.form = f;
+            page.errors.push(e);
+            return render::html(actix_web::http::StatusCode::BAD_REQUEST, &page);
+        }
+    };
     let patch = PlatformConfigPatch {
         name: Some(f.name.trim().to_owned()),
         platform_type: platform_type(&f.platform_type).filter(|k| *k != stored.platform_type),
         base_url: changed(Some(base_url), stored.base_url.trim_end_matches('/')),
         auth_type: auth_type(&f.auth_type).filter(|a| *a != stored.auth_type),
         access_token: given(f.access_token.clone()),
-        app_id: given(f.app_id.clone()),
+        app_id: f.app_id(),
         app_secret: given(f.app_secret.clone()),
         webhook_secret: given(f.webhook_secret.clone()),
         enabled: Some(f.enabled.is_some()).filter(|e| *e != stored.enabled),
         is_default: Some(f.is_default.is_some()).filter(|d| *d != stored.is_default),
+        private_key: given(f.private_key.clone()),
+        installation_id,
     };
     match state.platform_configs.update(*id, patch).await {
         Ok(config) => Ok(render::redirect_with(

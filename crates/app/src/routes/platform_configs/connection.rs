@@ -7,8 +7,9 @@ use crate::extract::{AuthUser, PageParams, RequirePermission, ValidatedJson, per
 use crate::routes::dto::PlatformUserDto;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, post, web};
-use reviewd_domain::model::{AuthType, PlatformPage, PlatformType, PlatformUser};
+use reviewd_domain::model::{AuthType, PlatformPage, PlatformType, PlatformUser, SecretString};
 use reviewd_domain::services::ConnectionReport;
+use reviewd_domain::services::platform_access::app_credentials;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -36,6 +37,17 @@ pub(super) struct TestPlatformConnectionBody {
     )]
     #[schema(schema_with = nullable_auth_type_schema)]
     auth_type: Option<AuthType>,
+    /// `app`: the GitHub App's numeric id.
+    #[validate(length(max = 500))]
+    #[schema(max_length = 500)]
+    app_id: Option<String>,
+    /// `app`: the App's private key (PEM).
+    #[validate(length(max = 16384))]
+    #[schema(max_length = 16384)]
+    private_key: Option<String>,
+    /// `app`: one installation to try instead of all.
+    #[schema(minimum = 1)]
+    installation_id: Option<i64>,
 }
 
 /// The identity behind the token.
@@ -105,6 +117,11 @@ pub(super) async fn test_platform_connection(
             &b.base_url,
             b.access_token.as_deref(),
             b.auth_type.unwrap_or(AuthType::Token),
+            app_credentials(
+                b.app_id.as_deref(),
+                b.private_key.map(SecretString::new).as_ref(),
+                b.installation_id,
+            ),
         )
         .await?;
     Ok(envelope::ok(PlatformConnectionTestDto::from(report)))

@@ -114,6 +114,11 @@ pub struct PlatformConfigDto {
     app_secret: Option<&'static str>,
     #[schema(schema_with = masked_secret_schema)]
     webhook_secret: Option<&'static str>,
+    /// `app` configs: the GitHub App's private key, never shown.
+    #[schema(schema_with = masked_secret_schema)]
+    private_key: Option<&'static str>,
+    /// `app` configs: the one installation used; `null` for every installation.
+    installation_id: Option<i64>,
     /// Whether an OAuth refresh token is stored.
     has_refresh_token: bool,
     /// When the OAuth access token expires.
@@ -137,6 +142,8 @@ impl From<PlatformConfig> for PlatformConfigDto {
             access_token: mask(c.access_token.as_ref()),
             app_secret: mask(c.app_secret.as_ref()),
             webhook_secret: mask(c.webhook_secret.as_ref()),
+            private_key: mask(c.private_key.as_ref()),
+            installation_id: c.installation_id,
             has_refresh_token: c.refresh_token.is_some(),
             id: c.id,
             name: c.name,

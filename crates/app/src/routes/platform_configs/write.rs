@@ -8,6 +8,7 @@ use crate::envelope::{self, Data};
 use crate::error::ApiError;
 use crate::extract::{RequirePermission, ValidatedJson, perm};
 use crate::openapi::string_enum;
+use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
 use actix_web::{HttpResponse, delete, patch, post, web};
 use reviewd_domain::ErrorCode;
@@ -63,6 +64,15 @@ pub(super) struct CreatePlatformConfigBody {
     enabled: Option<bool>,
     /// When absent, the first config of a type becomes its default.
     is_default: Option<bool>,
+    /// `app` configs (hostB): the GitHub App's private key, PEM as GitHub hands
+    /// it out. A secret: responses show `***`.
+    #[validate(length(max = 16384))]
+    #[schema(max_length = 16384)]
+    private_key: Option<String>,
+    /// `app` configs: the one installation to use; absent for every installation
+    /// of the App.
+    #[schema(minimum = 1)]
+    installation_id: Option<i64>,
 }
 
 /// Not blank once trimmed (the service trims these fields).
@@ -100,11 +110,25 @@ impl utoipa::PartialSchema for CreatePlatformConfigRequest {
             .required("authType")
             .required("appId")
             .required("appSecret");
+        let app = ObjectBuilder::new()
+            .property("platformType", string_enum(["hostB"]))
+            .property("authType", string_enum(["app"]))
+            .property(
+                "appId",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .pattern(Some("^[1-9][0-9]{0,18}$")),
+            )
+            .property("privateKey", not_blank())
+            .required("platformType")
+            .required("authType")
+            .required("appId")
+            .required("privateKey");
         AllOfBuilder::new()
             .item(utoipa::openapi::Ref::from_schema_name(
                 <CreatePlatformConfigBody as ToSchema>::name(),
             ))
-            .item(AnyOfBuilder::new().item(token).item(oauth))
+            .item(AnyOfBuilder::new().item(token).item(oauth).item(app))
             .into()
     }
 }
@@ -149,6 +173,8 @@ pub(super) async fn create_platform_config(
             webhook_secret: b.webhook_secret,
             enabled: b.enabled,
             is_default: b.is_default,
+            private_key: b.private_key,
+            installation_id: b.installation_id,
         })
         .await?;
     Ok(envelope::ok(PlatformConfigEnvelope::from(config)))
@@ -198,6 +224,14 @@ pub(super) struct UpdatePlatformConfigBody {
     enabled: Option<bool>,
     /// `true` makes it its type's default; `false` on the default is a 409.
     is_default: Option<bool>,
+    /// `app` configs: a new private key (PEM); `***` keeps the stored one.
+    #[validate(length(max = 16384))]
+    #[schema(max_length = 16384)]
+    private_key: Option<String>,
+    /// `app` configs: one installation; `null` for every installation.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<i64>, nullable, minimum = 1)]
+    installation_id: Option<Option<i64>>,
 }
 
 /// Updates a config (`config:update`).
@@ -224,6 +258,8 @@ pub(super) async fn update_platform_config(
         webhook_secret: b.webhook_secret,
         enabled: b.enabled,
         is_default: b.is_default,
+        private_key: b.private_key,
+        installation_id: b.installation_id,
     };
     let config = state.platform_configs.update(*id, patch).await?;
     Ok(envelope::ok(PlatformConfigEnvelope::from(config)))

@@ -10,8 +10,8 @@ use actix_web::{HttpRequest, HttpResponse, post, web};
 use reviewd_crypto::{constant_time_eq, hmac_sha256_hex};
 use reviewd_domain::ErrorCode;
 use reviewd_domain::model::{
-    CommentEvent, FeedbackEvent, FeedbackEventKind, MergeRequestEvent, MrAction, PlatformType,
-    WebhookEvent,
+    CommentEvent, FeedbackEvent, FeedbackEventKind, InstallationChange, InstallationEvent,
+    MergeRequestEvent, MrAction, PlatformType, WebhookEvent,
 };
 use reviewd_domain::services::DeliveryRef;
 use serde_json::Value;
@@ -172,6 +172,60 @@ fn thread_resolution(v: &Value) -> Result<WebhookEvent, ApiError> {
     }))
 }
 
+/// The repository ids a GitHub App payload lists under `key` (absent: none).
+fn repository_ids(v: &Value, key: &str) -> Vec<String> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map(|repos| {
+            repos
+                .iter()
+                .filter_map(|r| r["id"].as_u64())
+                .map(|id| id.to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `installation` and `installation_repositories`: a GitHub App installed,
+/// removed, suspended, or its repositories changed.
+fn installation(event: &str, v: &Value) -> Result<WebhookEvent, ApiError> {
+    let installation_id = v
+        .pointer("/installation/id")
+        .and_then(Value::as_i64)
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                ErrorCode::InvalidPayload,
+                "missing or malformed field `installation.id`",
+            )
+        })?;
+    let action = string(v, "/action", "action")?;
+    let change = match (event, action) {
+        ("installation", "created" | "unsuspend" | "new_permissions_accepted") => {
+            InstallationChange::Available {
+                repository_ids: repository_ids(v, "repositories"),
+            }
+        }
+        ("installation", "deleted" | "suspend") => InstallationChange::Unavailable {
+            repository_ids: repository_ids(v, "repositories"),
+        },
+        ("installation_repositories", "added") => InstallationChange::Available {
+            repository_ids: repository_ids(v, "repositories_added"),
+        },
+        ("installation_repositories", "removed") => InstallationChange::Unavailable {
+            repository_ids: repository_ids(v, "repositories_removed"),
+        },
+        (_, other) => {
+            return Ok(WebhookEvent::Ignored(format!(
+                "`{event}` `{other}` changes no project"
+            )));
+        }
+    };
+    Ok(WebhookEvent::Installation(InstallationEvent {
+        installation_id,
+        change,
+    }))
+}
+
 /// GitHub's JSON as a domain event.
 ///
 /// # Errors
@@ -250,6 +304,7 @@ pub fn parse_event(event: &str, v: &Value) -> Result<WebhookEvent, ApiError> {
             }))
         }
         "pull_request_review_thread" => thread_resolution(v),
+        "installation" | "installation_repositories" => installation(event, v),
         "ping" => Ok(WebhookEvent::Ignored("pong".into())),
         other => Ok(WebhookEvent::Ignored(format!(
             "`{other}` events do not trigger reviews"
@@ -492,5 +547,55 @@ mod tests {
             parse_event("star", &json!({})).unwrap(),
             WebhookEvent::Ignored(_)
         ));
+    }
+
+    #[test]
+    fn installation_events_say_which_repositories_come_and_go() {
+        let parse = |event: &str, name: &str| {
+            let WebhookEvent::Installation(e) = parse_event(event, &fixture(name)).unwrap() else {
+                panic!("{name} is an installation event")
+            };
+            assert_eq!(e.installation_id, 57_460_125);
+            e.change
+        };
+        assert_eq!(
+            parse("installation", "installation.created"),
+            InstallationChange::Available {
+                repository_ids: vec!["718291034".into(), "718291577".into()]
+            }
+        );
+        assert!(matches!(
+            parse("installation", "installation.deleted"),
+            InstallationChange::Unavailable { .. }
+        ));
+        assert_eq!(
+            parse("installation", "installation.suspend"),
+            InstallationChange::Unavailable {
+                repository_ids: vec![]
+            },
+            "a suspension names no repository"
+        );
+        assert!(matches!(
+            parse("installation_repositories", "installation_repositories.added"),
+            InstallationChange::Available { repository_ids } if !repository_ids.is_empty()
+        ));
+        assert_eq!(
+            parse(
+                "installation_repositories",
+                "installation_repositories.removed"
+            ),
+            InstallationChange::Unavailable {
+                repository_ids: vec!["718291577".into()]
+            }
+        );
+        let mut other = fixture("installation.created");
+        other["action"] = json!("new_permissions_requested");
+        assert!(matches!(
+            parse_event("installation", &other).unwrap(),
+            WebhookEvent::Ignored(_)
+        ));
+        let mut broken = fixture("installation.created");
+        broken["installation"] = json!({});
+        assert!(parse_event("installation", &broken).is_err());
     }
 }

@@ -118,6 +118,14 @@ fn spawn_follow_up(state: &web::Data<AppState>, follow_up: FollowUp) {
         actix_web::rt::spawn(async move { budgets.announce(&stop).await });
     }
     spawn_assignment(state, follow_up.assignment);
+    if let Some((config_ids, event)) = follow_up.installation {
+        let installations = state.installations.clone();
+        actix_web::rt::spawn(async move {
+            if let Err(e) = installations.apply(&config_ids, &event).await {
+                tracing::warn!(installation.id = event.installation_id, error = %e, "installation.apply_failed");
+            }
+        });
+    }
     if let Some((project_id, iid)) = follow_up.read_feedback {
         let feedback = state.feedback.clone();
         actix_web::rt::spawn(async move {

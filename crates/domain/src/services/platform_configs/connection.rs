@@ -4,8 +4,8 @@
 use super::{PlatformConfigService, normalize_base_url};
 use crate::ErrorCode;
 use crate::model::{
-    AuthType, PlatformConnection, PlatformPage, PlatformType, PlatformUser, SecretString,
-    TokenIdentity,
+    AppCredentials, AuthType, PlatformConnection, PlatformPage, PlatformType, PlatformUser,
+    SecretString, TokenIdentity,
 };
 use crate::ports::{PlatformError, ProjectRef};
 use crate::services::ServiceError;
@@ -36,19 +36,38 @@ impl PlatformConfigService {
         base_url: &str,
         access_token: Option<&str>,
         auth_type: AuthType,
+        app: Option<AppCredentials>,
     ) -> Result<ConnectionReport, ServiceError> {
         let base_url = normalize_base_url(base_url)?;
-        let token = access_token
-            .filter(|t| !t.trim().is_empty())
-            .ok_or_else(|| {
-                ServiceError::invalid("accessToken", "is required to test a connection")
+        let connection = if auth_type == AuthType::App {
+            let app = app.ok_or_else(|| {
+                ServiceError::invalid(
+                    "privateKey",
+                    "a GitHub App is tested with its appId and privateKey",
+                )
             })?;
-        let platform = self.clients.client(&PlatformConnection {
-            platform_type,
-            base_url,
-            auth_type,
-            token: SecretString::new(token.trim()),
-        });
+            PlatformConnection {
+                platform_type,
+                base_url,
+                auth_type,
+                token: SecretString::new(""),
+                app: Some(app),
+            }
+        } else {
+            let token = access_token
+                .filter(|t| !t.trim().is_empty())
+                .ok_or_else(|| {
+                    ServiceError::invalid("accessToken", "is required to test a connection")
+                })?;
+            PlatformConnection {
+                platform_type,
+                base_url,
+                auth_type,
+                token: SecretString::new(token.trim()),
+                app: None,
+            }
+        };
+        let platform = self.clients.client(&connection);
         let failed = |message: String, identity: Option<TokenIdentity>| ConnectionReport {
             success: false,
             message,
@@ -130,13 +149,47 @@ impl PlatformConfigService {
         auth_type: AuthType,
         token: &SecretString,
     ) -> Result<TokenIdentity, ServiceError> {
-        let platform = self.clients.client(&PlatformConnection {
+        self.verify(PlatformConnection {
             platform_type,
             base_url: base_url.to_owned(),
             auth_type,
             token: token.clone(),
-        });
+            app: None,
+        })
+        .await
+    }
+
+    /// Asks GitHub for the App itself, signed with its key: a wrong id or key is
+    /// refused before anything is stored.
+    pub(super) async fn verify_app(
+        &self,
+        base_url: &str,
+        app: AppCredentials,
+    ) -> Result<TokenIdentity, ServiceError> {
+        self.verify(PlatformConnection {
+            platform_type: PlatformType::HostB,
+            base_url: base_url.to_owned(),
+            auth_type: AuthType::App,
+            token: SecretString::new(""),
+            app: Some(app),
+        })
+        .await
+    }
+
+    async fn verify(&self, connection: PlatformConnection) -> Result<TokenIdentity, ServiceError> {
+        let platform_type = connection.platform_type;
+        let is_app = connection.app.is_some();
+        let platform = self.clients.client(&connection);
         let identity = platform.token_identity().await.map_err(|e| match e {
+            PlatformError::Unauthorized(_) | PlatformError::Forbidden(_) if is_app => {
+                ServiceError::invalid(
+                    "privateKey",
+                    &format!("GitHub refused the App's key (check appId and privateKey): {e}"),
+                )
+            }
+            PlatformError::NotFound(_) if is_app => {
+                ServiceError::invalid("appId", "GitHub knows no App with this id and key")
+            }
             PlatformError::Unauthorized(_) | PlatformError::Forbidden(_) => {
                 ServiceError::invalid("accessToken", "the platform rejected this token")
             }

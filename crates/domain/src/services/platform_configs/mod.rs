@@ -15,6 +15,7 @@ use crate::model::{
     SecretString,
 };
 use crate::ports::{PlatformClients, PlatformConfigRepository, RepoError, TokenHasher};
+use crate::services::platform_access::app_credentials;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -31,6 +32,10 @@ pub struct PlatformConfigInput {
     pub webhook_secret: Option<String>,
     pub enabled: Option<bool>,
     pub is_default: Option<bool>,
+    /// `app` configs: the GitHub App's private key (PEM).
+    pub private_key: Option<String>,
+    /// `app` configs: one installation to use instead of all.
+    pub installation_id: Option<i64>,
 }
 
 /// A partial update. A secret sent back as `***` (what responses show) means "keep".
@@ -46,6 +51,9 @@ pub struct PlatformConfigPatch {
     pub webhook_secret: Option<String>,
     pub enabled: Option<bool>,
     pub is_default: Option<bool>,
+    pub private_key: Option<String>,
+    /// `Some(None)` clears it (every installation).
+    pub installation_id: Option<Option<i64>>,
 }
 
 pub struct PlatformConfigService {
@@ -86,6 +94,60 @@ pub(crate) fn normalize_url(url: &str, field: &str) -> Result<String, ServiceErr
         ));
     }
     Ok(trimmed.to_owned())
+}
+
+/// What is wrong with a GitHub App config: the App's numeric id, its private key
+/// in PEM (the key GitHub hands out is PKCS#1, `BEGIN RSA PRIVATE KEY`; PKCS#8
+/// works too), a positive installation id. Whether the key is the App's is for the
+/// platform to say.
+fn app_errors(
+    platform_type: PlatformType,
+    app_id: Option<&str>,
+    private_key: Option<&str>,
+    installation_id: Option<i64>,
+) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if platform_type != PlatformType::HostB {
+        errors.push(FieldError::new(
+            "authType",
+            "app (a GitHub App installation) is for hostB configs only",
+        ));
+    }
+    match app_id.map(str::trim) {
+        None | Some("") => {
+            errors.push(FieldError::new("appId", "is required when authType is app"))
+        }
+        Some(id) if !matches!(id.parse::<u64>(), Ok(n) if n > 0) => errors.push(FieldError::new(
+            "appId",
+            "is the GitHub App's numeric id (App settings > General > App ID)",
+        )),
+        Some(_) => {}
+    }
+    match private_key.map(str::trim) {
+        None | Some("") => errors.push(FieldError::new(
+            "privateKey",
+            "is required when authType is app",
+        )),
+        Some(key)
+            if !(key.starts_with("-----BEGIN ")
+                && key.contains("PRIVATE KEY-----")
+                && key.ends_with("-----")) =>
+        {
+            errors.push(FieldError::new(
+                "privateKey",
+                "must be the App's private key in PEM, as downloaded from GitHub \
+                 (-----BEGIN RSA PRIVATE KEY----- ...)",
+            ));
+        }
+        Some(_) => {}
+    }
+    if installation_id.is_some_and(|id| id <= 0) {
+        errors.push(FieldError::new(
+            "installationId",
+            "must be a positive number",
+        ));
+    }
+    errors
 }
 
 fn origin_of(url: &str) -> Option<String> {
@@ -195,19 +257,45 @@ impl PlatformConfigService {
                     ));
                 }
             }
+            AuthType::App => {
+                errors.extend(app_errors(
+                    input.platform_type,
+                    input.app_id.as_deref(),
+                    input.private_key.as_deref(),
+                    input.installation_id,
+                ));
+            }
             AuthType::Token => {}
         }
         if !errors.is_empty() {
             return Err(ServiceError::Invalid(errors));
         }
-        let access_token = access_token.map(SecretString::new);
-        let scopes = match &access_token {
-            Some(token) => self
+        let access_token = access_token
+            .filter(|_| auth_type != AuthType::App)
+            .map(SecretString::new);
+        let private_key = input
+            .private_key
+            .filter(|_| auth_type == AuthType::App)
+            .map(|k| SecretString::new(k.trim()));
+        let scopes = match (&access_token, auth_type) {
+            (_, AuthType::App) => {
+                let app = app_credentials(
+                    input.app_id.as_deref(),
+                    private_key.as_ref(),
+                    input.installation_id,
+                )
+                .ok_or_else(|| {
+                    ServiceError::invalid("appId", "is required when authType is app")
+                })?;
+                self.verify_app(&base_url, app).await?;
+                Vec::new()
+            }
+            (Some(token), _) => self
                 .verify_token(input.platform_type, &base_url, auth_type, token)
                 .await?
                 .scopes
                 .unwrap_or_default(),
-            None => Vec::new(),
+            (None, _) => Vec::new(),
         };
         let first_of_type = self
             .configs
@@ -229,6 +317,8 @@ impl PlatformConfigService {
                     .filter(|s| !s.is_empty())
                     .map(SecretString::new),
                 token_scopes: scopes,
+                private_key,
+                installation_id: input.installation_id.filter(|_| auth_type == AuthType::App),
                 enabled: input.enabled.unwrap_or(true),
                 // The first config of a type is its default unless the caller says not.
                 is_default: input.is_default.unwrap_or(first_of_type),
@@ -285,8 +375,49 @@ impl PlatformConfigService {
             app_secret: secret_change(patch.app_secret),
             webhook_secret: secret_change(patch.webhook_secret),
             enabled: patch.enabled,
+            private_key: secret_change(patch.private_key),
+            installation_id: patch.installation_id,
             ..PlatformConfigChanges::default()
         };
+        if auth_type != AuthType::App {
+            // Only an App config has a key and an installation to change.
+            changes.private_key = None;
+            changes.installation_id = None;
+        }
+        if auth_type == AuthType::App {
+            let app_id = match &changes.app_id {
+                Some(id) => id.clone(),
+                None => current.app_id.clone(),
+            };
+            let key = match &changes.private_key {
+                Some(key) => key.as_ref().map(|k| k.expose().to_owned()),
+                None => current.private_key.as_ref().map(|k| k.expose().to_owned()),
+            };
+            let installation = patch.installation_id.unwrap_or(current.installation_id);
+            let errors = app_errors(
+                current.platform_type,
+                app_id.as_deref(),
+                key.as_deref(),
+                installation,
+            );
+            if !errors.is_empty() {
+                return Err(ServiceError::Invalid(errors));
+            }
+            let app_changed = changes.app_id.is_some()
+                || changes.private_key.is_some()
+                || changes.installation_id.is_some()
+                || base_url.is_some()
+                || patch.auth_type.is_some();
+            if app_changed {
+                let key = key.map(SecretString::new);
+                let app = app_credentials(app_id.as_deref(), key.as_ref(), installation)
+                    .ok_or_else(|| {
+                        ServiceError::invalid("appId", "is required when authType is app")
+                    })?;
+                let url = base_url.clone().unwrap_or_else(|| current.base_url.clone());
+                self.verify_app(&url, app).await?;
+            }
+        }
         let target_changed =
             changes.access_token.is_some() || base_url.is_some() || patch.auth_type.is_some();
         if auth_type == AuthType::Token && target_changed {

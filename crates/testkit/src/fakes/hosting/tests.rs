@@ -84,6 +84,7 @@ async fn clients_hand_out_the_platform_and_remember_connections() {
         base_url: "https://gitlab.example.com".into(),
         auth_type: AuthType::Token,
         token: SecretString::new("t"),
+        app: None,
     };
     let client = clients.client(&connection);
     client.get_merge_request(&project, 1).await.unwrap();
