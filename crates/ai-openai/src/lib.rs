@@ -94,7 +94,7 @@ fn ai_error(err: HttpError) -> AiError {
             status, message, ..
         } => AiError::Unavailable(format!("HTTP {status}: {message}")),
         HttpError::Timeout(d) => AiError::Unavailable(format!("no answer within {d:?}")),
-        HttpError::Connect(e) => AiError::Unavailable(e),
+        HttpError::Connect(e) | HttpError::Interrupted(e) => AiError::Unavailable(e),
         HttpError::Decode(e) => AiError::InvalidResponse(e),
     }
 }

@@ -42,11 +42,10 @@ impl HttpPlatformClients {
         {
             return client.clone();
         }
+        // Old adapters (a rotated key, a deleted config) go as new ones come.
+        apps.retain(|_, (at, _)| at.elapsed() < APP_CLIENT_TTL);
         if apps.len() >= APP_CLIENTS_MAX {
-            apps.retain(|_, (at, _)| at.elapsed() < APP_CLIENT_TTL);
-            if apps.len() >= APP_CLIENTS_MAX {
-                apps.clear();
-            }
+            apps.clear();
         }
         let client = Arc::new(GithubPlatform::new(self.http.clone(), connection));
         apps.insert(key, (Instant::now(), client.clone()));

@@ -1,6 +1,6 @@
 //! Feedback on reviewd's comments, on the in-memory adapters: what readers do in
 //! a comment's thread becomes records (and stops being one when taken back),
-//! webhooks that carry feedback are recorded without a platform call, a pushed fix
+//! webhooks that announce feedback have the threads read, a pushed fix
 //! marks the comment implemented, and a comment rejected twice on a project is
 //! not posted there again unless the project says otherwise.
 #![expect(
@@ -190,88 +190,66 @@ async fn the_periodic_pass_reads_recent_merge_requests_and_goes_on_past_a_failur
 }
 
 #[tokio::test]
-async fn webhook_feedback_is_recorded_and_taken_back_without_a_platform_call() {
+async fn webhook_feedback_has_the_threads_read_rather_than_trusting_the_payload() {
     let (world, project, _) = world().await;
     let (review_id, fp) = review(&world, &project, 1, "h1").await;
-    let body = format!(
+    let marked = format!(
         "**error**: b is never used\n\n{}",
         reviewd_domain::review::markers::comment_marker(&fp)
     );
-    let event = |kind| {
+    let event = |body: &str, kind| {
         WebhookEvent::Feedback(FeedbackEvent {
             platform_type: PlatformType::HostA,
             platform_project_id: project.platform_project_id.clone(),
             iid: 1,
-            comment_body: body.clone(),
+            comment_body: body.to_owned(),
             kind,
         })
     };
-    let reaction = |withdrawn| FeedbackEventKind::Reaction {
+    let reaction = || FeedbackEventKind::Reaction {
         name: "thumbsup".into(),
         username: "ana".into(),
-        withdrawn,
+        withdrawn: false,
     };
     let intake = intake(&world);
     let calls = world.platform.calls().len();
     let configs = [project.platform_config_id];
-    let (outcome, _) = intake
-        .handle(&configs, None, event(reaction(false)))
+    // A 👍 on a comment carrying reviewd's marker: the MR's threads are read
+    // after the answer (the payload's text could be anyone's copy of the marker).
+    let (outcome, follow_up) = intake
+        .handle(&configs, None, event(&marked, reaction()))
         .await
         .unwrap();
-    assert_eq!(
-        outcome,
-        IntakeOutcome::Recorded("feedback recorded: accepted".into())
+    assert!(matches!(outcome, IntakeOutcome::Ignored(_)), "{outcome:?}");
+    assert_eq!(follow_up.read_feedback, Some((project.id, 1)));
+    assert!(
+        records(&world, review_id).await.is_empty(),
+        "nothing is recorded from the payload"
     );
     let resolved = FeedbackEventKind::Resolution {
         username: Some("bo".into()),
         resolved: true,
     };
-    intake
-        .handle(&configs, None, event(resolved))
+    let (_, follow_up) = intake
+        .handle(&configs, None, event(&marked, resolved))
         .await
         .unwrap();
+    assert_eq!(follow_up.read_feedback, Some((project.id, 1)));
     assert_eq!(
-        records(&world, review_id).await,
-        [pair("accepted", Some("ana")), pair("accepted", Some("bo"))]
+        world.platform.calls().len(),
+        calls,
+        "no platform call on the request"
     );
-    let reopened = FeedbackEventKind::Resolution {
-        username: Some("cy".into()),
-        resolved: false,
-    };
-    intake
-        .handle(&configs, None, event(reopened))
-        .await
-        .unwrap();
-    let (outcome, _) = intake
-        .handle(&configs, None, event(reaction(true)))
-        .await
-        .unwrap();
-    assert_eq!(
-        outcome,
-        IntakeOutcome::Recorded("feedback withdrawn".into())
-    );
-    assert!(records(&world, review_id).await.is_empty());
-    assert_eq!(world.platform.calls().len(), calls, "no platform call");
 
-    // A reaction on someone else's comment, an emoji that says nothing, or a
-    // project of another config: no record.
-    let mut human = event(reaction(false));
-    if let WebhookEvent::Feedback(e) = &mut human {
-        e.comment_body = "I think this is fine".into();
-    }
-    let party = FeedbackEventKind::Reaction {
-        name: "tada".into(),
-        username: "ana".into(),
-        withdrawn: false,
-    };
+    // A reaction on someone else's comment, or a project of another config: nothing.
     for (configs, event) in [
-        (configs.to_vec(), human),
-        (configs.to_vec(), event(party)),
-        (vec![Uuid::new_v4()], event(reaction(false))),
+        (configs.to_vec(), event("I think this is fine", reaction())),
+        (vec![Uuid::new_v4()], event(&marked, reaction())),
     ] {
-        intake.handle(&configs, None, event).await.unwrap();
+        let (outcome, follow_up) = intake.handle(&configs, None, event).await.unwrap();
+        assert!(matches!(outcome, IntakeOutcome::Ignored(_)));
+        assert_eq!(follow_up, FollowUp::default());
     }
-    assert!(records(&world, review_id).await.is_empty());
 }
 
 #[tokio::test]

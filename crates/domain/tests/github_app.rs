@@ -192,6 +192,7 @@ async fn synced_app(w: &World, installation_id: Option<i64>) -> PlatformConfig {
 fn event(installation_id: i64, change: InstallationChange) -> InstallationEvent {
     InstallationEvent {
         installation_id,
+        app_id: Some(4242),
         change,
     }
 }
@@ -250,6 +251,56 @@ async fn installation_events_sync_enable_and_disable_the_apps_projects() {
     let report = sync.apply(&configs, &added).await.unwrap();
     assert_eq!((report.synced, report.enabled), (3, 1));
     assert_eq!(enabled(every.id).await, ["octo/a", "octo/b", "octo/c"]);
+
+    // Suspended (GitHub names no repository, and mints no token): every project
+    // the App no longer reaches is disabled; unsuspended, enabled again.
+    let configs_every = [every.id];
+    w.platform.fail_next(
+        reviewd_testkit::fakes::hosting::Op::ListProjects,
+        reviewd_domain::ports::PlatformError::Forbidden(
+            "This installation has been suspended".into(),
+        ),
+    );
+    let suspended = event(
+        5,
+        InstallationChange::Unavailable {
+            repository_ids: vec![],
+        },
+    );
+    let report = sync.apply(&configs_every, &suspended).await.unwrap();
+    assert_eq!(report.disabled, 3);
+    assert!(enabled(every.id).await.is_empty());
+    // An outage while checking disables nothing.
+    w.platform.fail_next(
+        reviewd_testkit::fakes::hosting::Op::ListProjects,
+        reviewd_domain::ports::PlatformError::Unavailable("502".into()),
+    );
+    assert!(sync.apply(&configs_every, &suspended).await.is_err());
+    let unsuspended = event(
+        5,
+        InstallationChange::Available {
+            repository_ids: vec![],
+        },
+    );
+    let report = sync.apply(&configs_every, &unsuspended).await.unwrap();
+    assert_eq!(report.enabled, 3);
+    // Another App's installation, though signed with the same secret: untouched.
+    let other_app = InstallationEvent {
+        app_id: Some(999),
+        ..event(
+            5,
+            InstallationChange::Unavailable {
+                repository_ids: vec![a.id.clone()],
+            },
+        )
+    };
+    assert_eq!(
+        sync.apply(&configs_every, &other_app)
+            .await
+            .unwrap()
+            .configs,
+        0
+    );
 
     // A config that did not sign the delivery, or a token config, is not touched.
     let token = w

@@ -41,6 +41,7 @@ impl HttpClient {
     /// `Connect` when the TLS backend cannot be initialised.
     pub fn new(policy: RetryPolicy) -> Result<Self, HttpError> {
         let client = Client::builder()
+            .redirect(same_origin_redirects())
             .timeout(policy.timeout)
             .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
             .user_agent(concat!("reviewd/", env!("CARGO_PKG_VERSION")))
@@ -143,10 +144,9 @@ impl HttpClient {
 async fn read(response: reqwest::Response) -> Result<HttpResponse, HttpError> {
     let status = response.status().as_u16();
     let headers = response.headers().clone();
-    let body = response
-        .bytes()
-        .await
-        .map_err(|e| HttpError::Connect(format!("reading the body: {e}")))?;
+    let body = response.bytes().await.map_err(|e| {
+        HttpError::Interrupted(format!("reading the body: {}", e.without_url_ref()))
+    })?;
     Ok(HttpResponse {
         status,
         headers,
@@ -154,16 +154,46 @@ async fn read(response: reqwest::Response) -> Result<HttpResponse, HttpError> {
     })
 }
 
+/// Redirects are followed within the origin they start from (GitHub's renamed
+/// repositories), never to another: reqwest drops `Authorization` on a cross-origin
+/// hop but not custom headers such as GitLab's `PRIVATE-TOKEN`.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let origin = |url: &reqwest::Url| {
+            (
+                url.scheme().to_owned(),
+                url.host_str().map(str::to_owned),
+                url.port_or_known_default(),
+            )
+        };
+        let same = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| origin(first) == origin(attempt.url()));
+        if !same {
+            attempt.stop()
+        } else if attempt.previous().len() > 5 {
+            attempt.error("too many redirects")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
 /// The error for an attempt that got no answer: `Timeout` when the client's
-/// per-attempt timeout ran out, else `Connect`, its text without the URL's query
+/// per-attempt timeout ran out, `Connect` when no connection was made, else
+/// `Interrupted` (the request may have been sent); its text without the URL's query
 /// (which may carry a token). Public for a library driver that sends through
 /// [`HttpClient::reqwest`] (octocrab's connector), so its failures read as ours.
 #[must_use]
 pub fn transport_error(e: &reqwest::Error, timeout: Duration) -> HttpError {
     if e.is_timeout() {
         HttpError::Timeout(timeout)
-    } else {
+    } else if e.is_connect() {
         HttpError::Connect(e.without_url_ref())
+    } else {
+        // Sent, perhaps: a POST must not be sent again on a guess.
+        HttpError::Interrupted(e.without_url_ref())
     }
 }
 

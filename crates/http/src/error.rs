@@ -16,9 +16,14 @@ pub enum HttpError {
     /// No answer within the call's timeout (after any retries).
     #[error("timed out after {0:?}")]
     Timeout(Duration),
-    /// The connection failed (refused, DNS, TLS) after any retries.
+    /// The connection failed (refused, DNS, TLS) after any retries: the request
+    /// never reached the server.
     #[error("connection failed: {0}")]
     Connect(String),
+    /// The exchange broke off after the request may have reached the server (a
+    /// connection reset, an answer cut off): repeated only when the request is.
+    #[error("the exchange broke off: {0}")]
+    Interrupted(String),
     /// The body was not what the caller expected.
     #[error("unexpected response body: {0}")]
     Decode(String),

@@ -34,7 +34,7 @@ pub fn platform_error(err: HttpError) -> PlatformError {
             status, message, ..
         } => PlatformError::Unavailable(format!("HTTP {status}: {message}")),
         HttpError::Timeout(d) => PlatformError::Unavailable(format!("no answer within {d:?}")),
-        HttpError::Connect(e) => PlatformError::Unavailable(e),
+        HttpError::Connect(e) | HttpError::Interrupted(e) => PlatformError::Unavailable(e),
         HttpError::Decode(e) => PlatformError::InvalidResponse(e),
     }
 }

@@ -115,7 +115,7 @@ where
                 *retry_after,
             ),
             HttpError::Connect(_) => (true, None),
-            HttpError::Timeout(_) => (idempotent, None),
+            HttpError::Timeout(_) | HttpError::Interrupted(_) => (idempotent, None),
             HttpError::Decode(_) => (false, None),
         };
         let delay = (retryable && number < policy.max_attempts)

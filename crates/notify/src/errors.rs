@@ -23,7 +23,9 @@ pub(crate) fn from_http(err: HttpError, secrets: &[&str]) -> NotifyError {
             }
         }
         HttpError::Timeout(d) => NotifyError::Unavailable(format!("no answer within {d:?}")),
-        HttpError::Connect(e) => NotifyError::Unavailable(scrub(&e, secrets)),
+        HttpError::Connect(e) | HttpError::Interrupted(e) => {
+            NotifyError::Unavailable(scrub(&e, secrets))
+        }
         HttpError::Decode(e) => NotifyError::Rejected(scrub(&e, secrets)),
     }
 }

@@ -130,8 +130,21 @@ impl GithubPlatform {
         })
     }
 
+    /// The login the App's comments show: `{slug}[bot]`, the slug read once from
+    /// `GET /app` (it changes only with the App's settings, and the adapter of an
+    /// App lives long).
+    pub(crate) async fn app_login(&self) -> Result<String, PlatformError> {
+        if let Some(login) = self.app_login.get() {
+            return Ok(login.clone());
+        }
+        let login = format!("{}[bot]", self.app_identity().await?.username);
+        Ok(self.app_login.get_or_init(|| login).clone())
+    }
+
     /// The repositories of every installation the config covers (its own, or every
-    /// one not suspended), each once; each repository's installation is kept.
+    /// one not suspended), each once; each repository's installation is kept. An
+    /// installation that fails (suspended or removed since it was listed) is
+    /// skipped; the call fails only when every one does.
     pub(crate) async fn app_projects(&self) -> Result<Vec<PlatformProject>, PlatformError> {
         let installations = match self.app_installation()? {
             Some(Some(configured)) => vec![configured],
@@ -147,9 +160,17 @@ impl GithubPlatform {
         };
         let mut seen = HashSet::new();
         let mut projects = Vec::new();
+        let mut failures = Vec::new();
+        let count = installations.len();
         for installation in installations {
-            let client = self.installation(installation)?;
-            let repos: Vec<GhRepo> = get_all_on(&client, "/installation/repositories").await?;
+            let repos = match self.installation_repositories(installation).await {
+                Ok(repos) => repos,
+                Err(error) => {
+                    tracing::warn!(installation.id = installation, error = %error, "github_app.installation_skipped");
+                    failures.push(error);
+                    continue;
+                }
+            };
             for repo in repos {
                 if let Ok(id) = u64::try_from(repo.id) {
                     self.remember(Repository::Id(id), installation);
@@ -161,7 +182,18 @@ impl GithubPlatform {
                 }
             }
         }
+        if failures.len() == count
+            && let Some(first) = failures.into_iter().next()
+        {
+            return Err(first);
+        }
         Ok(projects)
+    }
+
+    /// `GET /installation/repositories` with installation `id`'s token.
+    async fn installation_repositories(&self, id: u64) -> Result<Vec<GhRepo>, PlatformError> {
+        let client = self.installation(id)?;
+        get_all_on(&client, "/installation/repositories").await
     }
 
     /// A token of its own for a runner to clone `repository` (route `repo`) with:

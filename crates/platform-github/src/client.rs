@@ -32,6 +32,8 @@ pub struct GithubPlatform {
     pub(crate) installations: Mutex<HashMap<u64, Arc<Octocrab>>>,
     /// The installation each repository met so far is reached through.
     pub(crate) installation_of: Mutex<HashMap<Repository, u64>>,
+    /// For a GitHub App: the login its comments show (`{slug}[bot]`), read once.
+    pub(crate) app_login: OnceLock<String>,
 }
 
 struct Setup {
@@ -137,6 +139,7 @@ impl GithubPlatform {
             crab: OnceLock::new(),
             installations: Mutex::new(HashMap::new()),
             installation_of: Mutex::new(HashMap::new()),
+            app_login: OnceLock::new(),
         }
     }
 

@@ -191,13 +191,13 @@ where
                         octocrab::Error::Reqwest { source, .. } => {
                             transport_error(&source, policy.timeout)
                         }
-                        other => HttpError::Connect(other.to_string()),
+                        other => HttpError::Interrupted(other.to_string()),
                     })?;
                     let (parts, body) = response.into_parts();
                     let body = body
                         .collect()
                         .await
-                        .map_err(|e| HttpError::Connect(format!("reading the body: {e}")))?
+                        .map_err(|e| HttpError::Interrupted(format!("reading the body: {e}")))?
                         .to_bytes();
                     let response = HttpResponse {
                         status: parts.status.as_u16(),

@@ -1,8 +1,9 @@
-//! The threads reviewd's line comments started on a pull request, with what their
-//! readers did: replies and reactions from REST, resolution from GraphQL (REST does
-//! not show it).
+//! The threads reviewd's line comments started on a pull request (their first
+//! comment carries reviewd's marker and is written by reviewd's identity), with
+//! what their readers did: replies and reactions from REST, resolution from GraphQL
+//! (REST does not show it).
 
-use crate::api::{GhReaction, GhRepo, GhReviewComment};
+use crate::api::{GhReaction, GhRepo, GhReviewComment, GhUser};
 use crate::client::GithubPlatform;
 use reviewd_domain::model::diff::{CommentThread, Resolution, ThreadReaction, ThreadReply};
 use reviewd_domain::ports::{PlatformError, ProjectRef};
@@ -93,12 +94,26 @@ impl GithubPlatform {
         let (roots, replies): (Vec<_>, Vec<_>) = comments
             .into_iter()
             .partition(|c| c.in_reply_to_id.is_none());
-        let roots: Vec<GhReviewComment> = roots
+        let marked: Vec<GhReviewComment> = roots
             .into_iter()
             .filter(|c| {
                 c.body
                     .as_deref()
                     .is_some_and(|b| comment_fingerprint(b).is_some())
+            })
+            .collect();
+        if marked.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Anyone who can comment can copy a marker into a thread of their own:
+        // only the threads reviewd's identity started are reviewd's.
+        let own = self.own_login().await?;
+        let roots: Vec<GhReviewComment> = marked
+            .into_iter()
+            .filter(|c| {
+                c.user
+                    .as_ref()
+                    .is_some_and(|u| u.login.eq_ignore_ascii_case(&own))
             })
             .collect();
         if roots.is_empty() {
@@ -133,6 +148,16 @@ impl GithubPlatform {
             });
         }
         Ok(threads)
+    }
+
+    /// The login reviewd's comments show: the token's user (`GET /user`), or a
+    /// GitHub App's bot, `{slug}[bot]`.
+    async fn own_login(&self) -> Result<String, PlatformError> {
+        if self.app_installation()?.is_some() {
+            return self.app_login().await;
+        }
+        let user: GhUser = self.get_json("/user", &[]).await?;
+        Ok(user.login)
     }
 
     async fn reactions(

@@ -138,6 +138,103 @@ async fn projects_of_every_installation_not_suspended_each_once() {
     assert!(!listed_installations);
 }
 
+/// One installation failing (suspended or removed since GitHub listed it) does
+/// not keep the others' repositories from being listed; every one failing does.
+#[tokio::test]
+async fn a_failing_installation_is_skipped_and_the_others_listed() {
+    let (fake, _) = github().await;
+    fake.add_project(&ProjectFixture::new("shared/one")).await;
+    fake.with_installation(79, "shared", &[], false);
+    let suspended = "This installation has been suspended";
+    let refuse = |id: u64, status: u16, message: &'static str| {
+        let route = format!("^/api/v3/app/installations/{id}/access_tokens$");
+        let fake = &fake;
+        async move { fake.fail("POST", &route, status, message, 1).await }
+    };
+
+    refuse(INSTALLATION, 403, suspended).await;
+    let projects = app(&fake).list_projects().await.unwrap();
+    assert_eq!(full_paths(&projects), ["shared/one"]);
+
+    refuse(INSTALLATION, 403, suspended).await;
+    refuse(79, 404, "Not Found").await;
+    let err = app(&fake).list_projects().await.unwrap_err();
+    assert_eq!(
+        err,
+        PlatformError::Forbidden(suspended.into()),
+        "the first failure"
+    );
+
+    // A config limited to the failing installation fails.
+    refuse(79, 404, "Not Found").await;
+    let only = platform_with(&connection(&fake, FakeGithub::APP_PRIVATE_KEY, Some(79)));
+    let err = only.list_projects().await.unwrap_err();
+    assert!(matches!(err, PlatformError::NotFound(_)), "{err:?}");
+}
+
+/// The App's comments show its bot, `{slug}[bot]`: those are the threads that
+/// are reviewd's, not a person's thread with a copied marker.
+#[tokio::test]
+async fn the_apps_threads_are_its_bots_and_a_copied_marker_is_not_one() {
+    let (fake, api) = github().await;
+    let platform = app(&fake);
+    let diff = platform.merge_request_diff(&api, 1).await.unwrap();
+    let ours = remark(2);
+    platform
+        .post_inline_comments(&api, 1, &diff.refs, std::slice::from_ref(&ours))
+        .await
+        .unwrap();
+    platform.post_comment(&api, 1, "A summary.").await.unwrap();
+    let posted = fake.review_comments("org/api", 1)[0].0;
+    fake.react_as("org/api", posted, "+1", "alice").unwrap();
+    let copy = fake.comment_as("org/api", 1, "src/lib.rs", 3, &ours.body, "mallory");
+    fake.react_as("org/api", copy, "-1", "mallory").unwrap();
+    fake.reply_as("org/api", copy, "Won't fix.", "mallory")
+        .unwrap();
+    assert!(fake.resolve_as("org/api", copy, Some("mallory")));
+
+    for _ in 0..2 {
+        let threads = platform.comment_threads(&api, 1).await.unwrap();
+        assert_eq!(threads.len(), 1, "{threads:?}");
+        assert_eq!(threads[0].body, ours.body);
+        assert_eq!(threads[0].reactions.len(), 1);
+        assert_eq!(threads[0].reactions[0].username, "alice");
+        assert!(threads[0].replies.is_empty() && threads[0].resolved.is_none());
+    }
+    let app_reads = fake
+        .requests()
+        .await
+        .iter()
+        .filter(|r| r.url.path() == "/api/v3/app")
+        .count();
+    assert_eq!(app_reads, 1, "the App's slug is read once and kept");
+
+    // As the fake shows them, to anyone: the App's comments are its bot's, a
+    // person's their own.
+    let client = reqwest::Client::new();
+    let list = |route: &str| {
+        let request = client
+            .get(format!("{}/api/v3/repos/org/api{route}", fake.base_url()))
+            .bearer_auth(PAT)
+            .send();
+        async move {
+            request
+                .await
+                .unwrap()
+                .json::<serde_json::Value>()
+                .await
+                .unwrap()
+        }
+    };
+    let review_comments = list("/pulls/1/comments").await;
+    assert_eq!(review_comments[0]["user"]["login"], "reviewd-app[bot]");
+    assert_eq!(review_comments[0]["user"]["type"], "Bot");
+    assert_eq!(review_comments[1]["user"]["login"], "mallory");
+    assert_eq!(review_comments[1]["user"]["type"], "User");
+    let general = list("/issues/1/comments").await;
+    assert_eq!(general[0]["user"]["login"], "reviewd-app[bot]");
+}
+
 #[tokio::test]
 async fn a_pull_request_is_read_and_reviewed_with_one_installation_token() {
     let (fake, api) = github().await;

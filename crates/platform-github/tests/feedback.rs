@@ -155,6 +155,49 @@ async fn reviewd_threads_come_with_what_their_readers_did() {
     );
 }
 
+/// Anyone who can comment can start a thread whose first comment carries a copy
+/// of reviewd's marker, then judge it: only the threads the token's user started
+/// are reviewd's, so the copy counts for nothing and the real one keeps its
+/// signals.
+#[tokio::test]
+async fn a_thread_started_by_someone_else_with_a_copied_marker_is_not_reviewds() {
+    let fake = FakeGithub::start(TOKEN).await;
+    let real = reviewd_comment(2, "00000000000000aa");
+    let (project, ids) = reviewed(&fake, std::slice::from_ref(&real)).await;
+    fake.react_as(REPO, ids[0], "+1", "alice").unwrap();
+    let copy = fake.comment_as(REPO, 5, "src/lib.rs", 3, &real.body, "mallory");
+    fake.react_as(REPO, copy, "-1", "mallory").unwrap();
+    fake.reply_as(REPO, copy, "Won't fix.", "mallory").unwrap();
+    assert!(fake.resolve_as(REPO, copy, Some("mallory")));
+    let before = fake.requests().await.len();
+
+    let threads = platform(&fake.base_url())
+        .comment_threads(&project, 5)
+        .await
+        .unwrap();
+
+    assert_eq!(
+        threads,
+        vec![CommentThread {
+            body: real.body.clone(),
+            reactions: vec![reaction("+1", "alice")],
+            ..CommentThread::default()
+        }]
+    );
+    let made = requested_paths(&fake).await.split_off(before);
+    assert_eq!(
+        made.iter().filter(|p| *p == "/api/v3/user").count(),
+        1,
+        "who the token is, once: {made:?}"
+    );
+    assert!(
+        !made
+            .iter()
+            .any(|p| p.contains(&format!("/comments/{copy}/"))),
+        "{made:?}"
+    );
+}
+
 #[tokio::test]
 async fn resolution_is_read_from_graphql_beside_the_enterprise_rest_api() {
     let fake = FakeGithub::start(TOKEN).await;
@@ -303,11 +346,24 @@ async fn the_token_owner_reacts_and_replies_through_githubs_routes() {
     assert!(threads[0].reactions.is_empty());
 }
 
+/// `GET /user` on `server`: the token is `reviewd-bot`'s.
+async fn token_user(server: &MockServer) {
+    Mock::given(method("GET"))
+        .and(path("/api/v3/user"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "login": "reviewd-bot", "id": 42, "node_id": "U_42", "type": "User", "site_admin": false,
+            "name": "Reviewd Bot",
+        })))
+        .mount(server)
+        .await;
+}
+
 /// The GraphQL pages are followed by cursor, and a thread is matched to its
 /// first comment by `databaseId`.
 #[tokio::test]
 async fn resolved_threads_are_read_over_every_graphql_page() {
     let server = MockServer::start().await;
+    token_user(&server).await;
     let body = format!("a remark\n\n{}", comment_marker("00000000000000f6"));
     Mock::given(method("GET"))
         .and(path("/api/v3/repos/octocat/Hello-World/pulls/7/comments"))
@@ -370,10 +426,15 @@ async fn resolved_threads_are_read_over_every_graphql_page() {
 #[tokio::test]
 async fn graphql_errors_answered_with_200_are_errors() {
     let server = MockServer::start().await;
+    token_user(&server).await;
     let body = format!("a remark\n\n{}", comment_marker("00000000000000f7"));
     Mock::given(method("GET"))
         .and(path("/api/v3/repos/octocat/Hello-World/pulls/7/comments"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!([{ "id": 10, "body": body }])))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(
+                json!([{ "id": 10, "body": body, "user": { "login": "reviewd-bot" } }]),
+            ),
+        )
         .mount(&server)
         .await;
     Mock::given(method("POST"))

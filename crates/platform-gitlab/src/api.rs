@@ -211,10 +211,10 @@ impl GlDiscussion {
             })
     }
 
-    /// The thread as feedback reads it, when its first note is one of reviewd's
-    /// line comments; its first note's id, to read the award emoji by. Reactions
-    /// are left for the caller to fill in.
-    pub fn into_review_thread(self) -> Option<(i64, CommentThread)> {
+    /// The thread as feedback reads it, when its first note carries reviewd's
+    /// marker; whose that note is, for the caller to check that reviewd wrote it
+    /// (anyone can copy a marker). Reactions are left for the caller to fill in.
+    pub fn into_review_thread(self) -> Option<MarkedThread> {
         let notes: Vec<GlNote> = self.notes.into_iter().filter(|note| !note.system).collect();
         comment_fingerprint(&notes.first()?.body)?;
         // GitLab resolves a thread by resolving each of its resolvable notes.
@@ -228,6 +228,7 @@ impl GlDiscussion {
             });
         let mut notes = notes.into_iter();
         let first = notes.next()?;
+        let author = first.author.map(|a| a.username);
         let replies = notes
             .map(|note| ThreadReply {
                 id: note.id.to_string(),
@@ -241,8 +242,22 @@ impl GlDiscussion {
             replies,
             resolved,
         };
-        Some((first.id, thread))
+        Some(MarkedThread {
+            note_id: first.id,
+            author,
+            thread,
+        })
     }
+}
+
+/// A discussion whose first note carries reviewd's marker.
+#[derive(Debug)]
+pub struct MarkedThread {
+    /// The first note's id, to read its award emoji by.
+    pub note_id: i64,
+    /// Who wrote the first note (`None` when GitLab names nobody).
+    pub author: Option<String>,
+    pub thread: CommentThread,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,6 +1,6 @@
 use crate::api::{
     GlAwardEmoji, GlChanges, GlCompare, GlDiff, GlDiscussion, GlHook, GlMergeRequest, GlNote,
-    GlProject, GlTokenInfo, GlTokenSelf, GlUser,
+    GlProject, GlTokenInfo, GlTokenSelf, GlUser, MarkedThread,
 };
 use crate::client::GitlabPlatform;
 use crate::endpoints::{CreateReviewHook, MergeRequestChanges, OAuthTokenInfo, ProjectUsers};
@@ -105,6 +105,12 @@ impl GitlabPlatform {
         Ok(files.into_iter().map(FileDiff::from).collect())
     }
 
+    /// `GET /user`: who the token acts as.
+    async fn current_user(&self) -> Result<GlUser, PlatformError> {
+        let me = users::CurrentUser::builder().build().map_err(built)?;
+        me.query_async(&self.rest).await.map_err(gl_error)
+    }
+
     /// Every discussion of a merge request, oldest first.
     async fn discussions(
         &self,
@@ -127,8 +133,7 @@ impl HostingPlatform for GitlabPlatform {
     }
 
     async fn token_identity(&self) -> Result<TokenIdentity, PlatformError> {
-        let me = users::CurrentUser::builder().build().map_err(built)?;
-        let user: GlUser = me.query_async(&self.rest).await.map_err(gl_error)?;
+        let user = self.current_user().await?;
         Ok(TokenIdentity {
             user_id: user.id.to_string(),
             username: user.username,
@@ -344,11 +349,26 @@ impl HostingPlatform for GitlabPlatform {
     ) -> Result<Vec<CommentThread>, PlatformError> {
         let iid = gl_id(iid, "merge request")?;
         let discussions = self.discussions(&project.id, iid).await?;
-        let mut threads = Vec::new();
-        for (note_id, mut thread) in discussions
+        let marked: Vec<MarkedThread> = discussions
             .into_iter()
             .filter_map(GlDiscussion::into_review_thread)
+            .collect();
+        if marked.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Anyone who can comment can copy a marker into a thread of their own:
+        // only the threads the token's user opened are reviewd's.
+        let own = self.current_user().await?.username;
+        let mut threads = Vec::new();
+        for MarkedThread {
+            note_id,
+            author,
+            mut thread,
+        } in marked
         {
+            if !author.is_some_and(|a| a.eq_ignore_ascii_case(&own)) {
+                continue;
+            }
             let awards = mr::notes::awards::MergeRequestNoteAwards::builder()
                 .project(project.id.as_str())
                 .merge_request(iid)

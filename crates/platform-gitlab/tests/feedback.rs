@@ -99,18 +99,8 @@ async fn reviewd_threads_come_back_with_reactions_replies_and_resolution() {
         .post_inline_comments(&project, 3, &refs, &comments)
         .await
         .unwrap();
-    // A thread without reviewd's marker, liked. (The fake opens threads as the
-    // token's owner only; the marker, not the author, is what counts.)
-    adapter
-        .post_inline_comments(&project, 3, &refs, &[line("src/d.rs", "Nice helper!")])
-        .await
-        .unwrap();
-    let human = fake
-        .line_comment_ids(&project.id, 3)
-        .into_iter()
-        .find(|(_, body)| body == "Nice helper!")
-        .unwrap()
-        .0;
+    // A thread a reader opened, without reviewd's marker, liked.
+    let human = fake.start_discussion_as(&project.id, 3, "src/d.rs", 2, "Nice helper!", "erin");
     fake.react_as(&project.id, human, "thumbsup", "erin")
         .unwrap();
     let (a, b, c) = (
@@ -219,6 +209,86 @@ async fn an_unknown_merge_request_or_project_is_not_found() {
         adapter.comment_threads(&unknown, 3).await,
         Err(PlatformError::NotFound(_))
     ));
+}
+
+/// Anyone who can comment can open a thread whose first note carries a copy of
+/// reviewd's marker, then judge it: only the threads the token's user opened are
+/// reviewd's, so the copy counts for nothing and the real one keeps its signals.
+#[tokio::test]
+async fn a_thread_opened_by_someone_else_with_a_copied_marker_is_not_reviewds() {
+    let (fake, adapter, project, mr) = world().await;
+    let body = format!("Check this.\n\n{}", comment_marker("0000000000000abc"));
+    adapter
+        .post_inline_comments(
+            &project,
+            3,
+            &mr.refs(PlatformType::HostA),
+            &[line("src/a.rs", &body)],
+        )
+        .await
+        .unwrap();
+    let real = note_with(&fake, &project, "0000000000000abc");
+    fake.react_as(&project.id, real, "thumbsup", "alice")
+        .unwrap();
+    let copy = fake.start_discussion_as(&project.id, 3, "src/b.rs", 2, &body, "mallory");
+    fake.react_as(&project.id, copy, "thumbsdown", "mallory")
+        .unwrap();
+    fake.reply_as(&project.id, copy, "Won't fix.", "mallory")
+        .unwrap();
+    assert!(fake.resolve_as(&project.id, copy, Some("mallory")));
+    let before = fake.requests().await.len();
+
+    let threads = adapter.comment_threads(&project, 3).await.unwrap();
+
+    assert_eq!(
+        threads,
+        [CommentThread {
+            body,
+            reactions: vec![reaction("thumbsup", "alice")],
+            replies: Vec::new(),
+            resolved: None,
+        }]
+    );
+    let paths = requested_paths(&fake).await.split_off(before);
+    assert_eq!(
+        paths.iter().filter(|p| *p == "/api/v4/user").count(),
+        1,
+        "who the token is, once: {paths:?}"
+    );
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.ends_with(&format!("/notes/{copy}/award_emoji"))),
+        "{paths:?}"
+    );
+    // The fake shows the copy as its author's, and reviewd's note as the token
+    // owner's, who `/user` says the token is.
+    let http = reqwest::Client::new();
+    let base = format!(
+        "{}/api/v4/projects/{}/merge_requests/3",
+        fake.base_url(),
+        project.id
+    );
+    let (_, me) = send(&fake, http.get(format!("{}/api/v4/user", fake.base_url()))).await;
+    let (_, discussions) = send(&fake, http.get(format!("{base}/discussions"))).await;
+    let authors: Vec<&str> = discussions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["notes"][0]["author"]["username"].as_str().unwrap())
+        .collect();
+    assert_eq!(authors, [me["username"].as_str().unwrap(), "mallory"]);
+    assert_eq!(discussions[0]["notes"][0]["author"]["id"], me["id"]);
+    let copied = &discussions[1]["notes"];
+    assert_eq!(copied[0]["position"]["new_path"], "src/b.rs");
+    assert_eq!(
+        copied[0]["position"]["head_sha"],
+        discussions[0]["notes"][0]["position"]["head_sha"]
+    );
+    assert_eq!(
+        copied[1]["author"]["username"], "mallory",
+        "the reply's own author"
+    );
 }
 
 /// `request` with the fake's token: the status and the JSON answered.
@@ -367,7 +437,7 @@ async fn the_fake_serves_award_emoji_replies_and_resolution_as_gitlab() {
 
 /// GitLab's own JSON, as its API docs show discussions: system notes left out,
 /// `resolved_by` null or missing (older GitLab), notes without the resolution
-/// fields at all.
+/// fields at all; a thread someone else opened with a copied marker left out.
 #[tokio::test]
 async fn discussions_in_gitlab_shapes_old_and_new_are_read() {
     let server = MockServer::start().await;
@@ -416,6 +486,12 @@ async fn discussions_in_gitlab_shapes_old_and_new_are_read() {
             "notes": [note(6, &format!("third\n{}", comment_marker("f3")), "reviewer-bot", Value::Null)],
         },
         {
+            // Someone else's thread with a copy of the first one's marker.
+            "id": "2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d", "individual_note": false,
+            "notes": [note(8, &format!("copy\n{marker}"), "mallory",
+                json!({ "resolvable": true, "resolved": true, "resolved_by": author("mallory") }))],
+        },
+        {
             "id": "1f2e3d4c5b6a79880796a5b4c3d2e1f0a9b8c7d6", "individual_note": true,
             "notes": [{ "id": 7, "type": null, "body": "LGTM", "author": author("dev"),
                         "system": false, "noteable_type": "MergeRequest" }],
@@ -435,6 +511,13 @@ async fn discussions_in_gitlab_shapes_old_and_new_are_read() {
         ),
         (4, json!([])),
         (6, json!([])),
+        // Served, so that only the author check keeps the copy out.
+        (
+            8,
+            json!([{ "id": 91, "name": "thumbsdown", "user": author("mallory"),
+                     "created_at": "2026-11-22T10:00:00.000Z", "updated_at": "2026-11-22T10:00:00.000Z",
+                     "awardable_id": 8, "awardable_type": "Note" }]),
+        ),
     ] {
         Mock::given(method("GET"))
             .and(path(format!(
@@ -444,6 +527,14 @@ async fn discussions_in_gitlab_shapes_old_and_new_are_read() {
             .mount(&server)
             .await;
     }
+    Mock::given(method("GET"))
+        .and(path("/api/v4/user"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "id": 1, "username": "reviewer-bot", "name": "Reviewer Bot", "state": "active",
+            "avatar_url": null, "web_url": "https://gitlab.example.com/reviewer-bot",
+        })))
+        .mount(&server)
+        .await;
     let connection = PlatformConnection {
         platform_type: PlatformType::HostA,
         base_url: server.uri(),

@@ -25,6 +25,8 @@ pub struct FakeGithub {
     pulls: graphql::Pulls,
     /// The GitHub App, its installations and their tokens.
     app: app::AppShared,
+    /// Which comments the App's bot posted (with an installation token).
+    authors: hosted::Authors,
 }
 
 /// A repository as `GET /user/repos` returns it.
@@ -66,6 +68,7 @@ impl FakeGithub {
             hosted: Hosted::shared(7000),
             pulls: graphql::Pulls::default(),
             app: app::AppState::shared(),
+            authors: hosted::Authors::default(),
         };
         fake.serve_graphql().await;
         Mock::given(method("GET"))
@@ -165,6 +168,26 @@ impl FakeGithub {
         Mock::given(method("DELETE"))
             .and(path_regex(format!("^{hooks}/\\d+$")))
             .respond_with(ResponseTemplate::new(204))
+            .mount(&self.server)
+            .await;
+    }
+
+    /// Answers `status` with GitHub's error `message` to the next `times` requests
+    /// of `http_method` on a path matching `path_pattern`, ahead of every other
+    /// route (the App's too), then lets them answer again.
+    pub async fn fail(
+        &self,
+        http_method: &str,
+        path_pattern: &str,
+        status: u16,
+        message: &str,
+        times: u64,
+    ) {
+        Mock::given(method(http_method))
+            .and(path_regex(path_pattern))
+            .respond_with(access::error(status, message))
+            .up_to_n_times(times)
+            .with_priority(1)
             .mount(&self.server)
             .await;
     }

@@ -89,8 +89,8 @@ impl FakeGitlab {
             .and(path("/api/v4/user"))
             .and(header("PRIVATE-TOKEN", token))
             .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "id": 7, "username": "reviewer-bot", "name": "Reviewer Bot", "state": "active",
-                "avatar_url": "https://gitlab.example.com/avatar.png", "web_url": "https://gitlab.example.com/reviewer-bot",
+                "id": hosted::OWNER.0, "username": hosted::OWNER.1, "name": hosted::OWNER.2, "state": "active",
+                "avatar_url": "https://gitlab.example.com/avatar.png", "web_url": format!("https://gitlab.example.com/{}", hosted::OWNER.1),
             })))
             .mount(&fake.server)
             .await;

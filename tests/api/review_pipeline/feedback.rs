@@ -185,7 +185,6 @@ async fn gitlab_award_emoji_replies_resolved_threads_and_a_fix_become_feedback()
     let (unwrap_note, unwrap_body) = find("unwrap() panics");
     let (logging_note, _) = find("Consider logging");
 
-    // A 👍 by ana: GitLab's emoji hook carries the note, recorded at once.
     let award = gitlab
         .react_as(&project.id, unwrap_note, "thumbsup", "ana")
         .unwrap();
@@ -197,14 +196,18 @@ async fn gitlab_award_emoji_replies_resolved_threads_and_a_fix_become_feedback()
     emoji["note"]["note"] = json!(unwrap_body);
     emoji["object_attributes"]["awardable_id"] = json!(unwrap_note);
     emoji["user"]["username"] = json!("ana");
+    // A 👍 by ana: GitLab's emoji hook names the note; the MR's threads are read
+    // after the answer (the hook's text alone proves nothing).
     let answer = deliver_a(&app, "Emoji Hook", &emoji).await;
-    assert_eq!(
-        (answer["status"].as_str(), answer["message"].as_str()),
-        (Some("recorded"), Some("feedback recorded: accepted")),
-        "{answer}"
+    assert_eq!(answer["status"], "ignored", "{answer}");
+    assert!(
+        answer["message"]
+            .as_str()
+            .unwrap()
+            .contains("read after this answer")
     );
     assert_eq!(
-        feedback(&app, &review).await,
+        eventually(&app, &review, &[("accepted", Some("ana"))]).await,
         [pair("accepted", Some("ana"))]
     );
 
@@ -284,11 +287,23 @@ async fn gitlab_award_emoji_replies_resolved_threads_and_a_fix_become_feedback()
     assert!(gitlab.unreact(&project.id, unwrap_note, award));
     emoji["event_type"] = json!("revoke");
     let answer = deliver_a(&app, "Emoji Hook", &emoji).await;
-    assert_eq!(answer["message"], "feedback withdrawn", "{answer}");
-    assert!(
-        !feedback(&app, &review)
-            .await
-            .contains(&pair("accepted", Some("ana")))
+    assert_eq!(answer["status"], "ignored", "{answer}");
+    assert_eq!(
+        eventually(
+            &app,
+            &review,
+            &[
+                ("accepted", Some("cy")),
+                ("implemented", None),
+                ("rejected", Some("bo"))
+            ]
+        )
+        .await,
+        [
+            pair("accepted", Some("cy")),
+            pair("implemented", None),
+            pair("rejected", Some("bo")),
+        ]
     );
 }
 
@@ -371,7 +386,7 @@ async fn github_reactions_replies_resolved_threads_and_a_fix_become_feedback() {
         eventually(&app, &review, &[("rejected", Some("bo"))]).await,
         [pair("rejected", Some("bo"))]
     );
-    // cy resolves the first thread: GitHub's review-thread hook carries it.
+    // cy resolves the first thread: GitHub's review-thread hook has the threads read.
     assert!(github.resolve_as(&repo.full_path, unwrap_comment, Some("cy")));
     let mut resolved = fixture("hostB", "pull_request_review_thread.resolved.json");
     resolved["repository"]["id"] = json!(repo.id.parse::<u64>().unwrap());
@@ -383,10 +398,15 @@ async fn github_reactions_replies_resolved_threads_and_a_fix_become_feedback() {
         }
     }
     let answer = deliver_b(&app, "pull_request_review_thread", &resolved).await;
+    assert_eq!(answer["status"], "ignored", "{answer}");
     assert_eq!(
-        (answer["status"].as_str(), answer["message"].as_str()),
-        (Some("recorded"), Some("feedback recorded: accepted")),
-        "{answer}"
+        eventually(
+            &app,
+            &review,
+            &[("accepted", Some("cy")), ("rejected", Some("bo"))]
+        )
+        .await,
+        [pair("accepted", Some("cy")), pair("rejected", Some("bo"))]
     );
     // Reactions have no webhook on GitHub: the pass reads them. A 🎉 is no verdict.
     github
@@ -439,12 +459,27 @@ async fn github_reactions_replies_resolved_threads_and_a_fix_become_feedback() {
     reopened["repository"]["id"] = json!(repo.id.parse::<u64>().unwrap());
     reopened["pull_request"]["number"] = json!(2);
     reopened["thread"] = resolved["thread"].clone();
+    assert!(github.resolve_as(&repo.full_path, unwrap_comment, None));
     let answer = deliver_b(&app, "pull_request_review_thread", &reopened).await;
-    assert_eq!(answer["message"], "feedback withdrawn", "{answer}");
-    assert!(
-        !feedback(&app, &review)
-            .await
-            .contains(&pair("accepted", Some("cy")))
+    assert_eq!(answer["status"], "ignored", "{answer}");
+    assert_eq!(
+        eventually(
+            &app,
+            &review,
+            &[
+                ("accepted", Some("ana")),
+                ("implemented", None),
+                ("rejected", Some("bo")),
+                ("rejected", Some("dee"))
+            ]
+        )
+        .await,
+        [
+            pair("accepted", Some("ana")),
+            pair("implemented", None),
+            pair("rejected", Some("bo")),
+            pair("rejected", Some("dee")),
+        ]
     );
 }
 

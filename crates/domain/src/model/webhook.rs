@@ -74,17 +74,21 @@ pub enum FeedbackEventKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallationEvent {
     pub installation_id: i64,
+    /// The App it is an installation of, when the payload says.
+    pub app_id: Option<i64>,
     pub change: InstallationChange,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InstallationChange {
     /// Installed, unsuspended, or repositories added (their platform ids, as
-    /// the payload lists them): the installation's repositories are synced and
-    /// these ones enabled again.
+    /// the payload lists them; none for an unsuspension): the installation's
+    /// repositories are synced and these ones (none listed: every one the App
+    /// reaches) enabled again.
     Available { repository_ids: Vec<String> },
     /// Repositories removed, or the installation deleted or suspended: these
-    /// repositories' projects are disabled (their history is kept).
+    /// repositories' projects are disabled (none listed, as for a suspension:
+    /// every project the App no longer reaches). Their history is kept.
     Unavailable { repository_ids: Vec<String> },
 }
 

@@ -147,7 +147,8 @@ pub trait FeedbackRepository: Send + Sync {
     ) -> Result<Vec<(Uuid, i64)>, RepoError>;
 
     /// Fingerprints of the project's comments with at least `times` rejections
-    /// among them (by any users, on any of its reviews).
+    /// among them, on any of its reviews; one per comment and user (a 👎 and a
+    /// "won't fix" reply by one person on one comment are one rejection).
     ///
     /// # Errors
     /// Only store failures.

@@ -1,15 +1,16 @@
-//! Feedback on reviewd's line comments, gathered three ways: from webhooks that
-//! carry it (a GitLab award emoji, a GitHub thread resolved), by reading an MR's
-//! threads from its platform (after a reply, and in the periodic pass over the
-//! last days' reviews, for what no webhook announces), and from a later round's
-//! diff (the commented line changed: implemented). The sums drawn from it give the
+//! Feedback on reviewd's line comments, gathered two ways: by reading an MR's
+//! threads from its platform (after a webhook says a thread of reviewd's got a
+//! reaction, a reply or a resolution, and in the periodic pass over the last
+//! days' reviews, for what no webhook announces), and from a later round's diff
+//! (the commented line changed: implemented). The platform adapters return only
+//! threads that reviewd's own account started, so a copied marker judges nothing. The sums drawn from it give the
 //! acceptance rates, and a comment a project rejected twice is not posted there
 //! again.
 
 use super::ServiceError;
 use super::projects::ProjectService;
+use crate::model::Project;
 use crate::model::diff::{CommentThread, FileDiff};
-use crate::model::{FeedbackEvent, FeedbackEventKind, Project};
 use crate::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
     HostingPlatform, NewFeedback, PlatformError, ProjectRef,
@@ -65,85 +66,6 @@ pub struct FeedbackService {
 impl FeedbackService {
     pub fn new(store: Arc<dyn FeedbackRepository>, projects: Arc<ProjectService>) -> Self {
         Self { store, projects }
-    }
-
-    /// Records (or takes back) the feedback a webhook carried, without a platform
-    /// call; what it did, for the webhook's answer.
-    ///
-    /// # Errors
-    /// Store failures (the platform should retry).
-    pub async fn record_event(
-        &self,
-        project: &Project,
-        event: &FeedbackEvent,
-    ) -> Result<String, ServiceError> {
-        let Some(fingerprint) = comment_fingerprint(&event.comment_body) else {
-            return Ok("not a comment of reviewd's".into());
-        };
-        let Some(target) = self
-            .store
-            .find_posted_comment(project.id, event.iid, fingerprint)
-            .await?
-        else {
-            return Ok("no posted comment of reviewd's matches".into());
-        };
-        match &event.kind {
-            FeedbackEventKind::Reaction {
-                name,
-                username,
-                withdrawn: true,
-            } => {
-                self.store
-                    .withdraw(
-                        target.comment_id,
-                        FeedbackSource::Reaction,
-                        name,
-                        Some(username),
-                    )
-                    .await?;
-                Ok("feedback withdrawn".into())
-            }
-            FeedbackEventKind::Reaction { name, username, .. } => {
-                let Some(verdict) = verdict(Signal::Reaction(name)) else {
-                    return Ok(format!("`{name}` is not a verdict"));
-                };
-                self.store
-                    .record(NewFeedback {
-                        comment_id: target.comment_id,
-                        verdict,
-                        source: FeedbackSource::Reaction,
-                        source_id: name.clone(),
-                        username: Some(username.clone()),
-                        note: None,
-                    })
-                    .await?;
-                Ok(format!("feedback recorded: {}", verdict.status.as_str()))
-            }
-            FeedbackEventKind::Resolution { username, resolved } => {
-                // One resolution per thread, whoever resolved it: reopening takes
-                // back the record of any resolver.
-                let records: Vec<NewFeedback> = verdict(Signal::Resolved)
-                    .filter(|_| *resolved)
-                    .map(|verdict| NewFeedback {
-                        comment_id: target.comment_id,
-                        verdict,
-                        source: FeedbackSource::Resolved,
-                        source_id: String::new(),
-                        username: username.clone(),
-                        note: None,
-                    })
-                    .into_iter()
-                    .collect();
-                self.store
-                    .sync_comment(target.comment_id, &[FeedbackSource::Resolved], records)
-                    .await?;
-                Ok(if *resolved {
-                    "feedback recorded: accepted".into()
-                } else {
-                    "feedback withdrawn".into()
-                })
-            }
-        }
     }
 
     /// Reads the MR's threads from its platform and makes the records of each of

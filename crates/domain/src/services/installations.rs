@@ -10,7 +10,7 @@ use crate::model::{
     AuthType, InstallationChange, InstallationEvent, PlatformConfig, PlatformType,
     ProjectSettingsChanges,
 };
-use crate::ports::{PlatformConfigRepository, ProjectRepository};
+use crate::ports::{PlatformConfigRepository, PlatformError, ProjectRepository};
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -60,7 +60,7 @@ impl InstallationSync {
             let Ok(config) = self.configs.get(*id).await else {
                 continue;
             };
-            if !uses(&config, event.installation_id) {
+            if !uses(&config, event) {
                 continue;
             }
             report.configs += 1;
@@ -72,7 +72,28 @@ impl InstallationSync {
                             tracing::warn!(platform_config.id = %config.id, installation.id = event.installation_id, error = %e, "installation.sync_failed");
                         }
                     }
-                    report.enabled += self.set_enabled(&config, repository_ids, true).await?;
+                    let ids = if repository_ids.is_empty() {
+                        // An unsuspension names no repository: every one reached.
+                        self.reachable(&config).await?.into_iter().collect()
+                    } else {
+                        repository_ids.clone()
+                    };
+                    report.enabled += self.set_enabled(&config, &ids, true).await?;
+                }
+                InstallationChange::Unavailable { repository_ids } if repository_ids.is_empty() => {
+                    // A suspension names no repository: what the App no longer
+                    // reaches is disabled.
+                    let reachable = self.reachable(&config).await?;
+                    let gone: Vec<String> = self
+                        .store
+                        .list_all()
+                        .await?
+                        .into_iter()
+                        .filter(|p| p.platform_config_id == config.id)
+                        .map(|p| p.platform_project_id)
+                        .filter(|id| !reachable.contains(id))
+                        .collect();
+                    report.disabled += self.set_enabled(&config, &gone, false).await?;
                 }
                 InstallationChange::Unavailable { repository_ids } => {
                     report.disabled += self.set_enabled(&config, repository_ids, false).await?;
@@ -88,6 +109,21 @@ impl InstallationSync {
             "installation.applied"
         );
         Ok(report)
+    }
+
+    /// What the config reaches now. A refusal (an installation suspended: GitHub
+    /// mints it no token) is nothing reached; any other failure is an error, so
+    /// that an outage disables nothing.
+    async fn reachable(
+        &self,
+        config: &PlatformConfig,
+    ) -> Result<std::collections::HashSet<String>, ServiceError> {
+        match self.projects.reachable(config.id).await {
+            Err(ServiceError::Platform(PlatformError::Forbidden(_))) => {
+                Ok(std::collections::HashSet::new())
+            }
+            other => other,
+        }
     }
 
     /// Enables or disables the config's projects of these repositories; how many
@@ -124,11 +160,20 @@ impl InstallationSync {
     }
 }
 
-/// Whether the config reviews through this installation.
-fn uses(config: &PlatformConfig, installation_id: i64) -> bool {
+/// Whether the config reviews through this installation (of its App, when the
+/// event names the App: two Apps sharing a webhook secret stay apart).
+fn uses(config: &PlatformConfig, event: &InstallationEvent) -> bool {
+    let same_app = event.app_id.is_none_or(|app| {
+        config
+            .app_id
+            .as_deref()
+            .and_then(|id| id.trim().parse::<i64>().ok())
+            == Some(app)
+    });
     config.platform_type == PlatformType::HostB
         && config.auth_type == AuthType::App
+        && same_app
         && config
             .installation_id
-            .is_none_or(|id| id == installation_id)
+            .is_none_or(|id| id == event.installation_id)
 }

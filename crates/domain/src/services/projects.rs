@@ -317,6 +317,28 @@ impl ProjectService {
         Ok((project, platform))
     }
 
+    /// The platform ids of the repositories the config reaches now.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown config; platform failures.
+    pub async fn reachable(
+        &self,
+        platform_config_id: Uuid,
+    ) -> Result<std::collections::HashSet<String>, ServiceError> {
+        let config = self
+            .configs
+            .get(platform_config_id)
+            .await
+            .map_err(|e| ServiceError::from_repo(e, "platform config"))?;
+        let platform = platform_for(self.clients.as_ref(), &config)?;
+        Ok(platform
+            .list_projects()
+            .await?
+            .into_iter()
+            .map(|p| p.id)
+            .collect())
+    }
+
     /// HTTPS clone credentials for the project's repository, from its platform
     /// config's token (`oauth2` on hostA, `x-access-token` on hostB); a GitHub
     /// App mints one for the runner, narrowed to the repository and read-only.

@@ -29,8 +29,6 @@ pub enum IntakeOutcome {
     },
     /// Acknowledged, not acted on; the reason is returned to the platform.
     Ignored(String),
-    /// Feedback on one of reviewd's comments was recorded or taken back.
-    Recorded(String),
     /// The task could not be queued: the platform should retry (HTTP 500).
     QueueFailed {
         task_id: Uuid,
@@ -186,10 +184,7 @@ impl WebhookIntake {
             }
             WebhookEvent::MergeRequest(mr) => self.merge_request(config_ids, mr).await,
             WebhookEvent::Comment(comment) => self.comment(config_ids, comment).await,
-            WebhookEvent::Feedback(event) => Ok((
-                self.feedback(config_ids, &event).await?,
-                FollowUp::default(),
-            )),
+            WebhookEvent::Feedback(event) => self.feedback(config_ids, &event).await,
             // Syncing lists the installation's repositories on the platform: after
             // the answer, so that GitHub's 10-second delivery timeout is kept.
             WebhookEvent::Installation(event) => Ok((
@@ -290,25 +285,43 @@ impl WebhookIntake {
         Ok((outcome, assignment.into()))
     }
 
+    /// A reaction or a resolution on a comment whose text the payload carries.
+    /// It is not recorded from the payload: anyone can copy a marker into a
+    /// thread of their own, and only the platform can say who wrote the thread's
+    /// first comment. So a comment that carries one has its MR's threads read
+    /// after the answer, as a reply does, where threads not started by reviewd's
+    /// own account are left out.
     async fn feedback(
         &self,
         config_ids: &[Uuid],
         event: &FeedbackEvent,
-    ) -> Result<IntakeOutcome, ServiceError> {
-        let Some(feedback) = &self.feedback else {
-            return Ok(IntakeOutcome::Ignored("feedback is not collected".into()));
-        };
+    ) -> Result<(IntakeOutcome, FollowUp), ServiceError> {
+        let ignored = |why: String| Ok((IntakeOutcome::Ignored(why), FollowUp::default()));
+        if self.feedback.is_none() {
+            return ignored("feedback is not collected".into());
+        }
+        if comment_fingerprint(&event.comment_body).is_none() {
+            return ignored("not one of reviewd's comments".into());
+        }
         let Some(project) = self
             .find_project(config_ids, event.platform_type, &event.platform_project_id)
             .await?
         else {
-            return Ok(IntakeOutcome::Ignored(format!(
+            return ignored(format!(
                 "project {} is not synced",
                 event.platform_project_id
-            )));
+            ));
         };
-        Ok(IntakeOutcome::Recorded(
-            feedback.record_event(&project, event).await?,
+        tracing::info!(project.id = %project.id, mr.iid = event.iid, kind = ?event.kind, "webhook.feedback");
+        Ok((
+            IntakeOutcome::Ignored(
+                "feedback on one of reviewd's comments: its thread is read after this answer"
+                    .into(),
+            ),
+            FollowUp {
+                read_feedback: Some((project.id, event.iid)),
+                ..FollowUp::default()
+            },
         ))
     }
 

@@ -298,7 +298,8 @@ impl FeedbackRepository for PgFeedbackRepository {
              JOIN review_comments c ON c.review_id = r.id
              JOIN review_feedbacks f ON f.comment_id = c.id
              WHERE r.project_id = $1 AND f.tracking_status = 'rejected'
-             GROUP BY c.fingerprint HAVING count(*) >= $2",
+             GROUP BY c.fingerprint
+             HAVING count(DISTINCT (c.id, coalesce(f.username, ''))) >= $2",
         )
         .bind::<SqlUuid, _>(project_id)
         .bind::<BigInt, _>(i64::try_from(times).unwrap_or(i64::MAX))

@@ -210,7 +210,18 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
             .unwrap()
     };
     assert!(rejected(1).await.contains(&placed[0].fingerprint));
-    assert!(rejected(2).await.is_empty());
+    // bo says it twice (a 👎 and a reply): still one rejection.
+    s.feedback
+        .record(from(
+            ids[0],
+            Signal::Reply("won't fix"),
+            FeedbackSource::Reply,
+            "note-77",
+            Some("bo"),
+        ))
+        .await
+        .unwrap();
+    assert!(rejected(2).await.is_empty(), "one per comment and user");
     let later = seed::review(s, &project, 9, "h1").await;
     let later_round = seed::first_round(s, &later).await;
     let later_file = seed::file(s, &later, later_round, "src/a.rs").await;

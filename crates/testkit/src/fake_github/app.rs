@@ -162,6 +162,13 @@ impl AppState {
         Some((issued, installation))
     }
 
+    /// The login what an installation token posts shows: the App's bot,
+    /// `{slug}[bot]`; `None` for any other token.
+    pub fn bot_login(&self, token: &str) -> Option<String> {
+        self.live_token(token)?;
+        Some(format!("{}[bot]", self.app.as_ref()?.slug))
+    }
+
     /// Checks the request's App JWT as GitHub does: RS256 under the App's key,
     /// `iss` the App id, `iat`/`exp` present, `exp` in the future and at most ten
     /// minutes after `iat`, `iat` not ahead of the clock by more than a minute.

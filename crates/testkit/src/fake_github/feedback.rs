@@ -3,6 +3,8 @@
 //! through the fake's own controls, which tests use to play a PR's readers.
 
 use super::FakeGithub;
+use super::access::bearer;
+use super::app::AppShared;
 use super::hosted::github_comment;
 use crate::fake_hosted::{HostedComment, HostedFake, Shared, body_json};
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -20,7 +22,8 @@ const REACTIONS: [&str; 8] = [
 ];
 
 /// A user as comments and reactions name their author: the token's owner keeps
-/// its id, anyone else gets one made from the login.
+/// its id, anyone else gets one made from the login; an App's bot
+/// (`{slug}[bot]`) is a `Bot`.
 pub(super) fn user_named(login: &str) -> Value {
     let id = if login == TOKEN_OWNER {
         42
@@ -29,7 +32,23 @@ pub(super) fn user_named(login: &str) -> Value {
             (id * 31 + u64::from(b)) % 90_000_000 + 1_000_000
         })
     };
-    json!({ "login": login, "id": id, "node_id": format!("U_{id}"), "type": "User", "site_admin": false })
+    match login.strip_suffix("[bot]") {
+        Some(slug) => json!({
+            "login": login, "id": id, "node_id": format!("BOT_{id}"), "type": "Bot", "site_admin": false,
+            "html_url": format!("https://github.example.com/apps/{slug}"),
+        }),
+        None => {
+            json!({ "login": login, "id": id, "node_id": format!("U_{id}"), "type": "User", "site_admin": false })
+        }
+    }
+}
+
+/// Who a request acts as: the App's bot for an installation token, else the
+/// token's owner.
+pub(super) fn actor(app: &AppShared, request: &Request) -> String {
+    bearer(request)
+        .and_then(|token| app.lock().unwrap().bot_login(token))
+        .unwrap_or_else(|| TOKEN_OWNER.to_owned())
 }
 
 /// The `reactions` summary GitHub puts on a comment.
@@ -95,7 +114,8 @@ fn unprocessable(message: &str) -> ResponseTemplate {
 
 impl FakeGithub {
     /// `GET`/`POST /pulls/comments/{id}/reactions` and `DELETE …/reactions/{id}` of
-    /// the repository's review comments.
+    /// the repository's review comments (given as the token's owner, or the App's
+    /// bot with an installation token).
     pub(super) async fn serve_reactions(&self, full_name: &str) {
         let route = format!("^/api/v3/repos/{full_name}/pulls/comments/\\d+/reactions$");
         let (hosted, name) = (self.hosted().clone(), full_name.to_owned());
@@ -107,8 +127,13 @@ impl FakeGithub {
             }
         })
         .await;
-        let (hosted, name) = (self.hosted().clone(), full_name.to_owned());
+        let (hosted, name, app) = (
+            self.hosted().clone(),
+            full_name.to_owned(),
+            self.app.clone(),
+        );
         self.serve("POST", path_regex(route), move |r: &Request| {
+            let user = actor(&app, r);
             let id = path_ids(r).first().copied().unwrap_or_default();
             let content = body_json(r)["content"]
                 .as_str()
@@ -124,12 +149,12 @@ impl FakeGithub {
             let given = comment
                 .reactions
                 .iter()
-                .any(|(_, n, u)| *n == content && u == TOKEN_OWNER);
+                .any(|(_, n, u)| *n == content && *u == user);
             let mut hosted = hosted.lock().unwrap();
-            let Some(reaction_id) = hosted.react(&name, id, &content, TOKEN_OWNER) else {
+            let Some(reaction_id) = hosted.react(&name, id, &content, &user) else {
                 return Self::not_found();
             };
-            let reaction = (reaction_id, content, TOKEN_OWNER.to_owned());
+            let reaction = (reaction_id, content, user);
             ResponseTemplate::new(if given { 200 } else { 201 })
                 .set_body_json(github_reaction(&reaction))
         })
@@ -152,10 +177,15 @@ impl FakeGithub {
     }
 
     /// `POST /pulls/{n}/comments/{id}/replies`: a reply in the thread of a review
-    /// comment of that pull request, by the token's owner.
+    /// comment of that pull request, by the token's owner (or the App's bot).
     pub(super) async fn serve_replies(&self, full_name: &str, number: i64) {
         let route = format!("^/api/v3/repos/{full_name}/pulls/{number}/comments/\\d+/replies$");
-        let (hosted, name) = (self.hosted().clone(), full_name.to_owned());
+        let (hosted, name, app) = (
+            self.hosted().clone(),
+            full_name.to_owned(),
+            self.app.clone(),
+        );
+        let authors = self.authors.clone();
         self.serve("POST", path_regex(route), move |r: &Request| {
             let id = path_ids(r).get(1).copied().unwrap_or_default();
             let Some(body) = body_json(r)["body"].as_str().map(str::to_owned) else {
@@ -164,10 +194,15 @@ impl FakeGithub {
             if review_comment(&hosted, &name, id).is_none_or(|c| c.number != number) {
                 return Self::not_found();
             }
-            let reply = hosted.lock().unwrap().reply(&name, id, &body, TOKEN_OWNER);
+            let reply = hosted
+                .lock()
+                .unwrap()
+                .reply(&name, id, &body, &actor(&app, r));
             match reply {
                 Some(reply) => {
-                    ResponseTemplate::new(201).set_body_json(github_comment(&name, &reply))
+                    let authors = authors.lock().unwrap();
+                    ResponseTemplate::new(201)
+                        .set_body_json(github_comment(&name, &reply, &authors))
                 }
                 None => Self::not_found(),
             }

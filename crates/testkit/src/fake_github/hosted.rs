@@ -5,7 +5,8 @@
 //! since (what `contract::hosting` runs the GitHub adapter against).
 
 use super::access::Access;
-use super::feedback::{TOKEN_OWNER, reaction_summary, user_named};
+use super::app::AppShared;
+use super::feedback::{TOKEN_OWNER, actor, reaction_summary, user_named};
 use super::{FakeGithub, github_repo};
 use crate::contract::hosting::{FakeServer, ServerAccount};
 use crate::fake_hosted::{
@@ -18,6 +19,8 @@ use reviewd_domain::model::{MrState, PlatformType, PlatformUser};
 use reviewd_domain::ports::ProjectRef;
 use serde_json::{Value, json};
 use std::cmp::Reverse;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Match, Mock, Request, Respond, ResponseTemplate};
 
@@ -122,20 +125,40 @@ fn bot_user() -> Value {
     json!({ "login": "reviewd-bot", "id": 42, "type": "User", "site_admin": false })
 }
 
+/// Who wrote the comments posted through GitHub's routes with an installation
+/// token (the App's bot), by comment id. The shared store keeps those, as the
+/// token owner's, without an author.
+pub(super) type Authors = Arc<Mutex<HashMap<u64, String>>>;
+
+/// The author of what a request posts, as [`Authors`] keeps it: the App's bot
+/// for an installation token, `None` for the token's owner.
+fn bot_of(app: &AppShared, request: &Request) -> Option<String> {
+    Some(actor(app, request)).filter(|login| login != TOKEN_OWNER)
+}
+
 /// A comment as GitHub lists it: a review comment (`/pulls/{n}/comments`) with its
 /// path, line, side and review (and `in_reply_to_id` for a reply), or an issue
-/// comment (`/issues/{n}/comments`); each with its reactions summary.
-pub(super) fn github_comment(full_name: &str, comment: &HostedComment) -> Value {
+/// comment (`/issues/{n}/comments`); each with its reactions summary. `authors`
+/// names the App's comments.
+pub(super) fn github_comment(
+    full_name: &str,
+    comment: &HostedComment,
+    authors: &HashMap<u64, String>,
+) -> Value {
     let (id, number) = (comment.id, comment.number);
     let (node_id, anchor) = match comment.anchor {
         Some(_) => (format!("PRRC_{id}"), format!("discussion_r{id}")),
         None => (format!("IC_{id}"), format!("issuecomment-{id}")),
     };
+    let (user, association) = match authors.get(&id) {
+        Some(bot) => (user_named(bot), "NONE"),
+        None => (bot_user(), "OWNER"),
+    };
     let mut json = json!({
-        "id": id, "node_id": node_id, "body": comment.body, "user": bot_user(),
+        "id": id, "node_id": node_id, "body": comment.body, "user": user,
         "html_url": format!("https://github.example.com/{full_name}/pull/{number}#{anchor}"),
         "created_at": comment.created_at(), "updated_at": comment.created_at(),
-        "author_association": "OWNER", "reactions": reaction_summary(full_name, comment),
+        "author_association": association, "reactions": reaction_summary(full_name, comment),
     });
     if let Some(Value::Object(fields)) = &comment.anchor {
         for (key, value) in fields {
@@ -322,17 +345,35 @@ impl FakeGithub {
         let files: Vec<Value> = mr.files.iter().map(github_file).collect();
         self.serve_list(&format!("{pull}/files"), files).await;
         let (hosted, name, fixture) = (self.hosted.clone(), full_name.to_owned(), mr.clone());
+        let (app, authors) = (self.app.clone(), self.authors.clone());
         self.serve(
             "POST",
             path(format!("{pull}/reviews")),
-            move |r: &Request| review(&hosted, &name, &fixture, &body_json(r)),
+            move |r: &Request| {
+                let posting = Posting {
+                    hosted: &hosted,
+                    authors: &authors,
+                    full_name: &name,
+                    bot: bot_of(&app, r),
+                };
+                review(&posting, &fixture, &body_json(r))
+            },
         )
         .await;
         let (hosted, name, number) = (self.hosted.clone(), full_name.to_owned(), mr.iid);
+        let (app, authors) = (self.app.clone(), self.authors.clone());
         self.serve(
             "POST",
             path(format!("{repo}/issues/{number}/comments")),
-            move |r: &Request| comment(&hosted, &name, number, &body_json(r)),
+            move |r: &Request| {
+                let posting = Posting {
+                    hosted: &hosted,
+                    authors: &authors,
+                    full_name: &name,
+                    bot: bot_of(&app, r),
+                };
+                comment(&posting, number, &body_json(r))
+            },
         )
         .await;
         for (route, line) in [
@@ -340,12 +381,14 @@ impl FakeGithub {
             (format!("{repo}/issues/{number}/comments"), false),
         ] {
             let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
+            let authors = self.authors.clone();
             self.serve("GET", path(route), move |r: &Request| {
                 let comments = hosted.lock().unwrap().comments_on(&name, number);
+                let authors = authors.lock().unwrap();
                 let listed = comments
                     .iter()
                     .filter(|c| c.anchor.is_some() == line)
-                    .map(|c| github_comment(&name, c));
+                    .map(|c| github_comment(&name, c, &authors));
                 Self::page_of(listed.collect(), r)
             })
             .await;
@@ -384,9 +427,10 @@ impl FakeGithub {
     /// `PATCH /issues/comments/{id}`: comment ids are the repository's, not the PR's.
     async fn serve_comment_edits(&self, full_name: &str) {
         let (hosted, name) = (self.hosted.clone(), full_name.to_owned());
+        let authors = self.authors.clone();
         let route = format!("^/api/v3/repos/{full_name}/issues/comments/\\d+$");
         self.serve("PATCH", path_regex(route), move |r: &Request| {
-            edit_comment(&hosted, &name, r)
+            edit_comment(&hosted, &authors, &name, r)
         })
         .await;
     }
@@ -397,10 +441,34 @@ fn line_field(comment: &Value, key: &str) -> u32 {
     u32::try_from(comment[key].as_u64().unwrap_or_default()).unwrap_or_default()
 }
 
+/// Where a posting route keeps what it accepts, and who posts it.
+struct Posting<'a> {
+    hosted: &'a Shared,
+    authors: &'a Authors,
+    full_name: &'a str,
+    /// The App's bot, for an installation token; `None` for the token's owner.
+    bot: Option<String>,
+}
+
+impl Posting<'_> {
+    /// Records who wrote comment `id` (nothing to record for the token's owner).
+    fn written(&self, id: u64) {
+        if let Some(bot) = &self.bot {
+            self.authors.lock().unwrap().insert(id, bot.clone());
+        }
+    }
+
+    /// The user the comments posted show.
+    fn user(&self) -> Value {
+        self.bot.as_deref().map_or_else(bot_user, user_named)
+    }
+}
+
 /// `POST /reviews`: one review holds every comment, and GitHub refuses the whole
 /// review (422) when it cannot place one of them; a multi-line comment
 /// (`start_line` to `line`) needs `start_line` before `line`, both in one hunk.
-fn review(hosted: &Shared, full_name: &str, mr: &MrFixture, body: &Value) -> ResponseTemplate {
+fn review(posting: &Posting<'_>, mr: &MrFixture, body: &Value) -> ResponseTemplate {
+    let full_name = posting.full_name;
     let comments: Vec<(InlineComment, Option<u32>, &str)> = body["comments"]
         .as_array()
         .into_iter()
@@ -431,7 +499,7 @@ fn review(hosted: &Shared, full_name: &str, mr: &MrFixture, body: &Value) -> Res
         }));
     }
     let head_sha = body["commit_id"].as_str().unwrap_or_default();
-    let mut hosted = hosted.lock().unwrap();
+    let mut hosted = posting.hosted.lock().unwrap();
     let review_id = hosted.next_id();
     for (comment, start, side) in comments {
         let anchor = json!({
@@ -441,33 +509,47 @@ fn review(hosted: &Shared, full_name: &str, mr: &MrFixture, body: &Value) -> Res
             "start_side": start.map(|_| side),
             "commit_id": head_sha, "original_commit_id": head_sha, "subject_type": "line",
         });
-        hosted.line_comment(full_name, mr.iid, comment, head_sha, anchor);
+        let posted = hosted.line_comment(full_name, mr.iid, comment, head_sha, anchor);
+        posting.written(posted.id);
     }
     ResponseTemplate::new(200).set_body_json(json!({
         "id": review_id, "node_id": format!("PRR_{review_id}"), "state": "COMMENTED",
-        "body": body["body"], "commit_id": head_sha, "user": bot_user(),
+        "body": body["body"], "commit_id": head_sha, "user": posting.user(),
         "submitted_at": "2026-11-22T00:00:00Z",
     }))
 }
 
 /// `POST /issues/{n}/comments`: a general comment.
-fn comment(hosted: &Shared, full_name: &str, number: i64, body: &Value) -> ResponseTemplate {
+fn comment(posting: &Posting<'_>, number: i64, body: &Value) -> ResponseTemplate {
     let text = body["body"].as_str().unwrap_or_default();
-    let posted = hosted.lock().unwrap().comment(full_name, number, text);
-    ResponseTemplate::new(201).set_body_json(github_comment(full_name, &posted))
+    let full_name = posting.full_name;
+    let posted = posting
+        .hosted
+        .lock()
+        .unwrap()
+        .comment(full_name, number, text);
+    posting.written(posted.id);
+    let authors = posting.authors.lock().unwrap();
+    ResponseTemplate::new(201).set_body_json(github_comment(full_name, &posted, &authors))
 }
 
 /// `PATCH /issues/comments/{id}`: 404 for a comment the repository does not have
 /// among its issue comments (review comments are edited elsewhere).
-fn edit_comment(hosted: &Shared, full_name: &str, request: &Request) -> ResponseTemplate {
+fn edit_comment(
+    hosted: &Shared,
+    authors: &Authors,
+    full_name: &str,
+    request: &Request,
+) -> ResponseTemplate {
     let scope = EditScope::IssueComments;
-    match hosted
+    let edited = hosted
         .lock()
         .unwrap()
-        .edit_comment(full_name, &scope, request)
-    {
+        .edit_comment(full_name, &scope, request);
+    match edited {
         Some(edited) => {
-            ResponseTemplate::new(200).set_body_json(github_comment(full_name, &edited))
+            let authors = authors.lock().unwrap();
+            ResponseTemplate::new(200).set_body_json(github_comment(full_name, &edited, &authors))
         }
         None => FakeGithub::not_found(),
     }

@@ -8,14 +8,15 @@ use super::hosted::{
 };
 use crate::fake_hosted::{Hosted, HostedComment, HostedFake, Shared, query_value};
 use chrono::{Duration, TimeZone, Utc};
+use reviewd_domain::model::diff::InlineComment;
 use serde_json::{Value, json};
 use wiremock::matchers::path_regex;
 use wiremock::{Request, ResponseTemplate};
 
 impl FakeGitlab {
-    /// reviewd's line comments on a merge request (the notes that opened a
-    /// positioned discussion), oldest first: note id and body, to find one by the
-    /// fingerprint in its body.
+    /// The line comments that opened a positioned discussion on a merge request
+    /// (reviewd's, and those [`FakeGitlab::start_discussion_as`] opened), oldest
+    /// first: note id and body, to find one by the fingerprint in its body.
     #[must_use]
     pub fn line_comment_ids(&self, project_id: &str, iid: i64) -> Vec<(u64, String)> {
         self.lock()
@@ -24,6 +25,49 @@ impl FakeGitlab {
             .filter(|c| c.anchor.is_some() && c.in_reply_to.is_none())
             .map(|c| (c.id, c.body))
             .collect()
+    }
+
+    /// `username` opens a discussion of their own on merge request `iid`: a line
+    /// comment on `path` at `line` (new side), placed on the same diff as the
+    /// merge request's other line comments. Returns its note id. What the server
+    /// accepted lists it too.
+    pub fn start_discussion_as(
+        &self,
+        project_id: &str,
+        iid: i64,
+        path: &str,
+        line: u32,
+        body: &str,
+        username: &str,
+    ) -> u64 {
+        let comment = InlineComment {
+            file_path: path.to_owned(),
+            old_path: None,
+            line,
+            body: body.to_owned(),
+            suggestion: None,
+        };
+        let mut hosted = self.lock();
+        let placed = hosted
+            .comments_on(project_id, iid)
+            .into_iter()
+            .find_map(|c| c.anchor.map(|a| a["position"].clone()))
+            .unwrap_or_default();
+        let sha = |key: &str| placed.get(key).cloned().unwrap_or(Value::Null);
+        let position = json!({
+            "base_sha": sha("base_sha"), "start_sha": sha("start_sha"), "head_sha": sha("head_sha"),
+            "old_path": path, "new_path": path, "position_type": "text", "old_line": null, "new_line": line,
+        });
+        let head_sha = position["head_sha"].as_str().unwrap_or_default().to_owned();
+        // The anchor's fields are merged into the note as listed: the author rides
+        // along there, as the shared store keeps line comments as reviewd's.
+        let anchor = json!({
+            "position": position,
+            "author": gitlab_user_named(&hosted, Some(username)),
+        });
+        hosted
+            .line_comment(project_id, iid, comment, &head_sha, anchor)
+            .id
     }
 
     /// `username` awards emoji `name` (`thumbsup`, `thumbsdown`...) to note

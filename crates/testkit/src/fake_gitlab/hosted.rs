@@ -93,8 +93,9 @@ pub(super) fn discussion_root(id: &str) -> Option<u64> {
     u64::from_str_radix(id, 16).ok()
 }
 
-/// Who the token belongs to, as notes and award emoji show their author.
-const OWNER: (u64, &str, &str) = (7, "reviewer-bot", "Reviewer Bot");
+/// Who the token belongs to, as `/user` answers and notes and award emoji show
+/// their author.
+pub(super) const OWNER: (u64, &str, &str) = (7, "reviewer-bot", "Reviewer Bot");
 
 /// The token owner's username: what the fake's own routes act as.
 pub(super) const OWNER_USERNAME: &str = OWNER.1;
@@ -185,6 +186,11 @@ pub(super) fn gitlab_note(hosted: &Hosted, comment: &HostedComment) -> Value {
         for (key, value) in anchor {
             note[key] = value.clone();
         }
+    }
+    // After the anchor, which a reply shares with the note that opened its thread
+    // (and which names the author of a thread someone else opened).
+    if comment.author.is_some() {
+        note["author"] = gitlab_user_named(hosted, comment.author.as_deref());
     }
     note
 }

@@ -209,7 +209,8 @@ impl FeedbackRepository for MemoryStore {
         times: u64,
     ) -> Result<HashSet<String>, RepoError> {
         let t = self.tables();
-        let mut rejections: HashMap<&str, u64> = HashMap::new();
+        // One rejection per comment and user, however many ways they said it.
+        let mut rejections: HashMap<&str, HashSet<(Uuid, &str)>> = HashMap::new();
         for row in &t.feedbacks {
             if row.feedback.tracking_status != TrackingStatus::Rejected.as_str() {
                 continue;
@@ -224,12 +225,18 @@ impl FeedbackRepository for MemoryStore {
             if t.review(comment.comment.review_id)
                 .is_ok_and(|r| r.detail.item.project_id == project_id)
             {
-                *rejections.entry(comment.fingerprint.as_str()).or_default() += 1;
+                rejections
+                    .entry(comment.fingerprint.as_str())
+                    .or_default()
+                    .insert((
+                        comment.comment.id,
+                        row.feedback.username.as_deref().unwrap_or(""),
+                    ));
             }
         }
         Ok(rejections
             .into_iter()
-            .filter(|(_, n)| *n >= times)
+            .filter(|(_, by)| by.len() as u64 >= times)
             .map(|(f, _)| f.to_owned())
             .collect())
     }

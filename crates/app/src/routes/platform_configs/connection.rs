@@ -46,6 +46,7 @@ pub(super) struct TestPlatformConnectionBody {
     #[schema(max_length = 16384)]
     private_key: Option<String>,
     /// `app`: one installation to try instead of all.
+    #[validate(range(min = 1, message = "must be a positive number"))]
     #[schema(minimum = 1)]
     installation_id: Option<i64>,
 }

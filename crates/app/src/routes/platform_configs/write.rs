@@ -71,6 +71,7 @@ pub(super) struct CreatePlatformConfigBody {
     private_key: Option<String>,
     /// `app` configs: the one installation to use; absent for every installation
     /// of the App.
+    #[validate(range(min = 1, message = "must be a positive number"))]
     #[schema(minimum = 1)]
     installation_id: Option<i64>,
 }
@@ -230,6 +231,7 @@ pub(super) struct UpdatePlatformConfigBody {
     private_key: Option<String>,
     /// `app` configs: one installation; `null` for every installation.
     #[serde(default, deserialize_with = "double_option")]
+    #[validate(range(min = 1, message = "must be a positive number"))]
     #[schema(value_type = Option<i64>, nullable, minimum = 1)]
     installation_id: Option<Option<i64>>,
 }

@@ -222,6 +222,7 @@ fn installation(event: &str, v: &Value) -> Result<WebhookEvent, ApiError> {
     };
     Ok(WebhookEvent::Installation(InstallationEvent {
         installation_id,
+        app_id: v.pointer("/installation/app_id").and_then(Value::as_i64),
         change,
     }))
 }

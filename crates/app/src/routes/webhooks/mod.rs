@@ -59,10 +59,9 @@ fn header<'a>(req: &'a HttpRequest, names: &[&str]) -> Option<&'a str> {
         .filter(|v| !v.is_empty())
 }
 
-/// `queued`, `duplicate` (a task of this head is already queued), `ignored`, or
-/// `recorded` (feedback on one of reviewd's comments).
+/// `queued`, `duplicate` (a task of this head is already queued) or `ignored`.
 fn webhook_outcome_schema() -> utoipa::openapi::Object {
-    string_enum(["queued", "duplicate", "ignored", "recorded"])
+    string_enum(["queued", "duplicate", "ignored"])
 }
 
 /// A delivery handled: a review queued, one already queued for this head, or the
@@ -90,7 +89,6 @@ fn respond(outcome: IntakeOutcome) -> Result<HttpResponse, ApiError> {
             "duplicate",
         ),
         IntakeOutcome::Ignored(reason) => (reason, None, "ignored"),
-        IntakeOutcome::Recorded(what) => (what, None, "recorded"),
         IntakeOutcome::QueueFailed { task_id } => {
             tracing::error!(task.id = %task_id, "webhook.queue_failed");
             return Err(ApiError::new(

@@ -379,10 +379,37 @@ impl PlatformConfigService {
             installation_id: patch.installation_id,
             ..PlatformConfigChanges::default()
         };
+        // A stored secret goes only to the address it was entered for: whoever
+        // may edit a config must not collect its token or key by pointing it
+        // (and its check) at a host of their own.
+        let moved = base_url
+            .as_deref()
+            .is_some_and(|url| url != current.base_url.trim_end_matches('/'));
+        if moved {
+            match auth_type {
+                AuthType::App if changes.private_key.is_none() && current.private_key.is_some() => {
+                    return Err(ServiceError::invalid(
+                        "privateKey",
+                        "type the App's key again to use it at another address",
+                    ));
+                }
+                AuthType::Token
+                    if changes.access_token.is_none() && current.access_token.is_some() =>
+                {
+                    return Err(ServiceError::invalid(
+                        "accessToken",
+                        "type the token again to use it at another address",
+                    ));
+                }
+                _ => {}
+            }
+        }
         if auth_type != AuthType::App {
-            // Only an App config has a key and an installation to change.
-            changes.private_key = None;
-            changes.installation_id = None;
+            // Only an App config has a key and an installation; one that stops
+            // being an App forgets them.
+            let was_app = current.auth_type == AuthType::App;
+            changes.private_key = was_app.then_some(None);
+            changes.installation_id = was_app.then_some(None);
         }
         if auth_type == AuthType::App {
             let app_id = match &changes.app_id {

@@ -211,7 +211,8 @@ impl FakeGithub {
         self.mount_app("GET", route, listed).await;
     }
 
-    /// Mounts an App route ahead of the repository routes (its own checks decide).
+    /// Mounts an App route ahead of the repository routes (its own checks decide),
+    /// behind what [`FakeGithub::fail`] injects.
     async fn mount_app(
         &self,
         verb: &str,
@@ -221,7 +222,7 @@ impl FakeGithub {
         Mock::given(method(verb))
             .and(route)
             .respond_with(respond)
-            .with_priority(1)
+            .with_priority(2)
             .mount(&self.server)
             .await;
     }
