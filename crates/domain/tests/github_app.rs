@@ -181,6 +181,56 @@ async fn an_app_config_needs_a_numeric_id_and_a_pem_key_on_hostb() {
         kept.private_key.as_ref().map(SecretString::expose),
         Some(PEM)
     );
+
+    // Another address: the stored key is not sent there unless typed again.
+    let asked_before = w.clients.connections().len();
+    let moved = reviewd_domain::services::PlatformConfigPatch {
+        base_url: Some("https://github.attacker.example".into()),
+        ..Default::default()
+    };
+    let err = w
+        .configs
+        .update(config.id, moved.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(fields(err), ["privateKey"]);
+    assert_eq!(
+        w.clients.connections().len(),
+        asked_before,
+        "nothing was signed for it"
+    );
+    let retyped = reviewd_domain::services::PlatformConfigPatch {
+        private_key: Some(PEM.into()),
+        ..moved
+    };
+    let updated = w.configs.update(config.id, retyped).await.unwrap();
+    assert_eq!(updated.base_url, "https://github.attacker.example");
+
+    // The same for a token config.
+    let token = w
+        .configs
+        .create(PlatformConfigInput {
+            name: "PAT".into(),
+            auth_type: Some(AuthType::Token),
+            access_token: Some("ghp_stored".into()),
+            private_key: None,
+            app_id: None,
+            ..app_input(None)
+        })
+        .await
+        .unwrap();
+    let err = w
+        .configs
+        .update(
+            token.id,
+            reviewd_domain::services::PlatformConfigPatch {
+                base_url: Some("https://elsewhere.example".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(fields(err), ["accessToken"]);
 }
 
 async fn synced_app(w: &World, installation_id: Option<i64>) -> PlatformConfig {

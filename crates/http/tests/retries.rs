@@ -154,3 +154,96 @@ async fn refused_connections_are_reported() {
         .unwrap_err();
     assert!(matches!(err, HttpError::Connect(_)), "{err:?}");
 }
+
+/// A server that answers every request with headers promising 100 bytes, sends
+/// 10 and hangs up: the answer is cut off after the request was received.
+/// Returns its address and the number of requests it took.
+async fn cut_off_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    let requests = std::sync::Arc::new(AtomicUsize::new(0));
+    let counted = requests.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let counted = counted.clone();
+            tokio::spawn(async move {
+                let mut buf = [0_u8; 4096];
+                if socket.read(&mut buf).await.unwrap_or(0) > 0 {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    let _ = socket
+                        .write_all(b"HTTP/1.1 201 Created\r\ncontent-length: 100\r\n\r\n0123456789")
+                        .await;
+                }
+                // Dropped: the connection closes mid-body.
+            });
+        }
+    });
+    (address, requests)
+}
+
+#[tokio::test]
+async fn a_post_whose_answer_is_cut_off_is_not_sent_again_a_get_is() {
+    use std::sync::atomic::Ordering;
+    let (address, requests) = cut_off_server().await;
+    let err = client()
+        .send(|c| c.post(&address).body("a comment"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, HttpError::Interrupted(_)), "{err:?}");
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        1,
+        "the server may have stored it: one POST"
+    );
+    requests.store(0, Ordering::SeqCst);
+    let err = client().send(|c| c.get(&address)).await.unwrap_err();
+    assert!(matches!(err, HttpError::Interrupted(_)), "{err:?}");
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        3,
+        "a GET is safe to repeat"
+    );
+}
+
+#[tokio::test]
+async fn redirects_are_followed_within_their_origin_and_not_to_another_host() {
+    let server = MockServer::start().await;
+    let elsewhere = MockServer::start().await;
+    Mock::given(path("/old"))
+        .respond_with(ResponseTemplate::new(301).insert_header("location", "/new"))
+        .mount(&server)
+        .await;
+    Mock::given(path("/new"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("moved"))
+        .mount(&server)
+        .await;
+    Mock::given(path("/away"))
+        .respond_with(
+            ResponseTemplate::new(302)
+                .insert_header("location", format!("{}/collect", elsewhere.uri()).as_str()),
+        )
+        .mount(&server)
+        .await;
+    let moved = client()
+        .send(|c| c.get(format!("{}/old", server.uri())))
+        .await
+        .unwrap();
+    assert_eq!(&moved.body[..], b"moved");
+    let err = client()
+        .send(|c| {
+            c.get(format!("{}/away", server.uri()))
+                .header("PRIVATE-TOKEN", "glpat-secret")
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(302), "{err:?}");
+    assert!(
+        elsewhere.received_requests().await.unwrap().is_empty(),
+        "the token's header went to another host"
+    );
+}
