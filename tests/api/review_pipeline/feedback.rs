@@ -47,7 +47,7 @@ async fn deliver_a(app: &TestApp, event: &str, body: &Value) -> Value {
     json(r, StatusCode::OK).await["data"].clone()
 }
 
-async fn deliver_b(app: &TestApp, event: &str, body: &Value) -> Value {
+pub(super) async fn deliver_b(app: &TestApp, event: &str, body: &Value) -> Value {
     let bytes = serde_json::to_vec(body).unwrap();
     let signature = format!(
         "sha256={}",

@@ -96,32 +96,6 @@ async fn create(app: &TestApp, github: &FakeGithub) -> String {
     config["id"].as_str().unwrap().to_owned()
 }
 
-fn fixture(name: &str) -> Value {
-    let file = format!(
-        "{}/fixtures/webhooks/hostB/{name}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
-}
-
-async fn deliver(app: &TestApp, event: &str, body: &Value) -> Value {
-    let bytes = serde_json::to_vec(body).unwrap();
-    let signature = format!(
-        "sha256={}",
-        reviewd_crypto::hmac_sha256_hex(b"hook-secret-b", &bytes)
-    );
-    let r = reqwest::Client::new()
-        .post(app.url("/api/webhook/hostB"))
-        .header("X-GitHub-Event", event)
-        .header("X-Hub-Signature-256", signature)
-        .header("content-type", "application/json")
-        .body(bytes)
-        .send()
-        .await
-        .unwrap();
-    json(r, StatusCode::OK).await["data"].clone()
-}
-
 /// The projects as (full path, enabled), sorted.
 async fn projects(app: &TestApp) -> Vec<(String, bool)> {
     let listed = json(app.root().await.get("/api/projects").await, StatusCode::OK).await;
@@ -210,7 +184,7 @@ async fn a_github_app_config_syncs_its_installations_and_reviews_a_pull_request(
             comment["body"] = json!(unwrap_body);
         }
     }
-    let answer = deliver(&app, "pull_request_review_thread", &resolved).await;
+    let answer = feedback::deliver_b(&app, "pull_request_review_thread", &resolved).await;
     assert_eq!(answer["status"], "ignored", "{answer}");
     assert_eq!(
         feedback::eventually(
@@ -243,11 +217,11 @@ async fn a_github_app_config_syncs_its_installations_and_reviews_a_pull_request(
 
     // The repository is removed from the installation: its project is disabled;
     // added back, enabled again (with its history).
-    let mut removed = fixture("installation_repositories.removed");
+    let mut removed = feedback::fixture("hostB", "installation_repositories.removed.json");
     removed["installation"]["id"] = json!(11);
     removed["repositories_removed"] = json!([{ "id": two_id.parse::<u64>().unwrap(),
         "node_id": "R_x", "name": "app-two", "full_name": "octo/app-two", "private": true }]);
-    let answer = deliver(&app, "installation_repositories", &removed).await;
+    let answer = feedback::deliver_b(&app, "installation_repositories", &removed).await;
     assert_eq!(answer["status"], "ignored", "{answer}");
     assert_eq!(
         until_projects(&app, &[("octo/app-one", true), ("octo/app-two", false)]).await,
@@ -260,7 +234,7 @@ async fn a_github_app_config_syncs_its_installations_and_reviews_a_pull_request(
     added["action"] = json!("added");
     added["repositories_added"] = removed["repositories_removed"].clone();
     added["repositories_removed"] = json!([]);
-    deliver(&app, "installation_repositories", &added).await;
+    feedback::deliver_b(&app, "installation_repositories", &added).await;
     assert_eq!(
         until_projects(&app, &[("octo/app-one", true), ("octo/app-two", true)]).await,
         [
