@@ -66,19 +66,23 @@ impl InstallationSync {
             report.configs += 1;
             match &event.change {
                 InstallationChange::Available { repository_ids } => {
-                    match self.projects.sync(config.id).await {
-                        Ok(sync) => report.synced += sync.synced,
+                    let reached = match self.projects.sync(config.id).await {
+                        Ok(sync) => {
+                            report.synced += sync.synced;
+                            sync.reached
+                        }
                         Err(e) => {
                             tracing::warn!(platform_config.id = %config.id, installation.id = event.installation_id, error = %e, "installation.sync_failed");
+                            Vec::new()
                         }
-                    }
-                    let ids = if repository_ids.is_empty() {
-                        // An unsuspension names no repository: every one reached.
-                        self.reachable(&config).await?.into_iter().collect()
-                    } else {
-                        repository_ids.clone()
                     };
-                    report.enabled += self.set_enabled(&config, &ids, true).await?;
+                    // An unsuspension names no repository: every one the sync reached.
+                    let ids = if repository_ids.is_empty() {
+                        &reached
+                    } else {
+                        repository_ids
+                    };
+                    report.enabled += self.set_enabled(&config, ids, true).await?;
                 }
                 InstallationChange::Unavailable { repository_ids } if repository_ids.is_empty() => {
                     // A suspension names no repository: what the App no longer

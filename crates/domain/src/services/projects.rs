@@ -29,6 +29,8 @@ pub struct SyncReport {
     pub synced: usize,
     pub total: usize,
     pub errors: Vec<SyncFailure>,
+    /// The platform ids of every project the listing returned.
+    pub reached: Vec<String>,
 }
 
 /// A project's settings with the global values it inherits filled in.
@@ -111,6 +113,7 @@ impl ProjectService {
             synced: 0,
             total: remote.len(),
             errors: Vec::new(),
+            reached: remote.iter().map(|p| p.id.clone()).collect(),
         };
         for project in &remote {
             match self

@@ -303,26 +303,14 @@ impl WebhookIntake {
         if comment_fingerprint(&event.comment_body).is_none() {
             return ignored("not one of reviewd's comments".into());
         }
-        let Some(project) = self
-            .find_project(config_ids, event.platform_type, &event.platform_project_id)
-            .await?
-        else {
-            return ignored(format!(
-                "project {} is not synced",
-                event.platform_project_id
-            ));
-        };
-        tracing::info!(project.id = %project.id, mr.iid = event.iid, kind = ?event.kind, "webhook.feedback");
-        Ok((
-            IntakeOutcome::Ignored(
-                "feedback on one of reviewd's comments: its thread is read after this answer"
-                    .into(),
-            ),
-            FollowUp {
-                read_feedback: Some((project.id, event.iid)),
-                ..FollowUp::default()
-            },
-        ))
+        tracing::info!(mr.iid = event.iid, kind = ?event.kind, "webhook.feedback");
+        self.read_threads_after(
+            config_ids,
+            (event.platform_type, &event.platform_project_id, event.iid),
+            "feedback on one of reviewd's comments: its thread is read after this answer",
+            format!("project {} is not synced", event.platform_project_id),
+        )
+        .await
     }
 
     /// A reply in a thread, not a command: the MR's threads are read after the
@@ -340,22 +328,38 @@ impl WebhookIntake {
         {
             return ignored("comment holds no review command");
         }
-        let Some(project) = self
-            .find_project(
-                config_ids,
+        self.read_threads_after(
+            config_ids,
+            (
                 comment.platform_type,
                 &comment.platform_project_id,
-            )
+                comment.iid,
+            ),
+            "comment holds no review command; its thread is read for feedback",
+            "comment holds no review command".into(),
+        )
+        .await
+    }
+
+    /// Answers `answer` and reads the MR's threads after it, when the event's
+    /// project is synced under one of these configs; else answers `unsynced`.
+    async fn read_threads_after(
+        &self,
+        config_ids: &[Uuid],
+        (platform_type, platform_project_id, iid): (PlatformType, &str, i64),
+        answer: &str,
+        unsynced: String,
+    ) -> Result<(IntakeOutcome, FollowUp), ServiceError> {
+        let Some(project) = self
+            .find_project(config_ids, platform_type, platform_project_id)
             .await?
         else {
-            return ignored("comment holds no review command");
+            return Ok((IntakeOutcome::Ignored(unsynced), FollowUp::default()));
         };
         Ok((
-            IntakeOutcome::Ignored(
-                "comment holds no review command; its thread is read for feedback".into(),
-            ),
+            IntakeOutcome::Ignored(answer.into()),
             FollowUp {
-                read_feedback: Some((project.id, comment.iid)),
+                read_feedback: Some((project.id, iid)),
                 ..FollowUp::default()
             },
         ))
