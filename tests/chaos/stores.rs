@@ -45,7 +45,7 @@ fn wait_ready(what: &str, limit: Duration, ready: impl Fn() -> bool) {
 }
 
 /// `/usr/lib/postgresql/<newest version>/bin`.
-fn pg_bin() -> PathBuf {
+pub fn pg_bin() -> PathBuf {
     let root = Path::new("/usr/lib/postgresql");
     let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir(root)
         .expect("PostgreSQL's server binaries under /usr/lib/postgresql (scripts/chaos.sh installs them)")
@@ -91,11 +91,25 @@ pub struct Postgres {
     pub log: PathBuf,
     /// `runuser`, whose child is the postmaster.
     server: Option<Child>,
+    /// `-c` settings the postmaster starts with, each time.
+    settings: Vec<String>,
 }
 
+/// Speed over durability against a machine crash only: WAL still reaches the kernel at
+/// each commit, so a killed server loses no acknowledged transaction (with
+/// `synchronous_commit=off` it would, and the suite would count the loss against the
+/// server).
+const CRASH_SAFE_ONLY: &[&str] = &["fsync=off", "full_page_writes=off"];
+
 impl Postgres {
-    /// A new cluster in `dir` with a `reviewd` database, running.
+    /// A new cluster in `dir` with a `reviewd` database, running, durable against a
+    /// killed process but not a machine crash (the chaos suite's).
     pub fn start(dir: &Path) -> Postgres {
+        Self::start_with(dir, CRASH_SAFE_ONLY)
+    }
+
+    /// As [`Postgres::start`], with these `-c` settings (`name=value`) instead.
+    pub fn start_with(dir: &Path, settings: &[&str]) -> Postgres {
         let bin = pg_bin();
         let (data, sockets) = (dir.join("pg-data"), dir.join("pg-sockets"));
         for d in [&data, &sockets] {
@@ -129,6 +143,7 @@ impl Postgres {
             port: free_port(),
             log,
             server: None,
+            settings: settings.iter().map(|s| (*s).to_owned()).collect(),
         };
         pg.restart();
         succeeded(
@@ -160,12 +175,8 @@ impl Postgres {
             .arg(&self.data)
             .args(["-p", &self.port.to_string(), "-k"])
             .arg(&self.sockets)
-            // Speed over durability against a machine crash only: WAL still reaches
-            // the kernel at each commit, so a killed server loses no acknowledged
-            // transaction (with `synchronous_commit=off` it would, and the suite
-            // would count the loss against the server).
-            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
-            .args(["-c", "full_page_writes=off"])
+            .args(["-c", "listen_addresses=127.0.0.1"])
+            .args(self.settings.iter().flat_map(|s| ["-c", s.as_str()]))
             .stdin(Stdio::null())
             .stdout(log_file(&self.log))
             .stderr(log_file(&self.log))
