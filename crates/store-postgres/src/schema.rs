@@ -53,6 +53,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    ai_cost_daily (day, review_day, status, triggered_by, shard) {
+        day -> Date,
+        review_day -> Date,
+        status -> Text,
+        triggered_by -> Text,
+        shard -> Int2,
+        calls -> Int8,
+        cost_usd -> Float8,
+    }
+}
+
+diesel::table! {
     api_keys (id) {
         id -> Uuid,
         user_id -> Uuid,
@@ -178,6 +190,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    notification_daily_counts (day, channel, status, notification_type, shard) {
+        day -> Date,
+        channel -> Text,
+        status -> Text,
+        notification_type -> Text,
+        shard -> Int2,
+        deliveries -> Int8,
+    }
+}
+
+diesel::table! {
     notification_digest_events (id) {
         id -> Uuid,
         review_id -> Nullable<Uuid>,
@@ -294,6 +317,20 @@ diesel::table! {
         suggestion_start_line -> Nullable<Int4>,
         suggestion_end_line -> Nullable<Int4>,
         suggestion_code -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    review_daily_stats (day, status, triggered_by, shard) {
+        day -> Date,
+        status -> Text,
+        triggered_by -> Text,
+        shard -> Int2,
+        reviews -> Int8,
+        comments -> Int8,
+        score_sum -> Int8,
+        scored -> Int8,
+        cost_usd -> Float8,
     }
 }
 
@@ -455,6 +492,7 @@ diesel::table! {
         updated_at -> Timestamptz,
         started_at -> Nullable<Timestamptz>,
         completed_at -> Nullable<Timestamptz>,
+        cost_usd -> Nullable<Float8>,
     }
 }
 
@@ -567,6 +605,7 @@ diesel::joinable!(webhook_deliveries -> review_tasks (task_id));
 diesel::allow_tables_to_appear_in_same_query!(
     ai_call_logs,
     ai_configs,
+    ai_cost_daily,
     api_keys,
     api_metrics,
     budget_notes,
@@ -575,12 +614,14 @@ diesel::allow_tables_to_appear_in_same_query!(
     health_checks,
     job_runs,
     notification_configs,
+    notification_daily_counts,
     notification_digest_events,
     notification_history,
     platform_configs,
     projects,
     push_subscriptions,
     review_comments,
+    review_daily_stats,
     review_feedbacks,
     review_files,
     review_rounds,

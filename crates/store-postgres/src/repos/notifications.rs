@@ -5,7 +5,8 @@
 //! `start <= created_at < end`, so consecutive windows never count a record twice.
 //! `take_digest_events(until)` takes events created at or before `until`.
 
-use super::{conn, paginate};
+use super::review_queries::days::{end_day, first_day, outside, whole_days};
+use super::{PgConn, conn, count, paginate_with_total};
 use crate::PgPool;
 use crate::error::{corrupt, map_diesel_error};
 use crate::rows::{
@@ -19,7 +20,7 @@ use chrono::{DateTime, Utc};
 use diesel::dsl::now;
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Jsonb, Nullable, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Date, Jsonb, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use reviewd_crypto::SecretBox;
 use reviewd_domain::model::notification::{
@@ -64,6 +65,45 @@ fn filtered(filter: &HistoryFilter) -> notification_history::BoxedQuery<'static,
         query = query.filter(notification_history::created_at.lt(end));
     }
     query
+}
+
+#[derive(QueryableByName)]
+struct TotalRow {
+    #[diesel(sql_type = BigInt)]
+    total: i64,
+}
+
+/// The history's exact size under `filter` (no review): the daily counts kept by the
+/// trigger of migration `list_stats` for the whole days, the rows for the partial ones.
+async fn history_total(conn: &mut PgConn, filter: &HistoryFilter) -> Result<u64, RepoError> {
+    let days = whole_days(filter.start, filter.end);
+    let same = "($1::text IS NULL OR {t}.channel = $1) AND ($2::text IS NULL OR {t}.status = $2) \
+                AND ($3::text IS NULL OR {t}.notification_type = $3)";
+    let query = format!(
+        "SELECT (coalesce((SELECT sum(deliveries) FROM notification_daily_counts d
+                           WHERE {on_days} AND d.day >= {first} AND d.day < {end}), 0)
+                 + (SELECT count(*) FROM notification_history h
+                    WHERE {on_rows} AND ($6::timestamptz IS NULL OR h.created_at >= $6)
+                      AND ($7::timestamptz IS NULL OR h.created_at < $7) AND {outside}))::bigint
+                AS total",
+        on_days = same.replace("{t}", "d"),
+        on_rows = same.replace("{t}", "h"),
+        first = first_day("$4"),
+        end = end_day("$5"),
+        outside = outside("h.created_at", "$4", "$5"),
+    );
+    let row: TotalRow = diesel::sql_query(query)
+        .bind::<Nullable<Text>, _>(filter.channel.map(|c| c.as_str()))
+        .bind::<Nullable<Text>, _>(filter.status.map(|s| s.as_str()))
+        .bind::<Nullable<Text>, _>(filter.notification_type.map(|t| t.as_str()))
+        .bind::<Nullable<Date>, _>(days.first)
+        .bind::<Nullable<Date>, _>(days.end)
+        .bind::<Nullable<Timestamptz>, _>(filter.start)
+        .bind::<Nullable<Timestamptz>, _>(filter.end)
+        .get_result(conn)
+        .await
+        .map_err(map_diesel_error)?;
+    Ok(count(row.total))
 }
 
 #[derive(QueryableByName)]
@@ -198,14 +238,18 @@ impl NotificationRepository for PgNotificationRepository {
                 notification_history::id.desc(),
             ))
             .select(HistoryRow::as_select());
-        paginate(
-            &mut conn,
-            page,
-            filtered(filter).count(),
-            rows,
-            NotificationRecord::try_from,
-        )
-        .await
+        let total = if filter.review_id.is_none() {
+            history_total(&mut conn, filter).await?
+        } else {
+            // One review's deliveries: few rows, counted through their index.
+            let n: i64 = filtered(filter)
+                .count()
+                .get_result(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+            count(n)
+        };
+        paginate_with_total(&mut conn, page, total, rows, NotificationRecord::try_from).await
     }
 
     async fn take_stale_pending(

@@ -77,8 +77,8 @@ pub(crate) struct StatsRow {
     comments: i64,
     #[diesel(select_expression = sql::<Nullable<Double>>("avg(score)::double precision"), select_expression_type = SqlLiteral<Nullable<Double>>)]
     average: Option<f64>,
-    // Each review's calls summed first, so a review counts once however many it made.
-    #[diesel(select_expression = sql::<Double>("coalesce(sum((SELECT sum(c.cost_usd) FROM ai_call_logs c WHERE c.review_id = reviews.id)), 0)::double precision"), select_expression_type = SqlLiteral<Double>)]
+    // Each review's calls are summed into its `cost_usd` by their trigger.
+    #[diesel(select_expression = sql::<Double>("coalesce(sum(cost_usd), 0)::double precision"), select_expression_type = SqlLiteral<Double>)]
     cost: f64,
 }
 
@@ -185,7 +185,7 @@ pub(crate) struct DetailRow {
     author_username: Option<String>,
     error_message: Option<String>,
     started_at: Option<DateTime<Utc>>,
-    #[diesel(select_expression = sql::<Nullable<Double>>("(SELECT sum(c.cost_usd) FROM ai_call_logs c WHERE c.review_id = reviews.id)"), select_expression_type = SqlLiteral<Nullable<Double>>)]
+    // The sum of the review's priced calls, kept by their trigger.
     cost_usd: Option<f64>,
 }
 

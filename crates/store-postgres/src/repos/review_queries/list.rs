@@ -1,5 +1,7 @@
-//! The filtered review list, one page of it, and its stats over the whole filter.
+//! The filtered review list, one page of it, and its stats over the whole filter
+//! (from the daily rollups when the filter names no project, see `rollup`).
 
+use super::rollup;
 use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::repos::{PgConn, conn, contains_pattern, paginate_with_total};
@@ -67,15 +69,22 @@ pub(super) async fn list(
     page: PageRequest,
 ) -> Result<(Page<ReviewListItem>, ReviewStats), RepoError> {
     let mut conn = conn(pool).await?;
-    // The stats count the filtered set in the same pass, so their total is the page's.
-    let stats = ReviewStats {
-        cost_by_day: cost_by_day(&mut conn, f).await?,
-        ..filtered(f)
-            .select(StatsRow::as_select())
-            .get_result::<StatsRow>(&mut conn)
-            .await
-            .map_err(map_diesel_error)?
-            .into()
+    // The stats' total is the page's: the rollups count the same filtered set exactly.
+    let stats = if rollup::serves(f) {
+        ReviewStats {
+            cost_by_day: rollup::cost_by_day(&mut conn, f).await?,
+            ..rollup::stats(&mut conn, f).await?
+        }
+    } else {
+        ReviewStats {
+            cost_by_day: cost_by_day(&mut conn, f).await?,
+            ..filtered(f)
+                .select(StatsRow::as_select())
+                .get_result::<StatsRow>(&mut conn)
+                .await
+                .map_err(map_diesel_error)?
+                .into()
+        }
     };
     let rows = filtered(f)
         .select(ListRow::as_select())

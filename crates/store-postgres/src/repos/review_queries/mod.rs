@@ -5,8 +5,10 @@
 
 mod activity;
 mod catalog;
+pub(super) mod days;
 mod detail;
 mod list;
+mod rollup;
 
 use crate::PgPool;
 use async_trait::async_trait;
