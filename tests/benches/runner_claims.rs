@@ -6,7 +6,10 @@
 //! Reports claims per second, claim-call latency percentiles, and checks that no
 //! task was claimed twice and none was left unclaimed (the run fails otherwise).
 //!
-//! Environment: BENCH_RUNNERS (50), BENCH_TASKS (1000), BENCH_CLAIM_LIMIT (1).
+//! Environment: BENCH_RUNNERS (50), BENCH_TASKS (1000), BENCH_CLAIM_LIMIT (1),
+//! BENCH_WAIT_PREPARED (0): 1 starts the clock only once the server's preparer has
+//! prepared every task (the steady state), 0 polls at once (preparer and inline
+//! preparation together).
 #![allow(
     dead_code,
     reason = "`allow`, not `expect`: each bench uses a different part of the shared helpers"
@@ -78,6 +81,8 @@ async fn main() {
             ("HTTP_WORKERS", "2".to_owned()),
             ("DATABASE_POOL_SIZE", "32".to_owned()),
             ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
+            // The preparer runs with the periodic jobs.
+            ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
         ])
         .await,
     );
@@ -118,6 +123,24 @@ async fn main() {
         assert_eq!(response.status(), StatusCode::OK);
     }
 
+    if env("BENCH_WAIT_PREPARED", 0) == 1 {
+        let t = Instant::now();
+        let query =
+            "SELECT count(*) FROM review_tasks WHERE assignment ? 'prepared' AND status = 'queued'";
+        while app.sql(query) != tasks.to_string() {
+            assert!(
+                t.elapsed() < Duration::from_secs(300),
+                "preparer stalled at {}",
+                app.sql(query)
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        println!(
+            "prepared {tasks} tasks ahead in {:.2?} ({:.0}/s)",
+            t.elapsed(),
+            f64::from(u32::try_from(tasks).unwrap()) / t.elapsed().as_secs_f64()
+        );
+    }
     let started = Instant::now();
     let polls = (0..runners).map(|r| {
         let (app, client, key) = (app.clone(), client.clone(), key.clone());

@@ -339,6 +339,8 @@ impl Application {
                 heartbeat_timeout: Duration::from_millis(config.runner_heartbeat_timeout_ms),
                 claim_grace: Duration::from_millis(config.runner_claim_grace_ms),
                 retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
+                prepared_max_age: Duration::from_secs(config.runner_prepared_max_age_secs),
+                prepare_concurrency: PREPARE_CONCURRENCY,
             },
             Arc::new(crate::clock::SystemClock),
         ));
@@ -381,6 +383,9 @@ impl Application {
                 interval.min(SCHEDULER_TICK),
                 crate::jobs::local(&config, &monitoring),
             );
+            if config.runner_prepared_max_age_secs > 0 {
+                spawn_preparer(runners.clone());
+            }
         }
         let system_reset = SystemResetService::new(vec![
             Arc::new(PgDataWipe::new(pool.clone())),
@@ -595,4 +600,27 @@ fn ai_configs(
             },
         },
     ))
+}
+
+/// Rounds one preparer pass begins at once (each holds a pooled connection).
+const PREPARE_CONCURRENCY: usize = 4;
+/// The preparer's pause when a pass found nothing to do.
+const PREPARE_IDLE: Duration = Duration::from_millis(250);
+
+/// This replica's preparer: passes of `RunnerService::prepare_ahead` back to back
+/// while they find work, else every `PREPARE_IDLE`, so runners' claims find rounds
+/// ready. It dies with the process; a hold it had on an MR ends with its connection.
+fn spawn_preparer(runners: Arc<RunnerService>) {
+    tokio::spawn(async move {
+        loop {
+            match runners.prepare_ahead().await {
+                Ok(report) if report.busy() => tokio::task::yield_now().await,
+                Ok(_) => tokio::time::sleep(PREPARE_IDLE).await,
+                Err(e) => {
+                    tracing::warn!(error = %e, "runners.prepare_failed");
+                    tokio::time::sleep(PREPARE_IDLE * 4).await;
+                }
+            }
+        }
+    });
 }

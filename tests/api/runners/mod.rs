@@ -6,6 +6,7 @@ mod access;
 mod claims;
 mod failures;
 mod lifecycle;
+mod prepared;
 mod repo_config;
 
 use crate::helpers::{TestApp, json};

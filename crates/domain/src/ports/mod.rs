@@ -15,6 +15,7 @@ pub mod login_throttle;
 pub mod monitoring;
 pub mod notifications;
 pub mod platform_config_repository;
+pub mod prepared_rounds;
 pub mod project_repository;
 pub mod repo_error;
 pub mod review_queries;
@@ -51,6 +52,10 @@ pub use notifications::{
     NewDelivery, NotificationRepository, Notifier, NotifyError, ReviewObserver, VapidKeyGenerator,
 };
 pub use platform_config_repository::PlatformConfigRepository;
+pub use prepared_rounds::{
+    ClaimBatch, ClaimedRow, Orphaned, Preparation, PreparationBudget, PreparedPayload,
+    PreparedRound, TaskReservation,
+};
 pub use project_repository::ProjectRepository;
 pub use repo_error::RepoError;
 pub use review_queries::ReviewQueries;

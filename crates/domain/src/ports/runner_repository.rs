@@ -1,4 +1,5 @@
 use super::RepoError;
+use super::prepared_rounds::{ClaimBatch, Orphaned, PreparationBudget, TaskReservation};
 use crate::model::ReviewTask;
 use crate::model::runner::{
     Runner, RunnerAssignment, RunnerOutcome, RunnerPhase, RunnerRegistration, RunnerStatus,
@@ -165,4 +166,54 @@ pub trait RunnerRepository: Send + Sync {
         queued_after: DateTime<Utc>,
         heard_after: DateTime<Utc>,
     ) -> Result<bool, RepoError>;
+
+    /// [`claim`](Self::claim) in one short transaction, with the caller's key checked
+    /// in it, and prepared tasks first: tasks prepared ahead (fresh since
+    /// `fresh_after`, at the task's attempts, their round still open) are taken
+    /// before any other, and come back with their round. When none is, the oldest
+    /// queued tasks are taken as `claim` takes them, to be prepared inline.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown runner.
+    async fn claim_ready(
+        &self,
+        runner_id: &str,
+        caller_key: uuid::Uuid,
+        limit: u32,
+        lease: std::time::Duration,
+        retry_delay: std::time::Duration,
+        fresh_after: DateTime<Utc>,
+    ) -> Result<ClaimBatch, RepoError>;
+
+    /// The oldest queued task to prepare ahead, held with its MR: queued (past its
+    /// retry delay), not prepared since `fresh_after`, some runner heard from since
+    /// `heard_after` has its tags, and no other task of its MR is under way or
+    /// prepared. `None` when there is none (or all are held).
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn reserve_to_prepare(
+        &self,
+        retry_delay: std::time::Duration,
+        fresh_after: DateTime<Utc>,
+        heard_after: DateTime<Utc>,
+    ) -> Result<Option<Box<dyn TaskReservation>>, RepoError>;
+
+    /// A task that is no longer queued (superseded, taken by a worker, finished)
+    /// but still carries a preparation, held with its MR; `None` when there is none.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn reserve_orphaned_preparation(&self) -> Result<Option<Orphaned>, RepoError>;
+
+    /// Runners heard from since `heard_after`, their free capacity, and the queued
+    /// tasks prepared since `fresh_after`.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn preparation_budget(
+        &self,
+        heard_after: DateTime<Utc>,
+        fresh_after: DateTime<Utc>,
+    ) -> Result<PreparationBudget, RepoError>;
 }

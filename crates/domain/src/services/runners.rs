@@ -1,15 +1,24 @@
 //! The runner protocol: registration, heartbeats, atomic claims, phases, logs and
-//! results. A claim prepares the round on the server (the same `begin_round` as the
-//! server's workers); a result is concluded by the same engine code, so a runner's
-//! review posts, deduplicates and rates exactly like the server's own.
+//! results. A round is prepared on the server (the same `begin_round` as the
+//! server's workers), ahead of the claim by the preparer (`prepare`) or, when none
+//! is ready, inside the claim (`claim`); a result is concluded by the same engine
+//! code, so a runner's review posts, deduplicates and rates exactly like the
+//! server's own.
+
+mod claim;
+mod prepare;
+
+pub use prepare::PrepareReport;
 
 use super::ServiceError;
-use super::review_engine::{Assigned, ReviewEngine};
+use super::review_engine::ReviewEngine;
 use super::tasks::TaskService;
 use crate::model::runner::{
     ClaimedTask, Runner, RunnerOutcome, RunnerPhase, RunnerRegistration, RunnerResult, RunnerStatus,
 };
-use crate::ports::{Clock, HeldTask, RepoError, RunnerRepository, SweepReport, TaskRepository};
+use crate::ports::{
+    ClaimBatch, Clock, HeldTask, RepoError, RunnerRepository, SweepReport, TaskRepository,
+};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +28,9 @@ use uuid::Uuid;
 pub const MAX_LOG_LINES: usize = 200;
 /// Most tasks one claim may take.
 pub const MAX_CLAIM: u32 = 50;
+/// How often, and how long each time, a claim waits for tasks being prepared.
+const CLAIM_WAITS: u32 = 40;
+const CLAIM_WAIT: Duration = Duration::from_millis(25);
 
 #[derive(Debug, Clone)]
 pub struct RunnerSettings {
@@ -33,6 +45,12 @@ pub struct RunnerSettings {
     /// claim it again (`QUEUE_RETRY_DELAY_SECS`), so an outage does not use up its
     /// attempts in seconds.
     pub retry_delay: Duration,
+    /// How long a round prepared ahead of a claim stays good
+    /// (`RUNNER_PREPARED_MAX_AGE_SECS`): older, it is prepared again, and claims
+    /// prepare it inline meanwhile. Zero: nothing is prepared ahead.
+    pub prepared_max_age: Duration,
+    /// Rounds one preparer pass prepares at once.
+    pub prepare_concurrency: usize,
 }
 
 pub struct RunnerService {
@@ -43,6 +61,12 @@ pub struct RunnerService {
     projects: Arc<super::ProjectService>,
     settings: RunnerSettings,
     clock: Arc<dyn Clock>,
+}
+
+fn wrong_key(runner_id: &str) -> ServiceError {
+    ServiceError::Forbidden(format!(
+        "runner {runner_id} was registered with another API key"
+    ))
 }
 
 fn not_held(task_id: Uuid) -> ServiceError {
@@ -114,9 +138,7 @@ impl RunnerService {
             .await
             .map_err(|e| ServiceError::from_repo(e, "runner"))?;
         match owner {
-            Some(owner) if owner != caller_key => Err(ServiceError::Forbidden(format!(
-                "runner {runner_id} was registered with another API key"
-            ))),
+            Some(owner) if owner != caller_key => Err(wrong_key(runner_id)),
             _ => Ok(()),
         }
     }
@@ -167,88 +189,60 @@ impl RunnerService {
         self.get(id).await
     }
 
-    /// Claims up to `limit` tasks for the runner and prepares each one's round. A task
-    /// whose preparation fails transiently goes back to the queue; one whose head was
-    /// already reviewed completes without the runner.
+    /// Claims up to `limit` tasks for the runner: rounds prepared ahead first,
+    /// handed out as stored; else queued tasks, each one's round prepared here. A
+    /// task whose preparation fails transiently goes back to the queue; one whose
+    /// head was already reviewed completes without the runner.
     ///
     /// # Errors
-    /// `NotFound` for an unknown runner; store failures.
+    /// `NotFound` for an unknown runner; `Forbidden` for another key's runner;
+    /// store failures.
     pub async fn claim(
         &self,
         caller_key: Uuid,
         runner_id: &str,
         limit: u32,
     ) -> Result<Vec<ClaimedTask>, ServiceError> {
-        self.check_key(runner_id, caller_key).await?;
-        let tasks = self
-            .runners
-            .claim(
-                runner_id,
-                limit.clamp(1, MAX_CLAIM),
-                self.settings.task_lease,
-                self.settings.retry_delay,
-            )
-            .await
-            .map_err(|e| ServiceError::from_repo(e, "runner"))?;
-        let mut claimed = Vec::with_capacity(tasks.len());
-        for task in tasks {
-            match self.engine.assign(&task).await {
-                Ok(Assigned::Round(round)) => {
-                    self.runners
-                        .save_assignment(task.id, &round.assignment)
-                        .await?;
-                    let project = &round.project;
-                    let credentials = self.projects.clone_credentials(project).await?;
-                    tracing::info!(task.id = %task.id, runner.id = %runner_id, files = round.assignment.files.len(), "runner.task_claimed");
-                    claimed.push(ClaimedTask {
-                        id: task.id,
-                        review_id: round.assignment.review_id,
-                        project_id: project.id,
-                        project_path: project.full_path.clone(),
-                        mr_iid: task.mr_iid,
-                        mr_title: round.mr.title.clone(),
-                        mr_description: round.mr.description.clone(),
-                        repository_url: repository_url(&project.web_url),
-                        clone_credentials: credentials,
-                        source_branch: round.mr.source_branch.clone(),
-                        target_branch: round.mr.target_branch.clone(),
-                        base_sha: round.assignment.base_sha.clone(),
-                        commit_sha: round.assignment.head_sha.clone(),
-                        files: round.assignment.files.clone(),
-                        system_prompt: round.system_prompt.clone(),
-                        rules: round.rules.clone(),
-                        ai: round.ai.clone(),
-                        attempt: task.attempts,
-                        timeout_ms: u64::try_from(self.settings.task_lease.as_millis())
-                            .unwrap_or(u64::MAX),
-                    });
+        let mut waits = 0;
+        let rows = loop {
+            let batch = self
+                .runners
+                .claim_ready(
+                    runner_id,
+                    caller_key,
+                    limit.clamp(1, MAX_CLAIM),
+                    self.settings.task_lease,
+                    self.settings.retry_delay,
+                    self.ago(self.settings.prepared_max_age),
+                )
+                .await
+                .map_err(|e| ServiceError::from_repo(e, "runner"))?;
+            match batch {
+                ClaimBatch::WrongKey => return Err(wrong_key(runner_id)),
+                ClaimBatch::Claimed(rows) => break rows,
+                // The next tasks are being prepared: a short wait hands them out
+                // ready, where an empty answer would cost the runner a poll interval.
+                ClaimBatch::Held if waits < CLAIM_WAITS => {
+                    waits += 1;
+                    self.clock.sleep(CLAIM_WAIT).await;
                 }
-                Ok(Assigned::AlreadyReviewed(review_id)) => {
-                    self.tasks.complete(task.id, Some(review_id)).await?;
-                    self.runners
-                        .count_finished(runner_id, RunnerOutcome::Success)
-                        .await?;
-                }
-                Ok(Assigned::NotReviewed) => {
-                    self.tasks.complete(task.id, None).await?;
-                    self.runners
-                        .count_finished(runner_id, RunnerOutcome::Success)
-                        .await?;
-                }
-                Err(f) if f.transient => {
-                    tracing::warn!(task.id = %task.id, error = %f.message, "runner.prepare_failed");
-                    self.runners.release(task.id, runner_id, &f.message).await?;
-                }
-                Err(f) => {
-                    self.tasks.fail(task.id, &f.message).await?;
-                    self.runners
-                        .count_finished(runner_id, RunnerOutcome::Failed)
-                        .await?;
-                    self.engine.task_failed(&task, &f.message).await;
-                }
+                ClaimBatch::Held => break Vec::new(),
             }
+        };
+        let mut claimed = Vec::with_capacity(rows.len());
+        for row in rows {
+            let task = match row.prepared {
+                Some(prepared) => self.hand_out(&row.task, prepared, runner_id).await?,
+                None => self.prepare_inline(&row.task, runner_id).await?,
+            };
+            claimed.extend(task);
         }
         Ok(claimed)
+    }
+
+    /// `now - d` on the service's clock.
+    fn ago(&self, d: Duration) -> DateTime<Utc> {
+        self.clock.now() - chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)
     }
 
     /// Whether a server worker should leave this queued task to a runner for now: it
@@ -258,15 +252,12 @@ impl RunnerService {
         if self.settings.claim_grace.is_zero() {
             return false;
         }
-        let ago = |d: Duration| {
-            self.clock.now() - chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)
-        };
         match self
             .runners
             .runner_can_take(
                 task_id,
-                ago(self.settings.claim_grace),
-                ago(self.settings.heartbeat_timeout),
+                self.ago(self.settings.claim_grace),
+                self.ago(self.settings.heartbeat_timeout),
             )
             .await
         {

@@ -154,6 +154,8 @@ impl World {
                 heartbeat_timeout: Duration::from_secs(30),
                 claim_grace: Duration::from_secs(10),
                 retry_delay: Duration::from_secs(5),
+                prepared_max_age: Duration::from_secs(300),
+                prepare_concurrency: 2,
             },
             self.clock.clone(),
         )

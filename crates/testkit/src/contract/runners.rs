@@ -11,7 +11,9 @@ use reviewd_domain::model::runner::{
     RunnerAssignment, RunnerOutcome, RunnerPhase, RunnerRegistration, RunnerStatus,
 };
 use reviewd_domain::model::{NewReviewTask, Project, ReviewTask, TaskStatus};
-use reviewd_domain::ports::{AttemptStart, RepoError, TaskInsert};
+use reviewd_domain::ports::{
+    AttemptStart, ClaimBatch, Preparation, PreparedPayload, RepoError, TaskInsert,
+};
 use serde_json::json;
 use std::time::Duration;
 use uuid::Uuid;
@@ -32,6 +34,7 @@ pub async fn run(s: &Stores) {
     deregistering_requeues_or_fails_held_tasks(s).await;
     a_sweep_takes_back_tasks_of_silent_runners_and_lapsed_leases(s).await;
     runner_can_take_needs_a_fresh_task_and_a_capable_runner(s).await;
+    prepared_rounds_are_claimed_first_and_orphans_found(s).await;
 }
 
 async fn claim(
@@ -603,4 +606,162 @@ async fn runner_can_take_needs_a_fresh_task_and_a_capable_runner(s: &Stores) {
         "not queued"
     );
     done(s, &ids(&t)).await;
+}
+
+fn prepared_assignment(review_id: Uuid, round_id: Uuid, head: &str) -> RunnerAssignment {
+    RunnerAssignment {
+        review_id,
+        round_id,
+        round_number: 1,
+        base_sha: "base".into(),
+        head_sha: head.into(),
+        files: vec![],
+        applied_rule_ids: vec![],
+        ai_model: Some("model-1".into()),
+        min_severity: None,
+    }
+}
+
+fn preparation(task: &ReviewTask, title: &str) -> Preparation {
+    Preparation {
+        at: chrono::Utc::now(),
+        attempts: task.attempts,
+        payload: Some(PreparedPayload {
+            mr_title: title.into(),
+            mr_description: None,
+            source_branch: "feature".into(),
+            target_branch: "main".into(),
+            system_prompt: "Review.".into(),
+            rules: vec![],
+            ai_config_id: None,
+        }),
+    }
+}
+
+/// A preparer's hold hides the task's MR from claims; a stored preparation is
+/// claimed first, with its round, by the key's runner only; a superseded task's
+/// preparation is found as an orphan, its round still open, until forgotten.
+async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
+    // Far enough back for both stores' clocks (the memory one is a fake).
+    let long_ago = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
+    let (project, review, round) = seed::review_in_first_round(s, 41).await;
+    let task = seed::task(s, &project, 41, "h1").await;
+    let user = seed::user(s).await;
+    let key = s
+        .api_keys
+        .create(seed::new_api_key(user.id, None))
+        .await
+        .unwrap()
+        .id;
+    let registration = RunnerRegistration {
+        api_key_id: Some(key),
+        ..seed::registration(5, &[])
+    };
+    s.runners.upsert(&registration).await.unwrap();
+    let runner = registration.id.as_str();
+
+    let held = s
+        .runners
+        .reserve_to_prepare(RETRY, long_ago, long_ago)
+        .await
+        .unwrap()
+        .expect("the queued task is held for preparing");
+    assert_eq!(held.task().id, task.id);
+    let claimed = s
+        .runners
+        .claim_ready(runner, key, 5, LEASE, RETRY, long_ago)
+        .await
+        .unwrap();
+    assert!(
+        matches!(claimed, ClaimBatch::Held),
+        "a held MR is not claimed, and the claim says why: {claimed:?}"
+    );
+    let assignment = prepared_assignment(review.id, round.id, "h1");
+    assert!(
+        held.save(&preparation(&task, "Prepared"), Some(&assignment))
+            .await
+            .unwrap()
+    );
+    let budget = s
+        .runners
+        .preparation_budget(long_ago, long_ago)
+        .await
+        .unwrap();
+    assert_eq!(budget.prepared, 1, "{budget:?}");
+    assert!(
+        budget.runners_online >= 1 && budget.free_capacity >= 5,
+        "{budget:?}"
+    );
+    assert!(
+        s.runners
+            .reserve_to_prepare(RETRY, long_ago, long_ago)
+            .await
+            .unwrap()
+            .is_none(),
+        "a prepared task is not held again"
+    );
+    assert!(matches!(
+        s.runners
+            .claim_ready(runner, Uuid::new_v4(), 5, LEASE, RETRY, long_ago)
+            .await
+            .unwrap(),
+        ClaimBatch::WrongKey
+    ));
+    let ClaimBatch::Claimed(rows) = s
+        .runners
+        .claim_ready(runner, key, 5, LEASE, RETRY, long_ago)
+        .await
+        .unwrap()
+    else {
+        panic!("the runner's own key claims");
+    };
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].task.id, task.id);
+    assert_eq!(rows[0].task.status, TaskStatus::Processing);
+    assert_eq!(rows[0].task.attempts, 1);
+    let prepared = rows[0].prepared.clone().expect("claimed with its round");
+    assert_eq!(prepared.assignment, assignment);
+    assert_eq!(prepared.payload.mr_title, "Prepared");
+    let held_now = s.runners.held(task.id).await.unwrap();
+    assert_eq!(held_now.assignment, Some(assignment));
+
+    // A second MR: prepared, then superseded by a newer head.
+    let review2 = seed::review(s, &project, 42, "h1").await;
+    let round2 = seed::first_round(s, &review2).await;
+    let old = seed::task(s, &project, 42, "h1").await;
+    let held = s
+        .runners
+        .reserve_to_prepare(RETRY, long_ago, long_ago)
+        .await
+        .unwrap()
+        .expect("the second task is held");
+    assert_eq!(held.task().id, old.id);
+    let assignment2 = prepared_assignment(review2.id, round2.id, "h1");
+    assert!(
+        held.save(&preparation(&old, "Old"), Some(&assignment2))
+            .await
+            .unwrap()
+    );
+    let newer = seed::task(s, &project, 42, "h2").await;
+    assert_eq!(status(s, old.id).await, TaskStatus::Superseded);
+    let orphan = s
+        .runners
+        .reserve_orphaned_preparation()
+        .await
+        .unwrap()
+        .expect("the superseded task's preparation is an orphan");
+    assert_eq!(orphan.reservation.task().id, old.id);
+    assert_eq!(orphan.assignment, Some(assignment2));
+    assert!(orphan.round_open, "nothing replaced its round");
+    orphan.reservation.forget().await.unwrap();
+    assert!(
+        s.runners
+            .reserve_orphaned_preparation()
+            .await
+            .unwrap()
+            .is_none(),
+        "a forgotten preparation is no orphan"
+    );
+    s.runners.deregister(runner).await.unwrap();
+    done(s, &[task.id, newer.id]).await;
 }

@@ -5,6 +5,8 @@
 use super::MemoryStore;
 use super::tables::{RunnerRow, Tables, TaskRow};
 use super::tasks::before;
+
+mod prepared;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::review_views::TaskLogLine;
@@ -12,7 +14,10 @@ use reviewd_domain::model::runner::{
     Runner, RunnerAssignment, RunnerOutcome, RunnerPhase, RunnerRegistration, RunnerStatus,
 };
 use reviewd_domain::model::{ReviewTask, TaskStatus};
-use reviewd_domain::ports::{HeldTask, RepoError, RunnerRepository, SweepReport};
+use reviewd_domain::ports::{
+    ClaimBatch, HeldTask, Orphaned, PreparationBudget, RepoError, RunnerRepository, SweepReport,
+    TaskReservation,
+};
 use std::collections::HashSet;
 use uuid::Uuid;
 
@@ -52,6 +57,9 @@ impl Tables {
             && (row.task.error_message.is_none() || row.task.updated_at <= retry_since)
             && row.required_tags.iter().all(|t| tags.contains(t))
             && !self.mr_busy(row.task.project_id, row.task.mr_iid)
+            && !self
+                .preparing
+                .contains(&(row.task.project_id, row.task.mr_iid))
     }
 
     /// The oldest `take` claimable tasks, then one per MR (as the SQL does).
@@ -483,5 +491,48 @@ impl RunnerRepository for MemoryStore {
                 && task.required_tags.iter().all(|tag| r.tags.contains(tag))
                 && usize::try_from(r.max_concurrent_jobs).unwrap_or(0) > t.held_count(&r.id)
         }))
+    }
+
+    async fn claim_ready(
+        &self,
+        runner_id: &str,
+        caller_key: Uuid,
+        limit: u32,
+        lease: std::time::Duration,
+        retry_delay: std::time::Duration,
+        fresh_after: DateTime<Utc>,
+    ) -> Result<ClaimBatch, RepoError> {
+        self.claim_prepared_first(
+            runner_id,
+            caller_key,
+            limit,
+            lease,
+            before(self.now(), retry_delay),
+            fresh_after,
+        )
+    }
+
+    async fn reserve_to_prepare(
+        &self,
+        retry_delay: std::time::Duration,
+        fresh_after: DateTime<Utc>,
+        heard_after: DateTime<Utc>,
+    ) -> Result<Option<Box<dyn TaskReservation>>, RepoError> {
+        let retry_since = before(self.now(), retry_delay);
+        Ok(self
+            .hold_to_prepare(retry_since, fresh_after, heard_after)
+            .map(|r| Box::new(r) as Box<dyn TaskReservation>))
+    }
+
+    async fn reserve_orphaned_preparation(&self) -> Result<Option<Orphaned>, RepoError> {
+        Ok(self.hold_orphaned())
+    }
+
+    async fn preparation_budget(
+        &self,
+        heard_after: DateTime<Utc>,
+        fresh_after: DateTime<Utc>,
+    ) -> Result<PreparationBudget, RepoError> {
+        Ok(self.tables().preparation_budget(heard_after, fresh_after))
     }
 }

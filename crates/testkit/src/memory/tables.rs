@@ -117,4 +117,9 @@ pub(crate) struct Tables {
     pub notifications: super::notifications::NotificationTables,
     pub monitoring: super::monitoring::MonitoringTables,
     pub auth: super::auth::AuthTables,
+    /// Rounds prepared ahead of claims, by task: the `prepared` key of
+    /// `review_tasks.assignment` (the round itself is the row's `assignment`).
+    pub preparations: std::collections::HashMap<Uuid, reviewd_domain::ports::Preparation>,
+    /// MRs a preparer holds (PostgreSQL's session advisory locks).
+    pub preparing: std::collections::HashSet<(Uuid, i64)>,
 }

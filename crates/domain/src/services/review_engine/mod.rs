@@ -9,7 +9,7 @@ mod retry;
 mod round;
 mod runner;
 
-pub(crate) use runner::Assigned;
+pub(crate) use runner::{Assigned, RunnerRound};
 
 use super::ServiceError;
 use super::ai_configs::AiConfigService;

@@ -34,6 +34,9 @@ pub(crate) struct RunnerRound {
     pub(crate) rules: Vec<ActiveRule>,
     /// The project's AI configuration, as the runner calls it.
     pub(crate) ai: RunnerAiConfig,
+    /// Which stored AI configuration that is (none: the built-in one), so a round
+    /// prepared ahead resolves it again, key and all, when it is claimed.
+    pub(crate) ai_config_id: Option<Uuid>,
 }
 
 impl ReviewEngine {
@@ -73,7 +76,22 @@ impl ReviewEngine {
             system_prompt: plan.guidance.system.clone(),
             rules: plan.guidance.rules.clone(),
             ai: self.runner_ai(&ai),
+            ai_config_id: match ai.source {
+                AiSource::Stored { id, .. } => Some(id),
+                AiSource::Builtin | AiSource::Trial => None,
+            },
         })))
+    }
+
+    /// The AI configuration a round prepared ahead with `ai_config_id` is sent to,
+    /// as a runner calls it: resolved when the round is claimed, so its key is never
+    /// stored with the task.
+    pub(crate) async fn runner_ai_for(
+        &self,
+        ai_config_id: Option<Uuid>,
+    ) -> Result<RunnerAiConfig, Failure> {
+        let target = self.ai.target(ai_config_id).await?;
+        Ok(self.runner_ai(&target))
     }
 
     /// What a runner needs to call `target` as this server would.

@@ -13,7 +13,9 @@ use diesel::sql_types::{BigInt, Integer, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use reviewd_domain::model::ReviewTask;
 use reviewd_domain::model::runner::{RunnerAssignment, RunnerPhase};
-use reviewd_domain::ports::{HeldTask, RepoError, SweepReport};
+use reviewd_domain::ports::{
+    ClaimBatch, ClaimedRow, HeldTask, Preparation, PreparedRound, RepoError, SweepReport,
+};
 use uuid::Uuid;
 
 #[derive(QueryableByName)]
@@ -367,4 +369,241 @@ pub(super) async fn runner_can_take(
     .await
     .map_err(map_diesel_error)?;
     Ok(answer.waits)
+}
+
+/// What a claim's transaction came to.
+enum Taken {
+    WrongKey,
+    Held,
+    Tasks(Vec<(ReviewTask, Option<serde_json::Value>)>),
+}
+
+#[derive(QueryableByName)]
+struct ClaimCandidate {
+    #[diesel(sql_type = diesel::sql_types::Uuid)]
+    id: Uuid,
+    #[diesel(sql_type = diesel::sql_types::Uuid)]
+    project_id: Uuid,
+    #[diesel(sql_type = BigInt)]
+    mr_iid: i64,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    locked: bool,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Jsonb>)]
+    assignment: Option<serde_json::Value>,
+}
+
+pub(super) async fn claim_ready(
+    pool: &PgPool,
+    runner_id: &str,
+    caller_key: Uuid,
+    limit: u32,
+    lease: std::time::Duration,
+    retry_delay: std::time::Duration,
+    fresh_after: DateTime<Utc>,
+) -> Result<ClaimBatch, RepoError> {
+    let mut conn = conn(pool).await?;
+    let runner_id = runner_id.to_owned();
+    let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+    let retry_ms = i64::try_from(retry_delay.as_millis()).unwrap_or(i64::MAX);
+    let taken: Taken = conn
+        .transaction(async move |conn| {
+            // The runner's row lock serialises its own concurrent polls, so its
+            // capacity is counted once; the caller's key is checked in the same
+            // statement.
+            #[derive(QueryableByName)]
+            struct Capacity {
+                #[diesel(sql_type = Integer)]
+                free: i32,
+                #[diesel(sql_type = diesel::sql_types::Bool)]
+                other_key: bool,
+            }
+            let capacity: Option<Capacity> = diesel::sql_query(
+                "SELECT r.max_concurrent_jobs - (SELECT count(*)::int FROM review_tasks
+                          WHERE runner_id = r.id AND status IN ('processing', 'in_progress')) AS free,
+                        COALESCE(r.api_key_id <> $2, false) AS other_key
+                   FROM runners r WHERE r.id = $1 FOR UPDATE",
+            )
+            .bind::<Text, _>(&runner_id)
+            .bind::<diesel::sql_types::Uuid, _>(caller_key)
+            .get_result(conn)
+            .await
+            .optional()?;
+            let Some(capacity) = capacity else {
+                return Err(diesel::result::Error::NotFound);
+            };
+            if capacity.other_key {
+                return Ok(Taken::WrongKey);
+            }
+            let take = i64::from(capacity.free.max(0)).min(i64::from(limit));
+            if take == 0 {
+                return Ok(Taken::Tasks(Vec::new()));
+            }
+            // Prepared tasks first: fresh, made at the task's attempts, their round
+            // still open (not replaced by another task's round of the MR).
+            let prepared: Vec<ClaimCandidate> = diesel::sql_query(format!(
+                "SELECT c.id, c.project_id, c.mr_iid, c.assignment, {lock} AS locked
+                   FROM (SELECT t.id, t.project_id, t.mr_iid, t.created_at, t.assignment
+                           FROM review_tasks t
+                          WHERE t.status = 'queued' AND t.assignment ? 'prepared'
+                            AND t.assignment ? 'roundId' AND {fresh}
+                            AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
+                            AND NOT EXISTS (SELECT 1 FROM review_tasks o
+                                             WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
+                                               AND o.status IN ('processing', 'in_progress'))
+                            AND EXISTS (SELECT 1 FROM review_rounds r
+                                         WHERE r.id = (t.assignment->>'roundId')::uuid
+                                           AND r.completed_at IS NULL)
+                          ORDER BY t.created_at
+                          LIMIT $2 FOR UPDATE SKIP LOCKED) c
+                  ORDER BY c.created_at",
+                lock = try_lock_mr("c.project_id", "c.mr_iid"),
+                fresh = super::prepared::fresh("t", "$3"),
+            ))
+            .bind::<Text, _>(&runner_id)
+            .bind::<BigInt, _>(take)
+            .bind::<Timestamptz, _>(fresh_after)
+            .load(conn)
+            .await?;
+            let (candidates, from_prepared) = if prepared.iter().any(|c| c.locked) {
+                (prepared, true)
+            } else {
+                // Nothing prepared: the oldest queued tasks, prepared by the caller.
+                // Exactly `take` rows: rows locked here but not claimed would be
+                // hidden from other runners polling at the same moment.
+                let queued: Vec<ClaimCandidate> = diesel::sql_query(format!(
+                    "SELECT c.id, c.project_id, c.mr_iid, NULL::jsonb AS assignment,
+                            {} AS locked
+                       FROM (SELECT t.id, t.project_id, t.mr_iid, t.created_at FROM review_tasks t
+                              WHERE t.status = 'queued'
+                                AND (t.error_message IS NULL
+                                     OR t.updated_at <= now() - ($3 * interval '1 millisecond'))
+                                AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
+                                AND NOT EXISTS (SELECT 1 FROM review_tasks o
+                                                 WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
+                                                   AND o.status IN ('processing', 'in_progress'))
+                              ORDER BY t.created_at
+                              LIMIT $2 FOR UPDATE SKIP LOCKED) c
+                      ORDER BY c.created_at",
+                    try_lock_mr("c.project_id", "c.mr_iid")
+                ))
+                .bind::<Text, _>(&runner_id)
+                .bind::<BigInt, _>(take)
+                .bind::<BigInt, _>(retry_ms)
+                .load(conn)
+                .await?;
+                (queued, false)
+            };
+            // One task per MR, and only with the MR's lock (which workers' attempts
+            // and preparers take too). A row skipped here stays queued.
+            let held = !candidates.is_empty() && candidates.iter().all(|c| !c.locked);
+            let mut seen = std::collections::HashSet::new();
+            let mut stored = std::collections::HashMap::new();
+            let chosen: Vec<Uuid> = candidates
+                .into_iter()
+                .filter(|c| c.locked && seen.insert((c.project_id, c.mr_iid)))
+                .take(usize::try_from(take).unwrap_or(usize::MAX))
+                .map(|c| {
+                    stored.insert(c.id, c.assignment);
+                    c.id
+                })
+                .collect();
+            if chosen.is_empty() {
+                return Ok(if held { Taken::Held } else { Taken::Tasks(Vec::new()) });
+            }
+            use diesel::dsl::sql;
+            use diesel::sql_types::{Jsonb, Nullable};
+            // Checked again under the MR locks, on a fresh snapshot. A prepared
+            // task keeps its round (the preparation's mark goes: only queued tasks
+            // carry one) and takes its head; another is prepared by the caller.
+            let rows: Vec<TaskRow> = diesel::update(review_tasks::table)
+                .filter(review_tasks::id.eq_any(&chosen))
+                .filter(review_tasks::status.eq("queued"))
+                .filter(sql::<diesel::sql_types::Bool>(
+                    "NOT EXISTS (SELECT 1 FROM review_tasks o
+                                  WHERE o.project_id = review_tasks.project_id
+                                    AND o.mr_iid = review_tasks.mr_iid
+                                    AND o.status IN ('processing', 'in_progress'))",
+                ))
+                .set((
+                    review_tasks::status.eq("processing"),
+                    review_tasks::runner_id.eq(&runner_id),
+                    review_tasks::runner_phase.eq(None::<String>),
+                    review_tasks::attempts.eq(review_tasks::attempts + 1),
+                    review_tasks::claimed_at.eq(sql::<Nullable<Timestamptz>>("now()")),
+                    review_tasks::heartbeat_at.eq(sql::<Nullable<Timestamptz>>("now()")),
+                    review_tasks::started_at.eq(sql::<Nullable<Timestamptz>>(
+                        "COALESCE(review_tasks.started_at, now())",
+                    )),
+                    review_tasks::lease_expires_at.eq(sql::<Nullable<Timestamptz>>("now() + (")
+                        .bind::<BigInt, _>(lease_ms)
+                        .sql(" * interval '1 millisecond')")),
+                    review_tasks::assignment.eq(sql::<Nullable<Jsonb>>("CASE WHEN ")
+                        .bind::<diesel::sql_types::Bool, _>(from_prepared)
+                        .sql(" THEN review_tasks.assignment - 'prepared' END")),
+                    review_tasks::head_sha.eq(sql::<Nullable<Text>>("CASE WHEN ")
+                        .bind::<diesel::sql_types::Bool, _>(from_prepared)
+                        .sql(
+                            " THEN COALESCE(review_tasks.assignment->>'headSha', review_tasks.head_sha)
+                              ELSE review_tasks.head_sha END",
+                        )),
+                ))
+                .returning(TaskRow::as_returning())
+                .get_results(conn)
+                .await?;
+            if !rows.is_empty() {
+                diesel::sql_query(
+                    "UPDATE runners SET current_jobs = current_jobs + $2, last_heartbeat = now(),
+                            status = CASE WHEN current_jobs + $2 >= max_concurrent_jobs THEN 'busy' ELSE 'online' END
+                      WHERE id = $1",
+                )
+                .bind::<Text, _>(&runner_id)
+                .bind::<Integer, _>(i32::try_from(rows.len()).unwrap_or(i32::MAX))
+                .execute(conn)
+                .await?;
+            }
+            let mut tasks = Vec::with_capacity(rows.len());
+            for row in rows {
+                let task =
+                    ReviewTask::try_from(row).map_err(|_| diesel::result::Error::NotFound)?;
+                let value = stored.remove(&task.id).flatten();
+                tasks.push((task, value));
+            }
+            tasks.sort_by_key(|(t, _)| t.created_at);
+            Ok(Taken::Tasks(tasks))
+        })
+        .await
+        .map_err(map_diesel_error)?;
+    let tasks = match taken {
+        Taken::WrongKey => return Ok(ClaimBatch::WrongKey),
+        Taken::Held => return Ok(ClaimBatch::Held),
+        Taken::Tasks(tasks) => tasks,
+    };
+    let mut claimed = Vec::with_capacity(tasks.len());
+    for (task, value) in tasks {
+        let prepared = match value {
+            Some(value) => Some(prepared_round(task.id, value)?),
+            None => None,
+        };
+        claimed.push(ClaimedRow { task, prepared });
+    }
+    Ok(ClaimBatch::Claimed(claimed))
+}
+
+/// The round and payload of a preparation as stored.
+fn prepared_round(task_id: Uuid, mut value: serde_json::Value) -> Result<PreparedRound, RepoError> {
+    let bad = |e: serde_json::Error| corrupt(format!("task {task_id}: prepared round: {e}"));
+    let preparation = value
+        .as_object_mut()
+        .and_then(|o| o.remove("prepared"))
+        .unwrap_or_default();
+    let preparation: Preparation = serde_json::from_value(preparation).map_err(bad)?;
+    let payload = preparation.payload.ok_or_else(|| {
+        corrupt(format!(
+            "task {task_id}: prepared round without its payload"
+        ))
+    })?;
+    Ok(PreparedRound {
+        assignment: serde_json::from_value(value).map_err(bad)?,
+        payload,
+    })
 }

@@ -4,6 +4,7 @@
 
 mod claims;
 mod logs;
+mod prepared;
 mod registry;
 
 use crate::PgPool;
@@ -13,7 +14,10 @@ use reviewd_domain::model::ReviewTask;
 use reviewd_domain::model::runner::{
     Runner, RunnerAssignment, RunnerOutcome, RunnerPhase, RunnerRegistration, RunnerStatus,
 };
-use reviewd_domain::ports::{HeldTask, RepoError, RunnerRepository, SweepReport};
+use reviewd_domain::ports::{
+    ClaimBatch, HeldTask, Orphaned, PreparationBudget, RepoError, RunnerRepository, SweepReport,
+    TaskReservation,
+};
 use uuid::Uuid;
 
 pub struct PgRunnerRepository {
@@ -130,5 +134,47 @@ impl RunnerRepository for PgRunnerRepository {
         heard_after: DateTime<Utc>,
     ) -> Result<bool, RepoError> {
         claims::runner_can_take(&self.pool, task_id, queued_after, heard_after).await
+    }
+
+    async fn claim_ready(
+        &self,
+        runner_id: &str,
+        caller_key: Uuid,
+        limit: u32,
+        lease: std::time::Duration,
+        retry_delay: std::time::Duration,
+        fresh_after: DateTime<Utc>,
+    ) -> Result<ClaimBatch, RepoError> {
+        claims::claim_ready(
+            &self.pool,
+            runner_id,
+            caller_key,
+            limit,
+            lease,
+            retry_delay,
+            fresh_after,
+        )
+        .await
+    }
+
+    async fn reserve_to_prepare(
+        &self,
+        retry_delay: std::time::Duration,
+        fresh_after: DateTime<Utc>,
+        heard_after: DateTime<Utc>,
+    ) -> Result<Option<Box<dyn TaskReservation>>, RepoError> {
+        prepared::reserve_to_prepare(&self.pool, retry_delay, fresh_after, heard_after).await
+    }
+
+    async fn reserve_orphaned_preparation(&self) -> Result<Option<Orphaned>, RepoError> {
+        prepared::reserve_orphaned(&self.pool).await
+    }
+
+    async fn preparation_budget(
+        &self,
+        heard_after: DateTime<Utc>,
+        fresh_after: DateTime<Utc>,
+    ) -> Result<PreparationBudget, RepoError> {
+        prepared::budget(&self.pool, heard_after, fresh_after).await
     }
 }
