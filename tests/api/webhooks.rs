@@ -591,3 +591,70 @@ async fn hostile_webhook_bodies_are_4xx_and_queue_nothing() {
     let health = app.client().get("/api/health").await;
     assert!(health.status().is_success(), "{}", health.status());
 }
+
+/// Webhooks read configs and projects from memory (store-postgres `cache.rs`): a
+/// change on the replica that made it counts from its next webhook, and on the other
+/// replicas as soon as PostgreSQL's notification reaches them (well within the 300 ms
+/// waited here; their backstop would be 5 s).
+#[tokio::test]
+async fn a_change_on_one_replica_reaches_every_replicas_next_webhook() {
+    let (app, _, config) = gitlab_app().await;
+    let second = TestApp::spawn_sharing(&app, &[]).await;
+    let mut body = fixture("hostA", "merge_request");
+    let mut send = async |replica: &TestApp, head: u64, secret: &str| {
+        body["object_attributes"]["last_commit"]["id"] = json!(format!("{head:040x}"));
+        post_host_a(replica, Some(secret), None, &body).await
+    };
+    // Both replicas have read the project and the configs.
+    for (head, replica) in [(1, &app), (2, &second)] {
+        let r = json(send(replica, head, "hook-secret-a").await, StatusCode::OK).await;
+        assert_eq!(r["data"]["status"], "queued");
+    }
+
+    let project = app.sql("SELECT id FROM projects LIMIT 1");
+    let root = app.root().await;
+    json(
+        root.patch(
+            &format!("/api/projects/{project}"),
+            json!({ "enabled": false }),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let here = json(send(&app, 3, "hook-secret-a").await, StatusCode::OK).await;
+    assert_eq!(here["data"]["status"], "ignored", "{here}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let there = json(send(&second, 4, "hook-secret-a").await, StatusCode::OK).await;
+    assert_eq!(there["data"]["status"], "ignored", "{there}");
+    assert!(
+        there["data"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("disabled")
+    );
+
+    // A new webhook secret, typed on the second replica: the first refuses the old one.
+    json(
+        second
+            .root()
+            .await
+            .patch(
+                &format!("/api/platform-configs/{config}"),
+                json!({ "webhookSecret": "hook-secret-b" }),
+            )
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    expect_error(
+        send(&app, 5, "hook-secret-a").await,
+        StatusCode::UNAUTHORIZED,
+        "UNAUTHORIZED",
+    )
+    .await;
+    let accepted = json(send(&app, 6, "hook-secret-b").await, StatusCode::OK).await;
+    assert_eq!(accepted["data"]["status"], "ignored", "{accepted}");
+    assert_eq!(tasks(&app).await.len(), 2, "only the two before the change");
+}

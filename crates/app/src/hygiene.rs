@@ -76,7 +76,7 @@ pub(crate) fn nul_error(pointer: &str) -> ApiError {
 }
 
 /// Whether the raw JSON text may hold an escaped NUL (`\u0000`, not `\\u0000`).
-fn may_hold_nul(body: &[u8]) -> bool {
+pub(crate) fn may_hold_nul(body: &[u8]) -> bool {
     body.windows(6).enumerate().any(|(i, w)| {
         w == b"\\u0000" && body[..i].iter().rev().take_while(|b| **b == b'\\').count() % 2 == 0
     })

@@ -35,7 +35,7 @@ use reviewd_queue_redis::{
     ThrottleLimits,
 };
 use reviewd_store_postgres::{
-    PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgDataWipe,
+    ConfigCache, PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgDataWipe,
     PgFeedbackRepository, PgHealthCheckRepository, PgHealthProbe, PgJobLedger,
     PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository,
     PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
@@ -138,6 +138,8 @@ impl Application {
         if !applied.is_empty() {
             tracing::info!(migrations = ?applied, "database.migrated");
         }
+        // After the migrations, which create the triggers it listens to.
+        let config_cache = ConfigCache::listening(config.database_url.expose());
         let redis = reviewd_queue_redis::connect(config.queue_store_url.expose(), CONNECT_TIMEOUT)
             .await
             .map_err(|e| {
@@ -186,13 +188,15 @@ impl Application {
             )
         })?;
         let clients: Arc<dyn PlatformClients> = Arc::new(HttpPlatformClients::new(http.clone()));
-        let platform_config_repo = Arc::new(PgPlatformConfigRepository::new(
-            pool.clone(),
-            secrets.clone(),
-        ));
+        let platform_config_repo = Arc::new(
+            PgPlatformConfigRepository::new(pool.clone(), secrets.clone())
+                .with_cache(config_cache.clone()),
+        );
         let (health_configs, health_clients) = (platform_config_repo.clone(), clients.clone());
-        let project_repo = Arc::new(PgProjectRepository::new(pool.clone()));
-        let settings_repo = Arc::new(PgSettingsRepository::new(pool.clone()));
+        let project_repo =
+            Arc::new(PgProjectRepository::new(pool.clone()).with_cache(config_cache.clone()));
+        let settings_repo =
+            Arc::new(PgSettingsRepository::new(pool.clone()).with_cache(config_cache.clone()));
         let platform_configs = PlatformConfigService::new(
             platform_config_repo.clone(),
             clients.clone(),
@@ -244,7 +248,7 @@ impl Application {
             })?;
             tracing::warn!(count, "queue.recreated_at_start");
         }
-        let ai_configs = ai_configs(&config, &http, &pool, &secrets);
+        let ai_configs = ai_configs(&config, &http, &pool, &secrets, &config_cache);
         let catalog_repo = Arc::new(PgCatalogRepository::new(pool.clone()));
         let manual_reviews = ManualReviewService::new(
             projects.clone(),
@@ -558,6 +562,7 @@ fn ai_configs(
     http: &HttpClient,
     pool: &reviewd_store_postgres::PgPool,
     secrets: &SecretBox,
+    cache: &ConfigCache,
 ) -> Arc<AiConfigService> {
     let concurrency = usize::try_from(config.ai_review_concurrency).unwrap_or(1);
     let api_key = config
@@ -583,7 +588,9 @@ fn ai_configs(
         }
     };
     Arc::new(AiConfigService::new(
-        Arc::new(PgAiConfigRepository::new(pool.clone(), secrets.clone())),
+        Arc::new(
+            PgAiConfigRepository::new(pool.clone(), secrets.clone()).with_cache(cache.clone()),
+        ),
         Arc::new(AiProviderPool::new(builtin, http.policy())),
         BuiltinAi {
             endpoint: config.provider_a.endpoint.clone(),

@@ -5,12 +5,31 @@
 
 use crate::config::Config;
 use crate::logs::{LOG_FILE_PREFIX, LOG_FILE_SUFFIX};
+use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuard};
 use tracing_appender::rolling::{RollingFileAppender, Rotation};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-pub fn init(config: &Config) {
+/// Keeps the log writers' threads: dropping it writes out what is buffered, so the
+/// process holds it until it exits.
+#[must_use = "dropping the guard stops logging"]
+pub struct LogGuard(#[expect(dead_code, reason = "held for its Drop")] Vec<WorkerGuard>);
+
+/// Lines go to a writer thread, so a request never waits on stdout or the disk
+/// (synchronous writes were 8 system calls per webhook on its path). Never lossy:
+/// when the buffer is full, a logging thread waits rather than drop lines.
+fn writer(to: impl std::io::Write + Send + 'static, guards: &mut Vec<WorkerGuard>) -> NonBlocking {
+    let (writer, guard) = NonBlockingBuilder::default()
+        .lossy(false)
+        .thread_name("reviewd-log")
+        .finish(to);
+    guards.push(guard);
+    writer
+}
+
+pub fn init(config: &Config) -> LogGuard {
+    let mut guards = Vec::new();
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new(format!("{},actix_server=warn", config.log_level)));
     let file = RollingFileAppender::builder()
@@ -22,22 +41,28 @@ pub fn init(config: &Config) {
     // naming it; until then, stdout logging is enough.
     let file = file.ok();
     let json = config.log_format_json;
+    let stdout = writer(std::io::stdout(), &mut guards);
     let stdout_json = json.then(|| {
         tracing_subscriber::fmt::layer()
             .json()
             .flatten_event(true)
             .with_current_span(true)
             .with_target(false)
+            .with_writer(stdout.clone())
     });
-    let stdout_text = (!json).then(|| tracing_subscriber::fmt::layer().with_target(false));
-    let file_layer = file.map(|writer| {
+    let stdout_text = (!json).then(|| {
+        tracing_subscriber::fmt::layer()
+            .with_target(false)
+            .with_writer(stdout)
+    });
+    let file_layer = file.map(|file| {
         tracing_subscriber::fmt::layer()
             .json()
             .flatten_event(true)
             .with_current_span(true)
             .with_target(false)
             .with_ansi(false)
-            .with_writer(writer)
+            .with_writer(writer(file, &mut guards))
     });
     let result = tracing_subscriber::registry()
         .with(filter)
@@ -47,4 +72,5 @@ pub fn init(config: &Config) {
         .try_init();
     // A subscriber already set (tests building several apps) is fine.
     drop(result);
+    LogGuard(guards)
 }

@@ -35,7 +35,7 @@ async fn main() -> ExitCode {
         Ok(config) => config,
         Err(err) => return fail(&err),
     };
-    telemetry::init(&config);
+    let _logs = telemetry::init(&config);
     match cli.command {
         Command::Migrate => match startup::migrate(&config).await {
             Ok(applied) => {

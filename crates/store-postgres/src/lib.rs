@@ -2,6 +2,7 @@
 //! deadpool pool. `schema.rs` mirrors `migrations/`; `*Row` structs stay here and are
 //! converted into domain entities, so no diesel type leaks into the domain.
 
+mod cache;
 mod error;
 mod health;
 mod migrate;
@@ -10,6 +11,7 @@ mod repos;
 mod rows;
 pub mod schema;
 
+pub use cache::ConfigCache;
 pub use error::map_diesel_error;
 pub use health::PgHealthProbe;
 pub use migrate::{MigrateError, revert_all_migrations, run_migrations};

@@ -57,6 +57,18 @@ pub trait TaskRepository: Send + Sync {
     /// `NotFound` for an unknown id.
     async fn set_stream_id(&self, id: Uuid, stream_id: &str) -> Result<(), RepoError>;
 
+    /// As [`TaskRepository::set_stream_id`], but the record may follow a little
+    /// later (a store may write many at once): what the webhook path uses, so that
+    /// queueing a task costs one write. A record that never arrives is harmless:
+    /// the orphan sweep queues such a task again, and a second message for a task
+    /// is already handled.
+    ///
+    /// # Errors
+    /// As `set_stream_id` when the record is written at once.
+    async fn note_stream_id(&self, id: Uuid, stream_id: &str) -> Result<(), RepoError> {
+        self.set_stream_id(id, stream_id).await
+    }
+
     /// Claims up to `limit` tasks that are `queued` but have no queue message (their
     /// process died between recording and queueing them) and are older than
     /// `older_than_secs`. Claiming marks them, so two replicas never push one twice.

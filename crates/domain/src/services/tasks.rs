@@ -61,7 +61,7 @@ impl TaskService {
         }
         match self.queue.push(task.id).await {
             Ok(stream_id) => {
-                self.tasks.set_stream_id(task.id, &stream_id).await?;
+                self.tasks.note_stream_id(task.id, &stream_id).await?;
                 tracing::info!(task.id = %task.id, project.id = %task.project_id, mr.iid = task.mr_iid, "task.queued");
                 Ok(Enqueued::Queued(task))
             }

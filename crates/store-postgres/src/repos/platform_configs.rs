@@ -3,6 +3,7 @@
 
 use super::conn;
 use crate::PgPool;
+use crate::cache::{ConfigCache, Slot};
 use crate::error::map_diesel_error;
 use crate::rows::{PlatformConfigRow, seal};
 use crate::schema::{platform_configs, projects};
@@ -20,12 +21,27 @@ use uuid::Uuid;
 pub struct PgPlatformConfigRepository {
     pool: PgPool,
     secrets: SecretBox,
+    cache: ConfigCache,
+    /// `list` by type (`""`: any) and enabled-only: every webhook's token check.
+    listed: Slot<(&'static str, bool), Vec<PlatformConfig>>,
 }
 
 impl PgPlatformConfigRepository {
     #[must_use]
     pub fn new(pool: PgPool, secrets: SecretBox) -> Self {
-        Self { pool, secrets }
+        Self {
+            pool,
+            secrets,
+            cache: ConfigCache::default(),
+            listed: Slot::default(),
+        }
+    }
+
+    /// Serves `list` from `cache` while it says nothing changed.
+    #[must_use]
+    pub fn with_cache(mut self, cache: ConfigCache) -> Self {
+        self.cache = cache;
+        self
     }
 
     fn decrypt_all(&self, rows: Vec<PlatformConfigRow>) -> Result<Vec<PlatformConfig>, RepoError> {
@@ -76,6 +92,11 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
         platform_type: Option<PlatformType>,
         enabled_only: bool,
     ) -> Result<Vec<PlatformConfig>, RepoError> {
+        let key = (platform_type.map_or("", PlatformType::as_str), enabled_only);
+        if let Some(configs) = self.listed.get(&self.cache, &key) {
+            return Ok(configs);
+        }
+        let ticket = self.cache.ticket();
         let mut conn = conn(&self.pool).await?;
         let mut query = platform_configs::table
             .select(PlatformConfigRow::as_select())
@@ -94,7 +115,9 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        self.decrypt_all(rows)
+        let configs = self.decrypt_all(rows)?;
+        self.listed.put(ticket, key, &configs);
+        Ok(configs)
     }
 
     async fn get(&self, id: Uuid) -> Result<PlatformConfig, RepoError> {
@@ -109,38 +132,45 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
     }
 
     async fn create(&self, c: NewPlatformConfig) -> Result<PlatformConfig, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        let values = (
-            platform_configs::name.eq(c.name),
-            platform_configs::platform_type.eq(c.platform_type.as_str()),
-            platform_configs::base_url.eq(c.base_url),
-            platform_configs::auth_type.eq(c.auth_type.as_str()),
-            platform_configs::access_token_enc.eq(seal(&self.secrets, c.access_token.as_ref())),
-            platform_configs::app_id.eq(c.app_id),
-            platform_configs::app_secret_enc.eq(seal(&self.secrets, c.app_secret.as_ref())),
-            platform_configs::webhook_secret_enc.eq(seal(&self.secrets, c.webhook_secret.as_ref())),
-            platform_configs::token_scopes.eq(c.token_scopes),
-            platform_configs::enabled.eq(c.enabled),
-            platform_configs::is_default.eq(c.is_default),
-            platform_configs::private_key_enc.eq(seal(&self.secrets, c.private_key.as_ref())),
-            platform_configs::installation_id.eq(c.installation_id),
-        );
-        let platform_type = c.platform_type.as_str();
-        let is_default = c.is_default;
-        let row: PlatformConfigRow = conn
-            .transaction::<_, diesel::result::Error, _>(async move |conn| {
-                if is_default {
-                    clear_default(conn, platform_type).await?;
-                }
-                diesel::insert_into(platform_configs::table)
-                    .values(values)
-                    .returning(PlatformConfigRow::as_returning())
-                    .get_result(conn)
-                    .await
-            })
-            .await
-            .map_err(map_diesel_error)?;
-        row.into_config(&self.secrets)
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            let values = (
+                platform_configs::name.eq(c.name),
+                platform_configs::platform_type.eq(c.platform_type.as_str()),
+                platform_configs::base_url.eq(c.base_url),
+                platform_configs::auth_type.eq(c.auth_type.as_str()),
+                platform_configs::access_token_enc.eq(seal(&self.secrets, c.access_token.as_ref())),
+                platform_configs::app_id.eq(c.app_id),
+                platform_configs::app_secret_enc.eq(seal(&self.secrets, c.app_secret.as_ref())),
+                platform_configs::webhook_secret_enc
+                    .eq(seal(&self.secrets, c.webhook_secret.as_ref())),
+                platform_configs::token_scopes.eq(c.token_scopes),
+                platform_configs::enabled.eq(c.enabled),
+                platform_configs::is_default.eq(c.is_default),
+                platform_configs::private_key_enc.eq(seal(&self.secrets, c.private_key.as_ref())),
+                platform_configs::installation_id.eq(c.installation_id),
+            );
+            let platform_type = c.platform_type.as_str();
+            let is_default = c.is_default;
+            let row: PlatformConfigRow = conn
+                .transaction::<_, diesel::result::Error, _>(async move |conn| {
+                    if is_default {
+                        clear_default(conn, platform_type).await?;
+                    }
+                    diesel::insert_into(platform_configs::table)
+                        .values(values)
+                        .returning(PlatformConfigRow::as_returning())
+                        .get_result(conn)
+                        .await
+                })
+                .await
+                .map_err(map_diesel_error)?;
+            row.into_config(&self.secrets)
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn update(
@@ -148,60 +178,72 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
         id: Uuid,
         c: PlatformConfigChanges,
     ) -> Result<PlatformConfig, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        let seal_change = |v: Option<Option<reviewd_domain::model::SecretString>>| {
-            v.map(|inner| seal(&self.secrets, inner.as_ref()))
-        };
-        let changeset = ConfigChangeset {
-            name: c.name,
-            base_url: c.base_url,
-            auth_type: c.auth_type.map(|a| a.as_str().to_owned()),
-            access_token_enc: seal_change(c.access_token),
-            app_id: c.app_id,
-            app_secret_enc: seal_change(c.app_secret),
-            webhook_secret_enc: seal_change(c.webhook_secret),
-            refresh_token_enc: seal_change(c.refresh_token),
-            token_expires_at: c.token_expires_at,
-            oauth_state: c.oauth_state,
-            oauth_redirect_uri: c.oauth_redirect_uri,
-            token_scopes: c.token_scopes,
-            enabled: c.enabled,
-            private_key_enc: seal_change(c.private_key),
-            installation_id: c.installation_id,
-            updated_at: Utc::now(),
-        };
-        diesel::update(platform_configs::table.find(id))
-            .set(changeset)
-            .returning(PlatformConfigRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?
-            .into_config(&self.secrets)
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            let seal_change = |v: Option<Option<reviewd_domain::model::SecretString>>| {
+                v.map(|inner| seal(&self.secrets, inner.as_ref()))
+            };
+            let changeset = ConfigChangeset {
+                name: c.name,
+                base_url: c.base_url,
+                auth_type: c.auth_type.map(|a| a.as_str().to_owned()),
+                access_token_enc: seal_change(c.access_token),
+                app_id: c.app_id,
+                app_secret_enc: seal_change(c.app_secret),
+                webhook_secret_enc: seal_change(c.webhook_secret),
+                refresh_token_enc: seal_change(c.refresh_token),
+                token_expires_at: c.token_expires_at,
+                oauth_state: c.oauth_state,
+                oauth_redirect_uri: c.oauth_redirect_uri,
+                token_scopes: c.token_scopes,
+                enabled: c.enabled,
+                private_key_enc: seal_change(c.private_key),
+                installation_id: c.installation_id,
+                updated_at: Utc::now(),
+            };
+            diesel::update(platform_configs::table.find(id))
+                .set(changeset)
+                .returning(PlatformConfigRow::as_returning())
+                .get_result(&mut conn)
+                .await
+                .map_err(map_diesel_error)?
+                .into_config(&self.secrets)
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn set_default(&self, id: Uuid) -> Result<PlatformConfig, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        let row: PlatformConfigRow = conn
-            .transaction::<_, diesel::result::Error, _>(async move |conn| {
-                let platform_type: String = platform_configs::table
-                    .find(id)
-                    .select(platform_configs::platform_type)
-                    .for_update()
-                    .first(conn)
-                    .await?;
-                clear_default(conn, &platform_type).await?;
-                diesel::update(platform_configs::table.find(id))
-                    .set((
-                        platform_configs::is_default.eq(true),
-                        platform_configs::updated_at.eq(Utc::now()),
-                    ))
-                    .returning(PlatformConfigRow::as_returning())
-                    .get_result(conn)
-                    .await
-            })
-            .await
-            .map_err(map_diesel_error)?;
-        row.into_config(&self.secrets)
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            let row: PlatformConfigRow = conn
+                .transaction::<_, diesel::result::Error, _>(async move |conn| {
+                    let platform_type: String = platform_configs::table
+                        .find(id)
+                        .select(platform_configs::platform_type)
+                        .for_update()
+                        .first(conn)
+                        .await?;
+                    clear_default(conn, &platform_type).await?;
+                    diesel::update(platform_configs::table.find(id))
+                        .set((
+                            platform_configs::is_default.eq(true),
+                            platform_configs::updated_at.eq(Utc::now()),
+                        ))
+                        .returning(PlatformConfigRow::as_returning())
+                        .get_result(conn)
+                        .await
+                })
+                .await
+                .map_err(map_diesel_error)?;
+            row.into_config(&self.secrets)
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn count_projects(&self, id: Uuid) -> Result<u64, RepoError> {
@@ -216,48 +258,54 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
     }
 
     async fn delete_with_projects(&self, id: Uuid) -> Result<u64, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        conn.transaction::<_, diesel::result::Error, _>(async move |conn| {
-            {
-                let (platform_type, was_default): (String, bool) = platform_configs::table
-                    .find(id)
-                    .select((
-                        platform_configs::platform_type,
-                        platform_configs::is_default,
-                    ))
-                    .for_update()
-                    .first(conn)
-                    .await?;
-                let deleted =
-                    diesel::delete(projects::table.filter(projects::platform_config_id.eq(id)))
-                        .execute(conn)
-                        .await?;
-                diesel::delete(platform_configs::table.find(id))
-                    .execute(conn)
-                    .await?;
-                if was_default {
-                    // Keep one default per type while configs of that type remain.
-                    let successor: Option<Uuid> = platform_configs::table
-                        .filter(platform_configs::platform_type.eq(&platform_type))
-                        .order((
-                            platform_configs::created_at.asc(),
-                            platform_configs::id.asc(),
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            conn.transaction::<_, diesel::result::Error, _>(async move |conn| {
+                {
+                    let (platform_type, was_default): (String, bool) = platform_configs::table
+                        .find(id)
+                        .select((
+                            platform_configs::platform_type,
+                            platform_configs::is_default,
                         ))
-                        .select(platform_configs::id)
+                        .for_update()
                         .first(conn)
-                        .await
-                        .optional()?;
-                    if let Some(next) = successor {
-                        diesel::update(platform_configs::table.find(next))
-                            .set(platform_configs::is_default.eq(true))
+                        .await?;
+                    let deleted =
+                        diesel::delete(projects::table.filter(projects::platform_config_id.eq(id)))
                             .execute(conn)
                             .await?;
+                    diesel::delete(platform_configs::table.find(id))
+                        .execute(conn)
+                        .await?;
+                    if was_default {
+                        // Keep one default per type while configs of that type remain.
+                        let successor: Option<Uuid> = platform_configs::table
+                            .filter(platform_configs::platform_type.eq(&platform_type))
+                            .order((
+                                platform_configs::created_at.asc(),
+                                platform_configs::id.asc(),
+                            ))
+                            .select(platform_configs::id)
+                            .first(conn)
+                            .await
+                            .optional()?;
+                        if let Some(next) = successor {
+                            diesel::update(platform_configs::table.find(next))
+                                .set(platform_configs::is_default.eq(true))
+                                .execute(conn)
+                                .await?;
+                        }
                     }
+                    Ok(deleted as u64)
                 }
-                Ok(deleted as u64)
-            }
-        })
-        .await
-        .map_err(map_diesel_error)
+            })
+            .await
+            .map_err(map_diesel_error)
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{conn, contains_pattern, found, paginate};
 use crate::PgPool;
+use crate::cache::{ConfigCache, Slot};
 use crate::error::map_diesel_error;
 use crate::rows::{PipelineRow, ProjectCountsRow, ProjectRow, ReviewCountsRow, ReviewSummaryRow};
 use crate::schema::{budget_notes, projects, review_tasks, reviews};
@@ -22,12 +23,26 @@ use uuid::Uuid;
 
 pub struct PgProjectRepository {
     pool: PgPool,
+    cache: ConfigCache,
+    /// `find_by_platform`: every webhook's project.
+    by_platform: Slot<(&'static str, String), Vec<Project>>,
 }
 
 impl PgProjectRepository {
     #[must_use]
     pub fn new(pool: PgPool) -> Self {
-        Self { pool }
+        Self {
+            pool,
+            cache: ConfigCache::default(),
+            by_platform: Slot::default(),
+        }
+    }
+
+    /// Serves `find_by_platform` from `cache` while it says nothing changed.
+    #[must_use]
+    pub fn with_cache(mut self, cache: ConfigCache) -> Self {
+        self.cache = cache;
+        self
     }
 }
 
@@ -92,36 +107,42 @@ impl ProjectRepository for PgProjectRepository {
         platform_config_id: Uuid,
         p: &PlatformProject,
     ) -> Result<Project, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        let now = Utc::now();
-        diesel::insert_into(projects::table)
-            .values((
-                projects::platform_config_id.eq(platform_config_id),
-                projects::platform_type.eq(p.platform_type.as_str()),
-                projects::platform_project_id.eq(&p.id),
-                projects::name.eq(&p.name),
-                projects::full_path.eq(&p.full_path),
-                projects::web_url.eq(&p.web_url),
-                projects::default_branch.eq(&p.default_branch),
-                projects::visibility.eq(&p.visibility),
-                projects::last_synced_at.eq(now),
-            ))
-            .on_conflict((projects::platform_config_id, projects::platform_project_id))
-            .do_update()
-            .set((
-                projects::name.eq(excluded(projects::name)),
-                projects::full_path.eq(excluded(projects::full_path)),
-                projects::web_url.eq(excluded(projects::web_url)),
-                projects::default_branch.eq(excluded(projects::default_branch)),
-                projects::visibility.eq(excluded(projects::visibility)),
-                projects::last_synced_at.eq(now),
-                projects::updated_at.eq(now),
-            ))
-            .returning(ProjectRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?
-            .try_into()
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            let now = Utc::now();
+            diesel::insert_into(projects::table)
+                .values((
+                    projects::platform_config_id.eq(platform_config_id),
+                    projects::platform_type.eq(p.platform_type.as_str()),
+                    projects::platform_project_id.eq(&p.id),
+                    projects::name.eq(&p.name),
+                    projects::full_path.eq(&p.full_path),
+                    projects::web_url.eq(&p.web_url),
+                    projects::default_branch.eq(&p.default_branch),
+                    projects::visibility.eq(&p.visibility),
+                    projects::last_synced_at.eq(now),
+                ))
+                .on_conflict((projects::platform_config_id, projects::platform_project_id))
+                .do_update()
+                .set((
+                    projects::name.eq(excluded(projects::name)),
+                    projects::full_path.eq(excluded(projects::full_path)),
+                    projects::web_url.eq(excluded(projects::web_url)),
+                    projects::default_branch.eq(excluded(projects::default_branch)),
+                    projects::visibility.eq(excluded(projects::visibility)),
+                    projects::last_synced_at.eq(now),
+                    projects::updated_at.eq(now),
+                ))
+                .returning(ProjectRow::as_returning())
+                .get_result(&mut conn)
+                .await
+                .map_err(map_diesel_error)?
+                .try_into()
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn find_by_platform(
@@ -129,6 +150,11 @@ impl ProjectRepository for PgProjectRepository {
         platform_type: reviewd_domain::model::PlatformType,
         platform_project_id: &str,
     ) -> Result<Vec<Project>, RepoError> {
+        let key = (platform_type.as_str(), platform_project_id.to_owned());
+        if let Some(found) = self.by_platform.get(&self.cache, &key) {
+            return Ok(found);
+        }
+        let ticket = self.cache.ticket();
         let mut conn = conn(&self.pool).await?;
         let rows = projects::table
             .filter(projects::platform_type.eq(platform_type.as_str()))
@@ -137,7 +163,9 @@ impl ProjectRepository for PgProjectRepository {
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        to_projects(rows)
+        let found = to_projects(rows)?;
+        self.by_platform.put(ticket, key, &found);
+        Ok(found)
     }
 
     async fn list_all(&self) -> Result<Vec<Project>, RepoError> {
@@ -186,25 +214,31 @@ impl ProjectRepository for PgProjectRepository {
         id: Uuid,
         c: ProjectSettingsChanges,
     ) -> Result<Project, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        let changeset = SettingsChangeset {
-            enabled: c.enabled,
-            auto_review: c.auto_review,
-            file_ignore_patterns: c.file_ignore_patterns,
-            ai_config_id: c.ai_config_id,
-            default_reviewer_ids: c.default_reviewer_ids,
-            auto_assign_author: c.auto_assign_author,
-            monthly_budget_usd: c.monthly_budget_usd,
-            suppress_rejected: c.suppress_rejected,
-            updated_at: Utc::now(),
-        };
-        diesel::update(projects::table.find(id))
-            .set(changeset)
-            .returning(ProjectRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?
-            .try_into()
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            let changeset = SettingsChangeset {
+                enabled: c.enabled,
+                auto_review: c.auto_review,
+                file_ignore_patterns: c.file_ignore_patterns,
+                ai_config_id: c.ai_config_id,
+                default_reviewer_ids: c.default_reviewer_ids,
+                auto_assign_author: c.auto_assign_author,
+                monthly_budget_usd: c.monthly_budget_usd,
+                suppress_rejected: c.suppress_rejected,
+                updated_at: Utc::now(),
+            };
+            diesel::update(projects::table.find(id))
+                .set(changeset)
+                .returning(ProjectRow::as_returning())
+                .get_result(&mut conn)
+                .await
+                .map_err(map_diesel_error)?
+                .try_into()
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn cost_since(&self, id: Uuid, since: DateTime<Utc>) -> Result<f64, RepoError> {
@@ -213,32 +247,38 @@ impl ProjectRepository for PgProjectRepository {
     }
 
     async fn claim_budget_alert(&self, id: Uuid, month: NaiveDate) -> Result<bool, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        // One UPDATE decides it: of concurrent webhooks, one sees a row change.
-        let claimed = diesel::update(
-            projects::table.find(id).filter(
-                projects::budget_alerted_month
-                    .is_null()
-                    .or(projects::budget_alerted_month.lt(month)),
-            ),
-        )
-        .set(projects::budget_alerted_month.eq(month))
-        .execute(&mut conn)
-        .await
-        .map_err(map_diesel_error)?;
-        if claimed == 1 {
-            return Ok(true);
-        }
-        let exists: i64 = projects::table
-            .find(id)
-            .count()
-            .get_result(&mut conn)
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            // One UPDATE decides it: of concurrent webhooks, one sees a row change.
+            let claimed = diesel::update(
+                projects::table.find(id).filter(
+                    projects::budget_alerted_month
+                        .is_null()
+                        .or(projects::budget_alerted_month.lt(month)),
+                ),
+            )
+            .set(projects::budget_alerted_month.eq(month))
+            .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        if exists == 0 {
-            return Err(RepoError::NotFound);
+            if claimed == 1 {
+                return Ok(true);
+            }
+            let exists: i64 = projects::table
+                .find(id)
+                .count()
+                .get_result(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+            if exists == 0 {
+                return Err(RepoError::NotFound);
+            }
+            Ok(false)
         }
-        Ok(false)
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn claim_budget_note(
@@ -247,18 +287,24 @@ impl ProjectRepository for PgProjectRepository {
         mr_iid: i64,
         month: NaiveDate,
     ) -> Result<bool, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        let inserted = diesel::insert_into(budget_notes::table)
-            .values((
-                budget_notes::project_id.eq(id),
-                budget_notes::mr_iid.eq(mr_iid),
-                budget_notes::month.eq(month),
-            ))
-            .on_conflict_do_nothing()
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(inserted == 1)
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            let inserted = diesel::insert_into(budget_notes::table)
+                .values((
+                    budget_notes::project_id.eq(id),
+                    budget_notes::mr_iid.eq(mr_iid),
+                    budget_notes::month.eq(month),
+                ))
+                .on_conflict_do_nothing()
+                .execute(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+            Ok(inserted == 1)
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn release_budget_note(
@@ -267,48 +313,72 @@ impl ProjectRepository for PgProjectRepository {
         mr_iid: i64,
         month: NaiveDate,
     ) -> Result<(), RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        diesel::delete(budget_notes::table.find((id, mr_iid, month)))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(())
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            diesel::delete(budget_notes::table.find((id, mr_iid, month)))
+                .execute(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+            Ok(())
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        let now = Utc::now();
-        diesel::update(projects::table.find(id))
-            .set((
-                projects::webhook_id.eq(state.webhook_id),
-                projects::webhook_url.eq(state.webhook_url),
-                projects::webhook_status.eq(state.status.map(|s| s.as_str())),
-                projects::webhook_checked_at.eq(now),
-                projects::updated_at.eq(now),
-            ))
-            .returning(ProjectRow::as_returning())
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?
-            .try_into()
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            let now = Utc::now();
+            diesel::update(projects::table.find(id))
+                .set((
+                    projects::webhook_id.eq(state.webhook_id),
+                    projects::webhook_url.eq(state.webhook_url),
+                    projects::webhook_status.eq(state.status.map(|s| s.as_str())),
+                    projects::webhook_checked_at.eq(now),
+                    projects::updated_at.eq(now),
+                ))
+                .returning(ProjectRow::as_returning())
+                .get_result(&mut conn)
+                .await
+                .map_err(map_diesel_error)?
+                .try_into()
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn delete(&self, id: Uuid) -> Result<(), RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        let n = diesel::delete(projects::table.find(id))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        found(n)
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            let n = diesel::delete(projects::table.find(id))
+                .execute(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+            found(n)
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        diesel::delete(projects::table.filter(projects::id.eq_any(ids)))
-            .returning(projects::id)
-            .get_results(&mut conn)
-            .await
-            .map_err(map_diesel_error)
+        let result = async {
+            let mut conn = conn(&self.pool).await?;
+            diesel::delete(projects::table.filter(projects::id.eq_any(ids)))
+                .returning(projects::id)
+                .get_results(&mut conn)
+                .await
+                .map_err(map_diesel_error)
+        }
+        .await;
+        // After the commit: a read from here on sees the change.
+        self.cache.changed();
+        result
     }
 
     async fn stats(&self) -> Result<ProjectStats, RepoError> {

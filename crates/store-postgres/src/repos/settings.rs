@@ -2,6 +2,7 @@
 
 use super::conn;
 use crate::PgPool;
+use crate::cache::{ConfigCache, Slot};
 use crate::error::map_diesel_error;
 use crate::rows::GlobalSettingsRow;
 use crate::schema::{ai_configs, global_settings};
@@ -14,25 +15,45 @@ use uuid::Uuid;
 
 pub struct PgSettingsRepository {
     pool: PgPool,
+    cache: ConfigCache,
+    /// The one row of global settings, which every webhook reads.
+    global: Slot<(), GlobalSettings>,
 }
 
 impl PgSettingsRepository {
     #[must_use]
     pub fn new(pool: PgPool) -> Self {
-        Self { pool }
+        Self {
+            pool,
+            cache: ConfigCache::default(),
+            global: Slot::default(),
+        }
+    }
+
+    /// Serves `global` from `cache` while it says nothing changed.
+    #[must_use]
+    pub fn with_cache(mut self, cache: ConfigCache) -> Self {
+        self.cache = cache;
+        self
     }
 }
 
 #[async_trait]
 impl SettingsRepository for PgSettingsRepository {
     async fn global(&self) -> Result<GlobalSettings, RepoError> {
+        if let Some(settings) = self.global.get(&self.cache, &()) {
+            return Ok(settings);
+        }
+        let ticket = self.cache.ticket();
         let mut conn = conn(&self.pool).await?;
         let row: GlobalSettingsRow = global_settings::table
             .select(GlobalSettingsRow::as_select())
             .first(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        Ok(row.into())
+        let settings = GlobalSettings::from(row);
+        self.global.put(ticket, (), &settings);
+        Ok(settings)
     }
 
     async fn ai_config_exists(&self, id: Uuid) -> Result<bool, RepoError> {

@@ -2,6 +2,7 @@
 //! task list; a server worker's attempts are in `attempts`.
 
 mod attempts;
+mod stream_ids;
 
 use super::{conn, found, paginate};
 use crate::PgPool;
@@ -12,7 +13,10 @@ use async_trait::async_trait;
 use chrono::Utc;
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::Untyped;
+use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text, Uuid as SqlUuid};
+use diesel_async::RunQueryDsl;
 use reviewd_domain::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 use reviewd_domain::ports::{AttemptEnd, AttemptStart, RepoError, TaskInsert, TaskRepository};
 use reviewd_domain::{Page, PageRequest};
@@ -20,96 +24,176 @@ use uuid::Uuid;
 
 pub struct PgTaskRepository {
     pool: PgPool,
+    stream_ids: Option<stream_ids::StreamIdWriter>,
 }
 
 impl PgTaskRepository {
+    /// Within a tokio runtime, message ids noted on the webhook path are written in
+    /// batches by a task on that runtime.
     #[must_use]
     pub fn new(pool: PgPool) -> Self {
-        Self { pool }
+        Self {
+            stream_ids: stream_ids::StreamIdWriter::spawn(pool.clone()),
+            pool,
+        }
     }
 }
 
 /// Statuses that hold a dedup key (the partial unique index's condition).
 const ACTIVE: [&str; 4] = ["pending", "queued", "processing", "in_progress"];
 
+/// Queues a task unless an active one has its dedup key; a newer head supersedes
+/// the MR's queued tasks at other heads. One row: the new task with `created` and
+/// the count superseded, or the active task it duplicates. Values go where
+/// [`Value`]s stand (each in its own placeholder).
+const QUEUE_TASK: &[Part] = &[
+    Sql("WITH dup AS (SELECT * FROM review_tasks WHERE dedup_key = "),
+    Value(Field::DedupKey),
+    Sql(
+        " AND status IN ('pending', 'queued', 'processing', 'in_progress') LIMIT 1), \
+         sup AS (UPDATE review_tasks SET status = 'superseded', dedup_key = NULL, completed_at = now() \
+          WHERE ",
+    ),
+    Value(Field::Head),
+    Sql("::text IS NOT NULL AND project_id = "),
+    Value(Field::Project),
+    Sql(" AND mr_iid = "),
+    Value(Field::Iid),
+    Sql(" AND status IN ('queued', 'pending') AND head_sha <> "),
+    Value(Field::Head),
+    Sql(" AND NOT EXISTS (SELECT 1 FROM dup) RETURNING 1), \
+         ins AS (INSERT INTO review_tasks (triggered_by, project_id, mr_iid, head_sha, status, \
+          send_to_platform, template_id, requested_by, max_attempts, dedup_key) SELECT "),
+    Value(Field::TriggeredBy),
+    Sql(", "),
+    Value(Field::Project),
+    Sql(", "),
+    Value(Field::Iid),
+    Sql(", "),
+    Value(Field::Head),
+    Sql(", 'queued', "),
+    Value(Field::Send),
+    Sql(", "),
+    Value(Field::Template),
+    Sql(", "),
+    Value(Field::RequestedBy),
+    Sql(", "),
+    Value(Field::MaxAttempts),
+    Sql(", "),
+    Value(Field::DedupKey),
+    Sql(" WHERE NOT EXISTS (SELECT 1 FROM dup) RETURNING *) \
+         SELECT ins.*, true AS created, (SELECT count(*) FROM sup) AS superseded FROM ins \
+         UNION ALL SELECT dup.*, false, 0 FROM dup"),
+];
+
+enum Part {
+    Sql(&'static str),
+    Value(Field),
+}
+use Part::{Sql, Value};
+
+enum Field {
+    DedupKey,
+    Head,
+    Project,
+    Iid,
+    TriggeredBy,
+    Send,
+    Template,
+    RequestedBy,
+    MaxAttempts,
+}
+
+/// [`QUEUE_TASK`] with its values, as a query type of its own: diesel keeps it
+/// prepared on each connection, where a `sql_query` would be planned again at every
+/// webhook (planning took twice as long as running it).
+struct QueueTask<'a> {
+    dedup_key: Option<&'a str>,
+    task: &'a NewReviewTask,
+}
+
+impl QueryId for QueueTask<'_> {
+    type QueryId = QueueTask<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl Query for QueueTask<'_> {
+    type SqlType = Untyped;
+}
+
+impl QueryFragment<Pg> for QueueTask<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        let t = self.task;
+        for part in QUEUE_TASK {
+            match part {
+                Sql(sql) => out.push_sql(sql),
+                Value(Field::DedupKey) => {
+                    out.push_bind_param::<Nullable<Text>, _>(&self.dedup_key)?;
+                }
+                Value(Field::Head) => out.push_bind_param::<Nullable<Text>, _>(&t.head_sha)?,
+                Value(Field::Project) => out.push_bind_param::<SqlUuid, _>(&t.project_id)?,
+                Value(Field::Iid) => out.push_bind_param::<BigInt, _>(&t.mr_iid)?,
+                Value(Field::TriggeredBy) => {
+                    out.push_bind_param::<Text, _>(t.triggered_by.as_str())?;
+                }
+                Value(Field::Send) => out.push_bind_param::<Bool, _>(&t.send_to_platform)?,
+                Value(Field::Template) => {
+                    out.push_bind_param::<Nullable<SqlUuid>, _>(&t.template_id)?;
+                }
+                Value(Field::RequestedBy) => {
+                    out.push_bind_param::<Nullable<SqlUuid>, _>(&t.requested_by)?;
+                }
+                Value(Field::MaxAttempts) => {
+                    out.push_bind_param::<Integer, _>(&t.max_attempts)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(QueryableByName)]
+struct Queued {
+    #[diesel(embed)]
+    task: TaskRow,
+    #[diesel(sql_type = Bool)]
+    created: bool,
+    #[diesel(sql_type = BigInt)]
+    superseded: i64,
+}
+
 #[async_trait]
 impl TaskRepository for PgTaskRepository {
     async fn insert(&self, task: NewReviewTask) -> Result<(TaskInsert, u64), RepoError> {
         let mut conn = conn(&self.pool).await?;
         let dedup_key = task.dedup_key();
-        let race_key = dedup_key.clone().unwrap_or_default();
-        let result: Result<(TaskInsert, usize), diesel::result::Error> = conn
-            .transaction(async move |conn| {
-                if let Some(key) = &dedup_key {
-                    let existing: Option<TaskRow> = review_tasks::table
-                        .filter(review_tasks::dedup_key.eq(key))
-                        .filter(review_tasks::status.eq_any(ACTIVE))
-                        .select(TaskRow::as_select())
-                        .first(conn)
-                        .await
-                        .optional()?;
-                    if let Some(row) = existing {
-                        return Ok((
-                            TaskInsert::Duplicate(
-                                row.try_into()
-                                    .map_err(|_| diesel::result::Error::NotFound)?,
-                            ),
-                            0,
-                        ));
-                    }
-                }
-                // A newer head makes queued reviews of older heads of the MR pointless.
-                let superseded = match &task.head_sha {
-                    Some(head) => {
-                        diesel::update(review_tasks::table)
-                            .filter(review_tasks::project_id.eq(task.project_id))
-                            .filter(review_tasks::mr_iid.eq(task.mr_iid))
-                            .filter(review_tasks::status.eq_any(["queued", "pending"]))
-                            .filter(review_tasks::head_sha.ne(head))
-                            .set((
-                                review_tasks::status.eq("superseded"),
-                                review_tasks::dedup_key.eq(None::<String>),
-                                review_tasks::completed_at.eq(Utc::now()),
-                            ))
-                            .execute(conn)
-                            .await?
-                    }
-                    None => 0,
-                };
-                let row: TaskRow = diesel::insert_into(review_tasks::table)
-                    .values((
-                        review_tasks::triggered_by.eq(task.triggered_by.as_str()),
-                        review_tasks::project_id.eq(task.project_id),
-                        review_tasks::mr_iid.eq(task.mr_iid),
-                        review_tasks::head_sha.eq(&task.head_sha),
-                        review_tasks::status.eq("queued"),
-                        review_tasks::send_to_platform.eq(task.send_to_platform),
-                        review_tasks::template_id.eq(task.template_id),
-                        review_tasks::requested_by.eq(task.requested_by),
-                        review_tasks::max_attempts.eq(task.max_attempts),
-                        review_tasks::dedup_key.eq(&dedup_key),
-                    ))
-                    .returning(TaskRow::as_returning())
-                    .get_result(conn)
-                    .await?;
-                Ok((
-                    TaskInsert::Created(
-                        row.try_into()
-                            .map_err(|_| diesel::result::Error::NotFound)?,
-                    ),
-                    superseded,
-                ))
-            })
-            .await;
+        // One statement, so one round trip and one commit per webhook: the check for
+        // an active task of the same head, the superseding and the insert see one
+        // snapshot and commit together.
+        let result: Result<Vec<Queued>, diesel::result::Error> = QueueTask {
+            dedup_key: dedup_key.as_deref(),
+            task: &task,
+        }
+        .load(&mut conn)
+        .await;
         match result {
-            Ok((insert, superseded)) => Ok((insert, superseded as u64)),
+            Ok(rows) => {
+                let row = rows.into_iter().next().ok_or(RepoError::NotFound)?;
+                let superseded = u64::try_from(row.superseded).unwrap_or(0);
+                let task: ReviewTask = row.task.try_into()?;
+                Ok(if row.created {
+                    (TaskInsert::Created(task), superseded)
+                } else {
+                    (TaskInsert::Duplicate(task), 0)
+                })
+            }
             // Two deliveries racing past the check: the unique index stops the second.
             Err(diesel::result::Error::DatabaseError(
                 diesel::result::DatabaseErrorKind::UniqueViolation,
                 _,
             )) => {
                 let existing: TaskRow = review_tasks::table
-                    .filter(review_tasks::dedup_key.eq(race_key))
+                    .filter(review_tasks::dedup_key.eq(dedup_key.unwrap_or_default()))
                     .filter(review_tasks::status.eq_any(ACTIVE))
                     .select(TaskRow::as_select())
                     .first(&mut conn)
@@ -140,6 +224,13 @@ impl TaskRepository for PgTaskRepository {
             .await
             .map_err(map_diesel_error)?;
         found(n)
+    }
+
+    async fn note_stream_id(&self, id: Uuid, stream_id: &str) -> Result<(), RepoError> {
+        match &self.stream_ids {
+            Some(writer) if writer.note(id, stream_id) => Ok(()),
+            _ => self.set_stream_id(id, stream_id).await,
+        }
     }
 
     async fn claim_orphans(

@@ -8,7 +8,7 @@ use reviewd_domain::model::{ReviewTask, TriggeredBy};
 use reviewd_domain::ports::RepoError;
 use uuid::Uuid;
 
-#[derive(Debug, Queryable, Selectable)]
+#[derive(Debug, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = review_tasks, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct TaskRow {
     id: Uuid,

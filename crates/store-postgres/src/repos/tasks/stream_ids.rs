@@ -1,0 +1,76 @@
+//! Queue message ids, written many at a time: the webhook path hands each pair to
+//! this writer and answers without a second write of its own. Under load the pairs
+//! that arrive while one write runs go in the next, so the writes per second stay
+//! few whatever the webhook rate.
+//!
+//! A pair lost with its process (a kill before the write) leaves the task `queued`
+//! without a message id: the orphan sweep pushes it again, and a second message for
+//! a task is already handled.
+
+use crate::PgPool;
+use crate::repos::conn;
+use diesel::sql_types::{Array, Text, Uuid as SqlUuid};
+use diesel_async::RunQueryDsl;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use uuid::Uuid;
+
+/// The most pairs one statement carries.
+const BATCH: usize = 512;
+/// Tries per batch before its pairs are left to the orphan sweep.
+const TRIES: u32 = 3;
+
+/// Sets each task's message id, unless the task already has one or has been
+/// attempted since (a runner's give-back clears the id so that the sweep queues the
+/// task again: a late write must not undo that).
+const WRITE: &str = "UPDATE review_tasks t SET stream_message_id = v.stream_id
+    FROM unnest($1::uuid[], $2::text[]) AS v(id, stream_id)
+   WHERE t.id = v.id AND t.stream_message_id IS NULL AND t.attempts = 0";
+
+#[derive(Clone)]
+pub(crate) struct StreamIdWriter {
+    pairs: mpsc::UnboundedSender<(Uuid, String)>,
+}
+
+impl StreamIdWriter {
+    /// The writer, on the current tokio runtime; `None` outside one (the caller
+    /// then writes each id itself).
+    pub(crate) fn spawn(pool: PgPool) -> Option<StreamIdWriter> {
+        let runtime = tokio::runtime::Handle::try_current().ok()?;
+        let (pairs, received) = mpsc::unbounded_channel();
+        runtime.spawn(write_all(pool, received));
+        Some(StreamIdWriter { pairs })
+    }
+
+    /// Hands the pair over; `false` when the writer is gone (its runtime stopped).
+    pub(crate) fn note(&self, id: Uuid, stream_id: &str) -> bool {
+        self.pairs.send((id, stream_id.to_owned())).is_ok()
+    }
+}
+
+async fn write_all(pool: PgPool, mut received: mpsc::UnboundedReceiver<(Uuid, String)>) {
+    let mut batch = Vec::with_capacity(BATCH);
+    while received.recv_many(&mut batch, BATCH).await > 0 {
+        let (ids, stream_ids): (Vec<Uuid>, Vec<String>) = batch.drain(..).unzip();
+        for attempt in 1..=TRIES {
+            match write(&pool, &ids, &stream_ids).await {
+                Ok(()) => break,
+                Err(e) if attempt == TRIES => {
+                    tracing::warn!(error = %e, tasks = ids.len(), "tasks.stream_ids_unwritten");
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(100 * u64::from(attempt))).await,
+            }
+        }
+    }
+}
+
+async fn write(pool: &PgPool, ids: &[Uuid], stream_ids: &[String]) -> Result<(), String> {
+    let mut conn = conn(pool).await.map_err(|e| e.to_string())?;
+    diesel::sql_query(WRITE)
+        .bind::<Array<SqlUuid>, _>(ids)
+        .bind::<Array<Text>, _>(stream_ids)
+        .execute(&mut conn)
+        .await
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
