@@ -282,3 +282,26 @@ fn outcome(
         server_cpu,
     }
 }
+
+/// Sends one request; its status and body (status 0 and no body: no answer).
+pub async fn fetch(client: &HttpClient, request: Request<Full<Bytes>>) -> (u16, Bytes) {
+    match client.request(request).await {
+        Ok(response) => {
+            let status = response.status().as_u16();
+            match response.into_body().collect().await {
+                Ok(body) => (status, body.to_bytes()),
+                Err(_) => (0, Bytes::new()),
+            }
+        }
+        Err(_) => (0, Bytes::new()),
+    }
+}
+
+/// The latencies of many calls, in µs.
+pub fn histogram_of(latencies: &[Duration]) -> Histogram<u64> {
+    let mut h = histogram();
+    for l in latencies {
+        h.saturating_record(micros(*l));
+    }
+    h
+}

@@ -5,8 +5,10 @@
 //! and sets) as a child process, on a PostgreSQL cluster and a Redis server of the
 //! run's own (durable: `fsync` on); the fakes run in this process.
 //!
-//! Environment: `BENCH_ONLY` (a comma list of sections: memory, webhooks; all by
-//! default), `BENCH_SECS` (20: each load's length), `BENCH_OUT` (a file the Markdown
+//! Environment: `BENCH_ONLY` (a comma list of sections: memory, webhooks, claims,
+//! flood;
+//! all by default), `BENCH_SECS` (20: each load's length), `BENCH_RUNNERS` (only this
+//! count of runners in the claims section), `BENCH_OUT` (a file the Markdown
 //! table is written to), `BENCH_KEEP=1` (keep the data and logs).
 #![expect(
     clippy::unwrap_used,
@@ -15,6 +17,8 @@
 )]
 
 mod bounds;
+mod claims;
+mod flood;
 #[path = "../../api/helpers.rs"]
 #[expect(
     dead_code,
@@ -116,6 +120,12 @@ async fn main() {
     if selected("webhooks") {
         let bounds = bounds::measure(&mut stack, &mut table);
         webhooks::run(&mut stack, &mut table, &bounds).await;
+    }
+    if selected("claims") {
+        claims::run(&mut stack, &mut table).await;
+    }
+    if selected("flood") {
+        flood::run(&mut stack, &mut table).await;
     }
     let markdown = format!("Machine: {machine}\n\n{}", table.markdown());
     println!("\n{markdown}");

@@ -31,11 +31,12 @@ pub async fn run(stack: &mut Stack, table: &mut Table) {
     );
     tokio::time::sleep(Duration::from_secs(5)).await;
     let idle = crate::stack::megabytes(server.rss_kib());
+    let (anon, file) = crate::stack::rss_parts(server.pid());
     table.push(
         Row::info(
             "memory",
             "idle RSS, 5 s after the start",
-            format!("{idle:.1} MB"),
+            format!("{idle:.1} MB ({anon:.1} MB anonymous, {file:.1} MB of mapped files)"),
         )
         .bound("issue's baseline 17 MB", "")
         .target("< 20 MB", idle < 20.0),

@@ -177,6 +177,19 @@ impl RssSampler {
     }
 }
 
+/// The resident set's parts in MB: (anonymous, file-backed: the binary's pages).
+pub fn rss_parts(pid: u32) -> (f64, f64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .map_or(0.0, megabytes)
+    };
+    (field("RssAnon:"), field("RssFile:"))
+}
+
 /// KiB (as `/proc` counts) in MB (as the figures are).
 pub fn megabytes(kib: u64) -> f64 {
     kib as f64 * 1024.0 / 1_000_000.0

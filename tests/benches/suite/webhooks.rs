@@ -32,7 +32,7 @@ fn template() -> String {
 }
 
 /// Webhooks for MRs `first + n`, signed with `token`.
-fn webhooks(app: &TestApp, first: u64, token: &'static str) -> MakeRequest {
+pub fn webhooks(app: &TestApp, first: u64, token: &'static str) -> MakeRequest {
     let (uri, template) = (app.url("/api/webhook/hostA"), template());
     Arc::new(move |n| {
         let iid = first + n;
