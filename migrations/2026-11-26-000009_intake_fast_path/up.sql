@@ -8,13 +8,23 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER platform_configs_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON platform_configs
+-- Per row, so a statement that changes nothing (a budget claim already taken) tells
+-- nobody; PostgreSQL sends one notification per transaction for equal payloads.
+CREATE TRIGGER platform_configs_notify AFTER INSERT OR UPDATE OR DELETE ON platform_configs
+    FOR EACH ROW EXECUTE FUNCTION reviewd_config_changed();
+CREATE TRIGGER platform_configs_truncate_notify AFTER TRUNCATE ON platform_configs
     FOR EACH STATEMENT EXECUTE FUNCTION reviewd_config_changed();
-CREATE TRIGGER projects_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON projects
+CREATE TRIGGER projects_notify AFTER INSERT OR UPDATE OR DELETE ON projects
+    FOR EACH ROW EXECUTE FUNCTION reviewd_config_changed();
+CREATE TRIGGER projects_truncate_notify AFTER TRUNCATE ON projects
     FOR EACH STATEMENT EXECUTE FUNCTION reviewd_config_changed();
-CREATE TRIGGER global_settings_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON global_settings
+CREATE TRIGGER global_settings_notify AFTER INSERT OR UPDATE OR DELETE ON global_settings
+    FOR EACH ROW EXECUTE FUNCTION reviewd_config_changed();
+CREATE TRIGGER global_settings_truncate_notify AFTER TRUNCATE ON global_settings
     FOR EACH STATEMENT EXECUTE FUNCTION reviewd_config_changed();
-CREATE TRIGGER ai_configs_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ai_configs
+CREATE TRIGGER ai_configs_notify AFTER INSERT OR UPDATE OR DELETE ON ai_configs
+    FOR EACH ROW EXECUTE FUNCTION reviewd_config_changed();
+CREATE TRIGGER ai_configs_truncate_notify AFTER TRUNCATE ON ai_configs
     FOR EACH STATEMENT EXECUTE FUNCTION reviewd_config_changed();
 
 -- Every webhook inserts a task; these columns are empty then (a review, a runner, a

@@ -54,6 +54,8 @@ impl Stack {
         self.databases += 1;
         let name = format!("bench{}", self.databases);
         self.psql("postgres", &format!("CREATE DATABASE {name}"));
+        // What each statement cost, for the profile (`SELECT … FROM pg_stat_statements`).
+        self.psql(&name, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
         format!("postgres://postgres@127.0.0.1:{}/{name}", self.pg.port)
     }
 

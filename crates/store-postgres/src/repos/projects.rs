@@ -247,38 +247,32 @@ impl ProjectRepository for PgProjectRepository {
     }
 
     async fn claim_budget_alert(&self, id: Uuid, month: NaiveDate) -> Result<bool, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            // One UPDATE decides it: of concurrent webhooks, one sees a row change.
-            let claimed = diesel::update(
-                projects::table.find(id).filter(
-                    projects::budget_alerted_month
-                        .is_null()
-                        .or(projects::budget_alerted_month.lt(month)),
-                ),
-            )
-            .set(projects::budget_alerted_month.eq(month))
-            .execute(&mut conn)
+        let mut conn = conn(&self.pool).await?;
+        // One UPDATE decides it: of concurrent webhooks, one sees a row change.
+        let claimed = diesel::update(
+            projects::table.find(id).filter(
+                projects::budget_alerted_month
+                    .is_null()
+                    .or(projects::budget_alerted_month.lt(month)),
+            ),
+        )
+        .set(projects::budget_alerted_month.eq(month))
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        if claimed == 1 {
+            return Ok(true);
+        }
+        let exists: i64 = projects::table
+            .find(id)
+            .count()
+            .get_result(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-            if claimed == 1 {
-                return Ok(true);
-            }
-            let exists: i64 = projects::table
-                .find(id)
-                .count()
-                .get_result(&mut conn)
-                .await
-                .map_err(map_diesel_error)?;
-            if exists == 0 {
-                return Err(RepoError::NotFound);
-            }
-            Ok(false)
+        if exists == 0 {
+            return Err(RepoError::NotFound);
         }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        Ok(false)
     }
 
     async fn claim_budget_note(
@@ -287,24 +281,18 @@ impl ProjectRepository for PgProjectRepository {
         mr_iid: i64,
         month: NaiveDate,
     ) -> Result<bool, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let inserted = diesel::insert_into(budget_notes::table)
-                .values((
-                    budget_notes::project_id.eq(id),
-                    budget_notes::mr_iid.eq(mr_iid),
-                    budget_notes::month.eq(month),
-                ))
-                .on_conflict_do_nothing()
-                .execute(&mut conn)
-                .await
-                .map_err(map_diesel_error)?;
-            Ok(inserted == 1)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        let mut conn = conn(&self.pool).await?;
+        let inserted = diesel::insert_into(budget_notes::table)
+            .values((
+                budget_notes::project_id.eq(id),
+                budget_notes::mr_iid.eq(mr_iid),
+                budget_notes::month.eq(month),
+            ))
+            .on_conflict_do_nothing()
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(inserted == 1)
     }
 
     async fn release_budget_note(
@@ -313,18 +301,12 @@ impl ProjectRepository for PgProjectRepository {
         mr_iid: i64,
         month: NaiveDate,
     ) -> Result<(), RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            diesel::delete(budget_notes::table.find((id, mr_iid, month)))
-                .execute(&mut conn)
-                .await
-                .map_err(map_diesel_error)?;
-            Ok(())
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        let mut conn = conn(&self.pool).await?;
+        diesel::delete(budget_notes::table.find((id, mr_iid, month)))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
     }
 
     async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {

@@ -47,7 +47,9 @@ const ACTIVE: [&str; 4] = ["pending", "queued", "processing", "in_progress"];
 /// the count superseded, or the active task it duplicates. Values go where
 /// [`Value`]s stand (each in its own placeholder).
 const QUEUE_TASK: &[Part] = &[
-    Sql("WITH dup AS (SELECT * FROM review_tasks WHERE dedup_key = "),
+    Sql("WITH dup AS (SELECT "),
+    Sql(TASK_COLUMNS),
+    Sql(" FROM review_tasks WHERE dedup_key = "),
     Value(Field::DedupKey),
     Sql(
         " AND status IN ('pending', 'queued', 'processing', 'in_progress') LIMIT 1), \
@@ -81,10 +83,17 @@ const QUEUE_TASK: &[Part] = &[
     Value(Field::MaxAttempts),
     Sql(", "),
     Value(Field::DedupKey),
-    Sql(" WHERE NOT EXISTS (SELECT 1 FROM dup) RETURNING *) \
+    Sql(" WHERE NOT EXISTS (SELECT 1 FROM dup) RETURNING "),
+    Sql(TASK_COLUMNS),
+    Sql(") \
          SELECT ins.*, true AS created, (SELECT count(*) FROM sup) AS superseded FROM ins \
          UNION ALL SELECT dup.*, false, 0 FROM dup"),
 ];
+
+/// [`TaskRow`]'s columns, named: a prepared statement with `*` would fail on every
+/// connection once a migration changes the table ("cached plan must not change
+/// result type"), as on the replicas of a rolling deploy.
+const TASK_COLUMNS: &str = "id, triggered_by, project_id, review_id, mr_iid, head_sha, status, send_to_platform, template_id, requested_by, attempts, max_attempts, worker_id, error_message, created_at, updated_at, started_at, completed_at";
 
 enum Part {
     Sql(&'static str),

@@ -20,12 +20,15 @@ const BATCH: usize = 512;
 /// Tries per batch before its pairs are left to the orphan sweep.
 const TRIES: u32 = 3;
 
-/// Sets each task's message id, unless the task already has one or has been
-/// attempted since (a runner's give-back clears the id so that the sweep queues the
-/// task again: a late write must not undo that).
+/// Sets each task's message id, unless the task already has one or a runner has
+/// claimed it since (a runner's give-back clears the id so that the sweep queues the
+/// task again: a late write must not undo that). A worker's attempt in between does
+/// not stop the write: a task it gives back must keep its id, or the orphan sweep
+/// would queue it again before its retry delay.
 const WRITE: &str = "UPDATE review_tasks t SET stream_message_id = v.stream_id
     FROM unnest($1::uuid[], $2::text[]) AS v(id, stream_id)
-   WHERE t.id = v.id AND t.stream_message_id IS NULL AND t.attempts = 0";
+   WHERE t.id = v.id AND t.stream_message_id IS NULL
+     AND t.claimed_at IS NULL AND t.runner_id IS NULL";
 
 #[derive(Clone)]
 pub(crate) struct StreamIdWriter {
