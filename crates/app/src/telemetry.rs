@@ -16,12 +16,19 @@ use tracing_subscriber::util::SubscriberInitExt;
 #[must_use = "dropping the guard stops logging"]
 pub struct LogGuard(#[expect(dead_code, reason = "held for its Drop")] Vec<WorkerGuard>);
 
+/// Lines a writer holds before a logging thread waits (a burst of several seconds
+/// of a webhook flood's four lines a request).
+const BUFFERED_LINES: usize = 16_384;
+
 /// Lines go to a writer thread, so a request never waits on stdout or the disk
 /// (synchronous writes were 8 system calls per webhook on its path). Never lossy:
 /// when the buffer is full, a logging thread waits rather than drop lines.
 fn writer(to: impl std::io::Write + Send + 'static, guards: &mut Vec<WorkerGuard>) -> NonBlocking {
     let (writer, guard) = NonBlockingBuilder::default()
         .lossy(false)
+        // The queue is allocated whole at start: tracing-appender's 128,000 lines
+        // were about 4 MB of resident memory per writer, idle.
+        .buffered_lines_limit(BUFFERED_LINES)
         .thread_name("reviewd-log")
         .finish(to);
     guards.push(guard);
