@@ -1,6 +1,6 @@
-//! What every webhook reads and almost nothing writes (platform configs, projects by
-//! their platform id, the global settings, AI configs), kept in memory and dropped
-//! the moment any replica changes it.
+//! What every webhook and runner claim reads and almost nothing writes (platform
+//! configs, projects by their platform id and by id, the global settings, AI
+//! configs), kept in memory and dropped the moment any replica changes it.
 //!
 //! A trigger on each of those tables sends `NOTIFY reviewd_config` when a statement
 //! changes it (migration `…000009_config_cache`); each process keeps one `LISTEN`

@@ -5,6 +5,7 @@
 mod cache;
 mod error;
 mod health;
+mod kept;
 mod migrate;
 mod pool;
 mod repos;

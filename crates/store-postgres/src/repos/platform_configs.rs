@@ -24,6 +24,8 @@ pub struct PgPlatformConfigRepository {
     cache: ConfigCache,
     /// `list` by type (`""`: any) and enabled-only: every webhook's token check.
     listed: Slot<(&'static str, bool), Vec<PlatformConfig>>,
+    /// Configs by id: each claim's clone credentials and each review's client.
+    by_id: Slot<Uuid, PlatformConfig>,
 }
 
 impl PgPlatformConfigRepository {
@@ -34,6 +36,7 @@ impl PgPlatformConfigRepository {
             secrets,
             cache: ConfigCache::default(),
             listed: Slot::default(),
+            by_id: Slot::default(),
         }
     }
 
@@ -121,14 +124,20 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
     }
 
     async fn get(&self, id: Uuid) -> Result<PlatformConfig, RepoError> {
+        if let Some(found) = self.by_id.get(&self.cache, &id) {
+            return Ok(found);
+        }
+        let ticket = self.cache.ticket();
         let mut conn = conn(&self.pool).await?;
-        platform_configs::table
+        let found = platform_configs::table
             .find(id)
             .select(PlatformConfigRow::as_select())
             .first(&mut conn)
             .await
             .map_err(map_diesel_error)?
-            .into_config(&self.secrets)
+            .into_config(&self.secrets)?;
+        self.by_id.put(ticket, id, &found);
+        Ok(found)
     }
 
     async fn create(&self, c: NewPlatformConfig) -> Result<PlatformConfig, RepoError> {

@@ -26,6 +26,8 @@ pub struct PgProjectRepository {
     cache: ConfigCache,
     /// `find_by_platform`: every webhook's project.
     by_platform: Slot<(&'static str, String), Vec<Project>>,
+    /// Projects by id: each runner claim and each review reads its project.
+    by_id: Slot<Uuid, Project>,
 }
 
 impl PgProjectRepository {
@@ -35,6 +37,7 @@ impl PgProjectRepository {
             pool,
             cache: ConfigCache::default(),
             by_platform: Slot::default(),
+            by_id: Slot::default(),
         }
     }
 
@@ -199,14 +202,20 @@ impl ProjectRepository for PgProjectRepository {
     }
 
     async fn get(&self, id: Uuid) -> Result<Project, RepoError> {
+        if let Some(found) = self.by_id.get(&self.cache, &id) {
+            return Ok(found);
+        }
+        let ticket = self.cache.ticket();
         let mut conn = conn(&self.pool).await?;
-        projects::table
+        let found: Project = projects::table
             .find(id)
             .select(ProjectRow::as_select())
             .first(&mut conn)
             .await
             .map_err(map_diesel_error)?
-            .try_into()
+            .try_into()?;
+        self.by_id.put(ticket, id, &found);
+        Ok(found)
     }
 
     async fn update_settings(

@@ -10,10 +10,16 @@
 //! The hold is a session advisory lock on the MR's key (the one `locks.rs` gives
 //! the MR's transaction-scoped locks), taken on a connection kept out of the pool
 //! until the hold ends: runner claims (`pg_try_advisory_xact_lock`) skip the MR, a
-//! worker's attempt (`pg_advisory_xact_lock`) waits for it.
+//! worker's attempt (`pg_advisory_xact_lock`) waits for it. The same connection
+//! keeps a transaction open with a `FOR KEY SHARE` lock on the task's row, so a
+//! claim's `FOR UPDATE SKIP LOCKED` passes over the task being prepared and takes
+//! the next one, where it would otherwise meet the MR's lock and wait. `KEY SHARE`
+//! conflicts with nothing but `FOR UPDATE` and deletes: a webhook superseding the
+//! task, or the engine writing to it, does not wait.
 
 use crate::PgPool;
 use crate::error::{corrupt, map_diesel_error};
+use crate::kept::{bind, kept};
 use crate::pool::PgConn;
 use crate::repos::conn;
 use crate::rows::TaskRow;
@@ -22,7 +28,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Jsonb, Nullable, Text, Timestamptz};
-use diesel_async::RunQueryDsl;
+use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
 use reviewd_domain::model::ReviewTask;
 use reviewd_domain::model::runner::RunnerAssignment;
 use reviewd_domain::ports::{Orphaned, Preparation, PreparationBudget, RepoError, TaskReservation};
@@ -65,13 +71,15 @@ struct Locked {
     locked: bool,
 }
 
-/// An MR's session advisory lock, held on `conn`. Dropped without
-/// [`MrHold::unlock`], the connection is taken out of the pool and closed, which
-/// ends the lock with the session: a lock never goes back to the pool.
+/// An MR's session advisory lock, held on `conn` (with, once the task is read, an
+/// open transaction). Dropped without [`MrHold::unlock`], the connection is taken
+/// out of the pool and closed, which ends the lock and the transaction with the
+/// session: neither ever goes back to the pool.
 struct MrHold {
     conn: Option<PgConn>,
     project_id: Uuid,
     mr_iid: i64,
+    in_transaction: bool,
 }
 
 impl MrHold {
@@ -81,12 +89,29 @@ impl MrHold {
             .ok_or_else(|| corrupt("the MR's hold was let go".to_owned()))
     }
 
-    /// Lets the MR go; the connection, back, when the unlock worked (else it is
-    /// closed, which ends the lock all the same).
+    /// Opens the transaction whose row lock hides the task from claims.
+    async fn begin(&mut self) -> Result<(), RepoError> {
+        self.conn()?
+            .batch_execute("BEGIN")
+            .await
+            .map_err(map_diesel_error)?;
+        self.in_transaction = true;
+        Ok(())
+    }
+
+    /// Commits what was written under the hold and lets the MR go, in one round
+    /// trip; the connection, back, when that worked (else it is closed, which ends
+    /// the lock all the same, and the transaction with it).
     async fn unlock(mut self) -> Option<PgConn> {
         let mut c = self.conn.take()?;
-        match unlock_mr(&mut c, self.project_id, self.mr_iid).await {
-            Ok(_) => Some(c),
+        let end = if self.in_transaction { "COMMIT; " } else { "" };
+        // Literal values: a UUID and an integer, nothing a caller wrote.
+        let key = mr_key(&format!("'{}'", self.project_id), &self.mr_iid.to_string());
+        match c
+            .batch_execute(&format!("{end}SELECT pg_advisory_unlock({key})"))
+            .await
+        {
+            Ok(()) => Some(c),
             Err(_) => {
                 drop(PgConn::take(c));
                 None
@@ -213,8 +238,9 @@ async fn candidates(
 ) -> Result<Vec<Candidate>, diesel::result::Error> {
     match wanted {
         Wanted::ToPrepare(retry_ms, fresh_after, heard_after) => {
-            diesel::sql_query(format!(
-                "SELECT t.id, t.project_id, t.mr_iid FROM review_tasks t
+            kept(
+                &format!(
+                    "SELECT t.id, t.project_id, t.mr_iid FROM review_tasks t
                   WHERE t.status = 'queued'
                     AND (t.error_message IS NULL
                          OR t.updated_at <= now() - ($1 * interval '1 millisecond'))
@@ -227,17 +253,20 @@ async fn candidates(
                                        AND o.id <> t.id
                                        AND (o.status IN ('processing', 'in_progress')
                                             OR (o.status = 'queued' AND o.assignment ? 'prepared'
-                                                AND {fresh_o})))
+                                                AND {fresh_o})) OFFSET 0)
                     AND ($4::uuid IS NULL OR t.id = $4)
                   ORDER BY t.created_at LIMIT $5",
-                fresh_t = fresh("t", "$2"),
-                fresh_o = fresh("o", "$2"),
-            ))
-            .bind::<BigInt, _>(retry_ms)
-            .bind::<Timestamptz, _>(fresh_after)
-            .bind::<Timestamptz, _>(heard_after)
-            .bind::<Nullable<diesel::sql_types::Uuid>, _>(only)
-            .bind::<BigInt, _>(CANDIDATES)
+                    fresh_t = fresh("t", "$2"),
+                    fresh_o = fresh("o", "$2"),
+                ),
+                (
+                    bind::<BigInt, _>(retry_ms),
+                    bind::<Timestamptz, _>(fresh_after),
+                    bind::<Timestamptz, _>(heard_after),
+                    bind::<Nullable<diesel::sql_types::Uuid>, _>(only),
+                    bind::<BigInt, _>(CANDIDATES),
+                ),
+            )
             .load(c)
             .await
         }
@@ -256,14 +285,6 @@ async fn candidates(
     }
 }
 
-async fn unlock_mr(c: &mut PgConn, project_id: Uuid, mr_iid: i64) -> QueryResult<usize> {
-    diesel::sql_query(format!("SELECT pg_advisory_unlock({})", mr_key("$1", "$2")))
-        .bind::<diesel::sql_types::Uuid, _>(project_id)
-        .bind::<BigInt, _>(mr_iid)
-        .execute(c)
-        .await
-}
-
 /// Holds the first wanted task whose MR lock is free and which is still wanted
 /// once the lock is held (checked on a fresh snapshot).
 async fn hold(pool: &PgPool, wanted: Wanted) -> Result<Option<PgReservation>, RepoError> {
@@ -272,12 +293,16 @@ async fn hold(pool: &PgPool, wanted: Wanted) -> Result<Option<PgReservation>, Re
         .await
         .map_err(map_diesel_error)?;
     for candidate in found {
-        let locked: Locked = diesel::sql_query(format!(
-            "SELECT pg_try_advisory_lock({}) AS locked",
-            mr_key("$1", "$2")
-        ))
-        .bind::<diesel::sql_types::Uuid, _>(candidate.project_id)
-        .bind::<BigInt, _>(candidate.mr_iid)
+        let locked: Locked = kept(
+            &format!(
+                "SELECT pg_try_advisory_lock({}) AS locked",
+                mr_key("$1", "$2")
+            ),
+            (
+                bind::<diesel::sql_types::Uuid, _>(candidate.project_id),
+                bind::<BigInt, _>(candidate.mr_iid),
+            ),
+        )
         .get_result(&mut c)
         .await
         .map_err(map_diesel_error)?;
@@ -290,7 +315,9 @@ async fn hold(pool: &PgPool, wanted: Wanted) -> Result<Option<PgReservation>, Re
             conn: Some(c),
             project_id: candidate.project_id,
             mr_iid: candidate.mr_iid,
+            in_transaction: false,
         };
+        hold.begin().await?;
         let held = hold.conn()?;
         let still = !candidates(held, wanted, Some(candidate.id))
             .await
@@ -300,6 +327,7 @@ async fn hold(pool: &PgPool, wanted: Wanted) -> Result<Option<PgReservation>, Re
             review_tasks::table
                 .find(candidate.id)
                 .select(TaskRow::as_select())
+                .for_key_share()
                 .first(held)
                 .await
                 .optional()
@@ -353,7 +381,7 @@ pub(super) async fn reserve_orphaned(pool: &PgPool) -> Result<Option<Orphaned>, 
                                     AND r.completed_at IS NULL)
                          AND NOT EXISTS (SELECT 1 FROM review_tasks o
                                           WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
-                                            AND o.status IN ('processing', 'in_progress')),
+                                            AND o.status IN ('processing', 'in_progress') OFFSET 0),
                          false) AS round_open
            FROM review_tasks t WHERE t.id = $1",
     )
@@ -390,7 +418,7 @@ pub(super) async fn budget(
         prepared: i64,
     }
     let mut c = conn(pool).await?;
-    let b: Budget = diesel::sql_query(format!(
+    let b: Budget = kept(&format!(
         "WITH live AS (SELECT r.max_concurrent_jobs - (SELECT count(*) FROM review_tasks h
                                                         WHERE h.runner_id = r.id
                                                           AND h.status IN ('processing', 'in_progress')) AS free
@@ -401,9 +429,10 @@ pub(super) async fn budget(
                   WHERE t.status = 'queued' AND t.assignment ? 'prepared'
                     AND t.assignment ? 'roundId' AND {}) AS prepared",
         fresh("t", "$2")
+    ), (
+        bind::<Timestamptz, _>(heard_after),
+        bind::<Timestamptz, _>(fresh_after),
     ))
-    .bind::<Timestamptz, _>(heard_after)
-    .bind::<Timestamptz, _>(fresh_after)
     .get_result(&mut c)
     .await
     .map_err(map_diesel_error)?;
