@@ -108,10 +108,12 @@ impl Postgres {
         Self::start_with(dir, CRASH_SAFE_ONLY)
     }
 
-    /// As [`Postgres::start`], with these `-c` settings (`name=value`) instead.
+    /// As [`Postgres::start`], with these `-c` settings (`name=value`) instead; when
+    /// `dir` already holds a cluster (one kept between runs), that one started again.
     pub fn start_with(dir: &Path, settings: &[&str]) -> Postgres {
         let bin = pg_bin();
         let (data, sockets) = (dir.join("pg-data"), dir.join("pg-sockets"));
+        let existing = data.join("PG_VERSION").exists();
         for d in [&data, &sockets] {
             std::fs::create_dir_all(d).expect("the PostgreSQL directories");
         }
@@ -123,6 +125,19 @@ impl Postgres {
             "chown of the PostgreSQL directories",
             &log,
         );
+        if existing {
+            let mut pg = Postgres {
+                bin,
+                data,
+                sockets,
+                port: free_port(),
+                log,
+                server: None,
+                settings: settings.iter().map(|s| (*s).to_owned()).collect(),
+            };
+            pg.restart();
+            return pg;
+        }
         succeeded(
             as_postgres(&bin.join("initdb")).arg("-D").arg(&data).args([
                 "--auth=trust",

@@ -65,6 +65,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    ai_cost_project_daily (project_id, day, review_day, status, triggered_by) {
+        project_id -> Uuid,
+        day -> Date,
+        review_day -> Date,
+        status -> Text,
+        triggered_by -> Text,
+        calls -> Int8,
+        cost_usd -> Float8,
+    }
+}
+
+diesel::table! {
     api_keys (id) {
         id -> Uuid,
         user_id -> Uuid,
@@ -373,6 +385,20 @@ diesel::table! {
 }
 
 diesel::table! {
+    review_project_daily_stats (project_id, day, status, triggered_by) {
+        project_id -> Uuid,
+        day -> Date,
+        status -> Text,
+        triggered_by -> Text,
+        reviews -> Int8,
+        comments -> Int8,
+        score_sum -> Int8,
+        scored -> Int8,
+        cost_usd -> Float8,
+    }
+}
+
+diesel::table! {
     review_rounds (id) {
         id -> Uuid,
         review_id -> Uuid,
@@ -606,6 +632,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     ai_call_logs,
     ai_configs,
     ai_cost_daily,
+    ai_cost_project_daily,
     api_keys,
     api_metrics,
     budget_notes,
@@ -624,6 +651,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     review_daily_stats,
     review_feedbacks,
     review_files,
+    review_project_daily_stats,
     review_rounds,
     review_rules,
     review_task_logs,

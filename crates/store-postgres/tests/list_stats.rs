@@ -1,23 +1,26 @@
 //! The rollups behind the review list's stats and the notification history's total
-//! (migration `list_stats`) against a raw recount of the rows, after inserts, updates
-//! and deletes of reviews, their AI calls and notifications; and the list's stats,
-//! whose filters split into whole days (rollups) and partial ones (rows), against the
-//! same figures counted from the rows.
+//! (migrations `list_stats` and `project_rollups`) against a raw recount of the rows,
+//! after inserts, updates and deletes of reviews, their AI calls and notifications;
+//! and the list's stats and cost chart, whose filters split into whole days (rollups)
+//! and partial ones (rows), against the same figures counted from the rows.
 #![expect(
     clippy::unwrap_used,
     reason = "tests: a panic fails the test, with its message"
 )]
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use diesel::QueryableByName;
-use diesel::sql_types::{BigInt, Double, Nullable, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Date, Double, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::notification::HistoryFilter;
-use reviewd_domain::model::review_views::ReviewFilter;
+use reviewd_domain::model::review_views::{COST_DAYS, ReviewFilter};
 use reviewd_domain::ports::{NotificationRepository, ReviewQueries};
 use reviewd_store_postgres::{PgNotificationRepository, PgPool, PgReviewQueries};
 use reviewd_testkit::TestDb;
+
+/// The seed's second project: 2 of every 5 reviews.
+const PROJECT_Q: uuid::Uuid = uuid::Uuid::from_u128(0x0000_0000_0000_4000_8000_0000_0000_0003);
 
 async fn sql(pool: &PgPool, statements: &str) {
     let mut conn = pool.get().await.unwrap();
@@ -31,11 +34,16 @@ INSERT INTO platform_configs (id, name, platform_type, base_url)
      VALUES ('00000000-0000-4000-8000-000000000001', 'g', 'hostA', 'https://git.example.com');
 INSERT INTO projects (id, platform_config_id, platform_type, platform_project_id, name, full_path, web_url)
      VALUES ('00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000001',
-             'hostA', '1', 'p', 'g/p', 'https://git.example.com/g/p');
+             'hostA', '1', 'p', 'g/p', 'https://git.example.com/g/p'),
+            ('00000000-0000-4000-8000-000000000003', '00000000-0000-4000-8000-000000000001',
+             'hostA', '2', 'q', 'g/q', 'https://git.example.com/g/q');
 INSERT INTO reviews (id, project_id, project_name, mr_iid, mr_title, mr_url, source_branch,
                      target_branch, ai_provider, ai_model, triggered_by, head_commit_sha, status,
                      score, comment_count, created_at)
-SELECT md5('r' || n)::uuid, '00000000-0000-4000-8000-000000000002', 'p', n, 't', 'u', 's', 'main',
+SELECT md5('r' || n)::uuid,
+       CASE WHEN n % 5 < 3 THEN '00000000-0000-4000-8000-000000000002'
+            ELSE '00000000-0000-4000-8000-000000000003' END::uuid,
+       'p', n, 't', 'u', 's', 'main',
        'a', 'm', CASE WHEN n % 4 = 0 THEN 'manual' ELSE 'auto' END, 'abc',
        (ARRAY['pending', 'completed', 'failed'])[1 + n % 3],
        CASE WHEN n % 3 = 1 THEN 40 + n END, n % 7, now() - n * interval '2 hours'
@@ -56,6 +64,7 @@ UPDATE reviews SET status = 'completed', score = 90, comment_count = comment_cou
 UPDATE reviews SET triggered_by = 'manual' WHERE mr_iid % 5 = 0;
 UPDATE reviews SET created_at = created_at - interval '1 day' WHERE mr_iid % 11 = 0;
 UPDATE reviews SET summary = 'only text' WHERE mr_iid % 3 = 0;
+UPDATE reviews SET project_id = '00000000-0000-4000-8000-000000000003' WHERE mr_iid IN (1, 2, 16);
 INSERT INTO ai_call_logs (review_id, provider, model, status, cost_usd)
 SELECT id, 'a', 'm', 'success', 0.5 FROM reviews WHERE mr_iid % 6 = 1;
 UPDATE ai_call_logs SET cost_usd = cost_usd * 3 WHERE review_id = md5('r7')::uuid;
@@ -101,6 +110,31 @@ async fn mismatches(pool: &PgPool) -> i64 {
                    sum(cost_usd) AS cost
               FROM ai_cost_daily GROUP BY 1, 2, 3, 4 HAVING sum(calls) <> 0) roll
            USING (day, rday, status, triggered_by)
+           WHERE raw.calls IS DISTINCT FROM roll.calls OR abs(raw.cost - roll.cost) > 1e-9)
+         + (SELECT count(*) FROM
+           (SELECT project_id, reviewd_utc_day(created_at) AS day, status, triggered_by,
+                   count(*) AS n, sum(comment_count) AS cm, coalesce(sum(score), 0) AS ss,
+                   count(score) AS sc, coalesce(sum(cost_usd), 0) AS cost
+              FROM reviews GROUP BY 1, 2, 3, 4) raw
+           FULL JOIN
+           (SELECT * FROM (SELECT project_id, day, status, triggered_by, reviews AS n,
+                                  comments AS cm, score_sum AS ss, scored AS sc, cost_usd AS cost
+                             FROM review_project_daily_stats) p WHERE n <> 0) roll
+           USING (project_id, day, status, triggered_by)
+           WHERE raw.n IS DISTINCT FROM roll.n OR raw.cm IS DISTINCT FROM roll.cm
+              OR raw.ss IS DISTINCT FROM roll.ss OR raw.sc IS DISTINCT FROM roll.sc
+              OR abs(raw.cost - roll.cost) > 1e-9)
+         + (SELECT count(*) FROM
+           (SELECT r.project_id, reviewd_utc_day(c.created_at) AS day,
+                   reviewd_utc_day(r.created_at) AS rday, r.status, r.triggered_by,
+                   count(*) AS calls, sum(c.cost_usd) AS cost
+              FROM ai_call_logs c JOIN reviews r ON r.id = c.review_id
+             WHERE c.cost_usd IS NOT NULL GROUP BY 1, 2, 3, 4, 5) raw
+           FULL JOIN
+           (SELECT project_id, day, review_day AS rday, status, triggered_by, calls,
+                   cost_usd AS cost
+              FROM ai_cost_project_daily WHERE calls <> 0) roll
+           USING (project_id, day, rday, status, triggered_by)
            WHERE raw.calls IS DISTINCT FROM roll.calls OR abs(raw.cost - roll.cost) > 1e-9)
          + (SELECT count(*) FROM
            (SELECT reviewd_utc_day(created_at) AS day, channel, status, notification_type,
@@ -150,13 +184,50 @@ async fn recount(pool: &PgPool, f: &ReviewFilter) -> Recount {
            FROM reviews
           WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR triggered_by = $2)
             AND ($3::timestamptz IS NULL OR created_at >= $3)
-            AND ($4::timestamptz IS NULL OR created_at <= $4)",
+            AND ($4::timestamptz IS NULL OR created_at <= $4)
+            AND ($5::uuid IS NULL OR project_id = $5)",
     )
     .bind::<Nullable<Text>, _>(f.status.clone())
     .bind::<Nullable<Text>, _>(f.triggered_by.clone())
     .bind::<Nullable<Timestamptz>, _>(f.start_date)
     .bind::<Nullable<Timestamptz>, _>(f.end_date)
+    .bind::<Nullable<SqlUuid>, _>(f.project_id)
     .get_result(&mut conn)
+    .await
+    .unwrap()
+}
+
+#[derive(QueryableByName, Debug)]
+struct DayCostRaw {
+    #[diesel(sql_type = Date)]
+    day: NaiveDate,
+    #[diesel(sql_type = Double)]
+    cost: f64,
+}
+
+/// The cost chart as the rows give it: the priced calls of the filter's reviews over
+/// the last `COST_DAYS` UTC days, per day of the call.
+async fn recount_cost_by_day(pool: &PgPool, f: &ReviewFilter) -> Vec<DayCostRaw> {
+    let mut conn = pool.get().await.unwrap();
+    diesel::sql_query(format!(
+        "SELECT (c.created_at AT TIME ZONE 'UTC')::date AS day, sum(c.cost_usd) AS cost
+           FROM ai_call_logs c JOIN reviews r ON r.id = c.review_id
+          WHERE ($1::text IS NULL OR r.status = $1) AND ($2::text IS NULL OR r.triggered_by = $2)
+            AND ($3::timestamptz IS NULL OR r.created_at >= $3)
+            AND ($4::timestamptz IS NULL OR r.created_at <= $4)
+            AND ($5::uuid IS NULL OR r.project_id = $5)
+            AND c.cost_usd IS NOT NULL
+            AND c.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+                                - interval '{} days'
+          GROUP BY 1 ORDER BY 1",
+        COST_DAYS - 1
+    ))
+    .bind::<Nullable<Text>, _>(f.status.clone())
+    .bind::<Nullable<Text>, _>(f.triggered_by.clone())
+    .bind::<Nullable<Timestamptz>, _>(f.start_date)
+    .bind::<Nullable<Timestamptz>, _>(f.end_date)
+    .bind::<Nullable<SqlUuid>, _>(f.project_id)
+    .load(&mut conn)
     .await
     .unwrap()
 }
@@ -183,13 +254,16 @@ fn filters(now: DateTime<Utc>) -> Vec<ReviewFilter> {
     for (start_date, end_date) in windows {
         for status in [None, Some("completed"), Some("pending")] {
             for triggered_by in [None, Some("manual")] {
-                out.push(ReviewFilter {
-                    status: status.map(str::to_owned),
-                    triggered_by: triggered_by.map(str::to_owned),
-                    start_date,
-                    end_date,
-                    ..ReviewFilter::default()
-                });
+                for project_id in [None, Some(PROJECT_Q)] {
+                    out.push(ReviewFilter {
+                        status: status.map(str::to_owned),
+                        triggered_by: triggered_by.map(str::to_owned),
+                        start_date,
+                        end_date,
+                        project_id,
+                        ..ReviewFilter::default()
+                    });
+                }
             }
         }
     }
@@ -214,6 +288,19 @@ async fn assert_stats_match_rows(pool: &PgPool) {
             "{f:?}: {stats:?} vs {raw:?}"
         );
         assert_eq!(page.total, stats.total, "{f:?}");
+        let raw_days = recount_cost_by_day(pool, &f).await;
+        assert_eq!(
+            stats.cost_by_day.len(),
+            raw_days.len(),
+            "{f:?}: {:?} vs {raw_days:?}",
+            stats.cost_by_day
+        );
+        for (got, raw) in stats.cost_by_day.iter().zip(&raw_days) {
+            assert!(
+                got.date == raw.day && (got.cost_usd - raw.cost).abs() < 1e-9,
+                "{f:?}: {got:?} vs {raw:?}"
+            );
+        }
     }
 }
 

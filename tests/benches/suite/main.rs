@@ -6,10 +6,10 @@
 //! run's own (durable: `fsync` on); the fakes run in this process.
 //!
 //! Environment: `BENCH_ONLY` (a comma list of sections: memory, webhooks, claims,
-//! flood;
-//! all by default), `BENCH_SECS` (20: each load's length), `BENCH_RUNNERS` (only this
-//! count of runners in the claims section), `BENCH_OUT` (a file the Markdown
-//! table is written to), `BENCH_KEEP=1` (keep the data and logs).
+//! flood, lists; all by default), `BENCH_SECS` (20: each load's length),
+//! `BENCH_RUNNERS` (only this count of runners in the claims section),
+//! `BENCH_LISTS_SCALE` (1.0: the seeded data's size, see `lists`), `BENCH_OUT` (a
+//! file the Markdown table is written to), `BENCH_KEEP=1` (keep the data and logs).
 #![expect(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -25,6 +25,7 @@ mod flood;
     reason = "the suite uses the request helpers, not the in-process server"
 )]
 mod helpers;
+mod lists;
 mod load;
 mod memory;
 #[path = "../../chaos/process.rs"]
@@ -126,6 +127,9 @@ async fn main() {
     }
     if selected("flood") {
         flood::run(&mut stack, &mut table).await;
+    }
+    if selected("lists") {
+        lists::run(&mut stack, &mut table).await;
     }
     let markdown = format!("Machine: {machine}\n\n{}", table.markdown());
     println!("\n{markdown}");

@@ -18,7 +18,7 @@ pub const ROOT_PASSWORD: &str = crate::helpers::ROOT_PASSWORD;
 /// The cluster's settings: PostgreSQL's defaults for durability (`fsync`,
 /// `synchronous_commit`, `full_page_writes` on), memory for the seeded lists, and
 /// `pg_stat_statements` for the profile.
-const PG_SETTINGS: &[&str] = &[
+pub const PG_SETTINGS: &[&str] = &[
     "shared_buffers=1GB",
     "max_wal_size=4GB",
     "max_connections=300",

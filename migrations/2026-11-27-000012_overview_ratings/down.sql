@@ -1,0 +1,1 @@
+DROP INDEX reviews_completed_rating_idx;
