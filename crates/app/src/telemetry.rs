@@ -8,6 +8,7 @@ use crate::logs::{LOG_FILE_PREFIX, LOG_FILE_SUFFIX};
 use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuard};
 use tracing_appender::rolling::{RollingFileAppender, Rotation};
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::writer::MakeWriterExt;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -35,6 +36,21 @@ fn writer(to: impl std::io::Write + Send + 'static, guards: &mut Vec<WorkerGuard
     writer
 }
 
+/// The JSON lines layer (stdout in production, the log file always).
+fn json_layer<S, W>(to: W) -> impl tracing_subscriber::Layer<S>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + 'static,
+{
+    tracing_subscriber::fmt::layer()
+        .json()
+        .flatten_event(true)
+        .with_current_span(true)
+        .with_target(false)
+        .with_ansi(false)
+        .with_writer(to)
+}
+
 pub fn init(config: &Config) -> LogGuard {
     let mut guards = Vec::new();
     let filter = EnvFilter::try_from_default_env()
@@ -46,36 +62,30 @@ pub fn init(config: &Config) -> LogGuard {
         .build(&config.log_dir);
     // Without a usable LOG_DIR, start-up refuses right after this with one line
     // naming it; until then, stdout logging is enough.
-    let file = file.ok();
-    let json = config.log_format_json;
+    let file = file.ok().map(|file| writer(file, &mut guards));
     let stdout = writer(std::io::stdout(), &mut guards);
-    let stdout_json = json.then(|| {
-        tracing_subscriber::fmt::layer()
-            .json()
-            .flatten_event(true)
-            .with_current_span(true)
-            .with_target(false)
-            .with_writer(stdout.clone())
-    });
-    let stdout_text = (!json).then(|| {
-        tracing_subscriber::fmt::layer()
-            .with_target(false)
-            .with_writer(stdout)
-    });
-    let file_layer = file.map(|file| {
-        tracing_subscriber::fmt::layer()
-            .json()
-            .flatten_event(true)
-            .with_current_span(true)
-            .with_target(false)
-            .with_ansi(false)
-            .with_writer(writer(file, &mut guards))
-    });
+    // In production both sinks take the same JSON line: one layer formats it once
+    // and writes it to each (two layers formatted every event twice).
+    let (json_both, json_stdout, text_stdout, json_file) = match (config.log_format_json, file) {
+        (true, Some(file)) => (Some(json_layer(stdout.and(file))), None, None, None),
+        (true, None) => (None, Some(json_layer(stdout)), None, None),
+        (false, file) => (
+            None,
+            None,
+            Some(
+                tracing_subscriber::fmt::layer()
+                    .with_target(false)
+                    .with_writer(stdout),
+            ),
+            file.map(json_layer),
+        ),
+    };
     let result = tracing_subscriber::registry()
         .with(filter)
-        .with(stdout_json)
-        .with(stdout_text)
-        .with(file_layer)
+        .with(json_both)
+        .with(json_stdout)
+        .with(text_stdout)
+        .with(json_file)
         .try_init();
     // A subscriber already set (tests building several apps) is fine.
     drop(result);

@@ -418,7 +418,9 @@ impl WebhookIntake {
         if let Some(ai) = &self.ai {
             match ai.target(project.ai_config_id).await {
                 Ok(target) => {
-                    tracing::info!(project.id = %project.id, mr.iid = iid, ai_config = %target.name, ai.model = %target.model, configured = target.endpoint.is_some(), "webhook.ai_config_checked");
+                    // Debug: a line of every webhook's four, and the review logs its
+                    // configuration again when it runs.
+                    tracing::debug!(project.id = %project.id, mr.iid = iid, ai_config = %target.name, ai.model = %target.model, configured = target.endpoint.is_some(), "webhook.ai_config_checked");
                 }
                 Err(e) => {
                     tracing::warn!(project.id = %project.id, mr.iid = iid, error = %e, "webhook.ai_config_unchecked");
