@@ -125,32 +125,21 @@ impl Postgres {
             "chown of the PostgreSQL directories",
             &log,
         );
-        if existing {
-            let mut pg = Postgres {
-                bin,
-                data,
-                sockets,
-                port: free_port(),
-                log,
-                server: None,
-                settings: settings.iter().map(|s| (*s).to_owned()).collect(),
-            };
-            pg.restart();
-            return pg;
+        if !existing {
+            succeeded(
+                as_postgres(&bin.join("initdb")).arg("-D").arg(&data).args([
+                    "--auth=trust",
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--no-locale",
+                    "--no-sync",
+                ]),
+                "initdb",
+                &log,
+            );
         }
-        succeeded(
-            as_postgres(&bin.join("initdb")).arg("-D").arg(&data).args([
-                "--auth=trust",
-                "-U",
-                "postgres",
-                "-E",
-                "UTF8",
-                "--no-locale",
-                "--no-sync",
-            ]),
-            "initdb",
-            &log,
-        );
         let mut pg = Postgres {
             bin,
             data,
@@ -161,19 +150,21 @@ impl Postgres {
             settings: settings.iter().map(|s| (*s).to_owned()).collect(),
         };
         pg.restart();
-        succeeded(
-            Command::new(pg.bin.join("createdb")).args([
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &pg.port.to_string(),
-                "-U",
-                "postgres",
-                "reviewd",
-            ]),
-            "createdb",
-            &pg.log,
-        );
+        if !existing {
+            succeeded(
+                Command::new(pg.bin.join("createdb")).args([
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    &pg.port.to_string(),
+                    "-U",
+                    "postgres",
+                    "reviewd",
+                ]),
+                "createdb",
+                &pg.log,
+            );
+        }
         pg
     }
 

@@ -124,17 +124,12 @@ pub(super) async fn claim(
                 "SELECT c.id, c.project_id, c.mr_iid,
                         {} AS locked
                    FROM (SELECT t.id, t.project_id, t.mr_iid, t.created_at FROM review_tasks t
-                          WHERE t.status = 'queued'
-                            AND (t.error_message IS NULL
-                                 OR t.updated_at <= now() - ($3 * interval '1 millisecond'))
-                            AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
-                            AND NOT EXISTS (SELECT 1 FROM review_tasks o
-                                             WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
-                                               AND o.status IN ('processing', 'in_progress') OFFSET 0)
+                          WHERE {claimable}
                           ORDER BY t.created_at
                           LIMIT $2 FOR UPDATE SKIP LOCKED) c
                   ORDER BY c.created_at",
-                try_lock_mr("c.project_id", "c.mr_iid")
+                try_lock_mr("c.project_id", "c.mr_iid"),
+                claimable = claimable("$3"),
             ))
             .bind::<Text, _>(&runner_id)
             .bind::<BigInt, _>(take)
@@ -159,17 +154,16 @@ pub(super) async fn claim(
                 id: Uuid,
             }
             // Checked again under the MR locks, on a fresh snapshot.
-            let claimed: Vec<Claimed> = diesel::sql_query(
+            let claimed: Vec<Claimed> = diesel::sql_query(format!(
                 "UPDATE review_tasks t SET status = 'processing', runner_id = $1, runner_phase = NULL,
                         attempts = attempts + 1, claimed_at = now(), heartbeat_at = now(),
                         started_at = COALESCE(started_at, now()),
                         lease_expires_at = now() + ($3 * interval '1 millisecond')
                   WHERE t.id = ANY($2) AND t.status = 'queued'
-                    AND NOT EXISTS (SELECT 1 FROM review_tasks o
-                                     WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
-                                       AND o.status IN ('processing', 'in_progress') OFFSET 0)
+                    AND {}
                   RETURNING t.id",
-            )
+                mr_idle("t")
+            ))
             .bind::<Text, _>(&runner_id)
             .bind::<diesel::sql_types::Array<diesel::sql_types::Uuid>, _>(&chosen)
             .bind::<BigInt, _>(lease_ms)
@@ -372,6 +366,29 @@ pub(super) async fn runner_can_take(
     Ok(answer.waits)
 }
 
+/// SQL: no task of the MR of the task aliased `t` is in progress. `OFFSET 0` keeps
+/// it a lookup per candidate (`review_tasks_mr_active_idx`), see `claim_ready`.
+fn mr_idle(t: &str) -> String {
+    format!(
+        "NOT EXISTS (SELECT 1 FROM review_tasks o
+                      WHERE o.project_id = {t}.project_id AND o.mr_iid = {t}.mr_iid
+                        AND o.status IN ('processing', 'in_progress') OFFSET 0)"
+    )
+}
+
+/// SQL: the task aliased `t` is queued and runner `$1` may take it now: its retry
+/// delay (milliseconds, the parameter `retry`) is over after a failed attempt, the
+/// runner has its tags, and no task of its MR is in progress.
+fn claimable(retry: &str) -> String {
+    format!(
+        "t.status = 'queued'
+         AND (t.error_message IS NULL OR t.updated_at <= now() - ({retry} * interval '1 millisecond'))
+         AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
+         AND {}",
+        mr_idle("t")
+    )
+}
+
 /// What a claim's transaction came to.
 enum Taken {
     WrongKey,
@@ -454,9 +471,7 @@ pub(super) async fn claim_ready(
                           WHERE t.status = 'queued' AND t.assignment ? 'prepared'
                             AND t.assignment ? 'roundId' AND {fresh}
                             AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
-                            AND NOT EXISTS (SELECT 1 FROM review_tasks o
-                                             WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
-                                               AND o.status IN ('processing', 'in_progress') OFFSET 0)
+                            AND {idle}
                             AND EXISTS (SELECT 1 FROM review_rounds r
                                          WHERE r.id = (t.assignment->>'roundId')::uuid
                                            AND r.completed_at IS NULL)
@@ -465,6 +480,7 @@ pub(super) async fn claim_ready(
                   ORDER BY c.created_at",
                 lock = try_lock_mr("c.project_id", "c.mr_iid"),
                 fresh = super::prepared::fresh("t", "$3"),
+                idle = mr_idle("t"),
             ), (
                 bind::<Text, _>(&runner_id),
                 bind::<BigInt, _>(take),
@@ -482,17 +498,12 @@ pub(super) async fn claim_ready(
                     "SELECT c.id, c.project_id, c.mr_iid, NULL::jsonb AS assignment,
                             {} AS locked
                        FROM (SELECT t.id, t.project_id, t.mr_iid, t.created_at FROM review_tasks t
-                              WHERE t.status = 'queued'
-                                AND (t.error_message IS NULL
-                                     OR t.updated_at <= now() - ($3 * interval '1 millisecond'))
-                                AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
-                                AND NOT EXISTS (SELECT 1 FROM review_tasks o
-                                                 WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
-                                                   AND o.status IN ('processing', 'in_progress') OFFSET 0)
+                              WHERE {claimable}
                               ORDER BY t.created_at
                               LIMIT $2 FOR UPDATE SKIP LOCKED) c
                       ORDER BY c.created_at",
-                    try_lock_mr("c.project_id", "c.mr_iid")
+                    try_lock_mr("c.project_id", "c.mr_iid"),
+                    claimable = claimable("$3"),
                 ), (
                     bind::<Text, _>(&runner_id),
                     bind::<BigInt, _>(take),
@@ -532,12 +543,7 @@ pub(super) async fn claim_ready(
             let rows: Vec<TaskRow> = diesel::update(review_tasks::table)
                 .filter(review_tasks::id.eq_any(&chosen))
                 .filter(review_tasks::status.eq("queued"))
-                .filter(sql::<diesel::sql_types::Bool>(
-                    "NOT EXISTS (SELECT 1 FROM review_tasks o
-                                  WHERE o.project_id = review_tasks.project_id
-                                    AND o.mr_iid = review_tasks.mr_iid
-                                    AND o.status IN ('processing', 'in_progress') OFFSET 0)",
-                ))
+                .filter(sql::<diesel::sql_types::Bool>(&mr_idle("review_tasks")))
                 .set((
                     review_tasks::status.eq("processing"),
                     review_tasks::runner_id.eq(&runner_id),
@@ -618,14 +624,11 @@ async fn claimable_exists(
         exists: bool,
     }
     let found: Exists = kept(
-        "SELECT EXISTS (SELECT 1 FROM review_tasks t
-                         WHERE t.status = 'queued'
-                           AND (t.error_message IS NULL
-                                OR t.updated_at <= now() - ($2 * interval '1 millisecond'))
-                           AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
-                           AND NOT EXISTS (SELECT 1 FROM review_tasks o
-                                            WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
-                                              AND o.status IN ('processing', 'in_progress') OFFSET 0)) AS exists",
+        &format!(
+            "SELECT EXISTS (SELECT 1 FROM review_tasks t
+                         WHERE {claimable}) AS exists",
+            claimable = claimable("$2")
+        ),
         (bind::<Text, _>(runner_id), bind::<BigInt, _>(retry_ms)),
     )
     .get_result(conn)
