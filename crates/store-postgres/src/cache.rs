@@ -101,6 +101,14 @@ impl ConfigCache {
         )
     }
 
+    /// Runs a write, then starts a new generation whatever it returned (a failure
+    /// may still have committed): after the commit, a read sees the change.
+    pub(crate) async fn after<T>(&self, write: impl std::future::Future<Output = T>) -> T {
+        let result = write.await;
+        self.changed();
+        result
+    }
+
     /// Something changed: nothing kept so far is served again.
     pub(crate) fn changed(&self) {
         self.state.generation.fetch_add(1, Ordering::AcqRel);

@@ -103,118 +103,110 @@ impl AiConfigRepository for PgAiConfigRepository {
     }
 
     async fn create(&self, c: NewAiConfig) -> Result<AiConfig, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let values = (
-                ai_configs::name.eq(c.name),
-                ai_configs::provider.eq(c.provider.as_str()),
-                ai_configs::endpoint.eq(c.endpoint),
-                ai_configs::api_key_enc.eq(seal(&self.secrets, c.api_key.as_ref())),
-                ai_configs::model.eq(c.model),
-                ai_configs::max_concurrency.eq(int(c.max_concurrency)),
-                ai_configs::timeout_secs.eq(int(c.timeout_secs)),
-                ai_configs::input_price_per_mtok.eq(c.input_price_per_mtok),
-                ai_configs::output_price_per_mtok.eq(c.output_price_per_mtok),
-                ai_configs::is_default.eq(c.is_default),
-            );
-            let is_default = c.is_default;
-            let row: AiConfigRow = conn
-                .transaction::<_, diesel::result::Error, _>(async move |conn| {
-                    if is_default {
-                        clear_any_default(conn).await?;
-                    }
-                    diesel::insert_into(ai_configs::table)
-                        .values(values)
-                        .returning(AiConfigRow::as_returning())
-                        .get_result(conn)
-                        .await
-                })
-                .await
-                .map_err(map_diesel_error)?;
-            row.into_config(&self.secrets)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                let values = (
+                    ai_configs::name.eq(c.name),
+                    ai_configs::provider.eq(c.provider.as_str()),
+                    ai_configs::endpoint.eq(c.endpoint),
+                    ai_configs::api_key_enc.eq(seal(&self.secrets, c.api_key.as_ref())),
+                    ai_configs::model.eq(c.model),
+                    ai_configs::max_concurrency.eq(int(c.max_concurrency)),
+                    ai_configs::timeout_secs.eq(int(c.timeout_secs)),
+                    ai_configs::input_price_per_mtok.eq(c.input_price_per_mtok),
+                    ai_configs::output_price_per_mtok.eq(c.output_price_per_mtok),
+                    ai_configs::is_default.eq(c.is_default),
+                );
+                let is_default = c.is_default;
+                let row: AiConfigRow = conn
+                    .transaction::<_, diesel::result::Error, _>(async move |conn| {
+                        if is_default {
+                            clear_any_default(conn).await?;
+                        }
+                        diesel::insert_into(ai_configs::table)
+                            .values(values)
+                            .returning(AiConfigRow::as_returning())
+                            .get_result(conn)
+                            .await
+                    })
+                    .await
+                    .map_err(map_diesel_error)?;
+                row.into_config(&self.secrets)
+            })
+            .await
     }
 
     async fn update(&self, id: Uuid, c: AiConfigChanges) -> Result<AiConfig, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let changeset = ConfigChangeset {
-                name: c.name,
-                provider: c.provider.map(|p| p.as_str().to_owned()),
-                endpoint: c.endpoint,
-                api_key_enc: c
-                    .api_key
-                    .map(|key: Option<SecretString>| seal(&self.secrets, key.as_ref())),
-                model: c.model,
-                max_concurrency: c.max_concurrency.map(int),
-                timeout_secs: c.timeout_secs.map(int),
-                input_price_per_mtok: c.input_price_per_mtok,
-                output_price_per_mtok: c.output_price_per_mtok,
-            };
-            // `updated_at` is set here rather than by the row trigger: an update that
-            // changes nothing still stamps it (and diesel refuses an empty changeset).
-            diesel::update(ai_configs::table.find(id))
-                .set((changeset, ai_configs::updated_at.eq(diesel::dsl::now)))
-                .returning(AiConfigRow::as_returning())
-                .get_result(&mut conn)
-                .await
-                .map_err(map_diesel_error)?
-                .into_config(&self.secrets)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                let changeset = ConfigChangeset {
+                    name: c.name,
+                    provider: c.provider.map(|p| p.as_str().to_owned()),
+                    endpoint: c.endpoint,
+                    api_key_enc: c
+                        .api_key
+                        .map(|key: Option<SecretString>| seal(&self.secrets, key.as_ref())),
+                    model: c.model,
+                    max_concurrency: c.max_concurrency.map(int),
+                    timeout_secs: c.timeout_secs.map(int),
+                    input_price_per_mtok: c.input_price_per_mtok,
+                    output_price_per_mtok: c.output_price_per_mtok,
+                };
+                // `updated_at` is set here rather than by the row trigger: an update that
+                // changes nothing still stamps it (and diesel refuses an empty changeset).
+                diesel::update(ai_configs::table.find(id))
+                    .set((changeset, ai_configs::updated_at.eq(diesel::dsl::now)))
+                    .returning(AiConfigRow::as_returning())
+                    .get_result(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)?
+                    .into_config(&self.secrets)
+            })
+            .await
     }
 
     async fn set_default(&self, id: Uuid) -> Result<AiConfig, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let row: AiConfigRow = conn
-                .transaction::<_, diesel::result::Error, _>(async move |conn| {
-                    // Locks the row (and proves it exists) before the old default goes.
-                    ai_configs::table
-                        .find(id)
-                        .select(ai_configs::id)
-                        .for_update()
-                        .first::<Uuid>(conn)
-                        .await?;
-                    clear_any_default(conn).await?;
-                    diesel::update(ai_configs::table.find(id))
-                        .set(ai_configs::is_default.eq(true))
-                        .returning(AiConfigRow::as_returning())
-                        .get_result(conn)
-                        .await
-                })
-                .await
-                .map_err(map_diesel_error)?;
-            row.into_config(&self.secrets)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                let row: AiConfigRow = conn
+                    .transaction::<_, diesel::result::Error, _>(async move |conn| {
+                        // Locks the row (and proves it exists) before the old default goes.
+                        ai_configs::table
+                            .find(id)
+                            .select(ai_configs::id)
+                            .for_update()
+                            .first::<Uuid>(conn)
+                            .await?;
+                        clear_any_default(conn).await?;
+                        diesel::update(ai_configs::table.find(id))
+                            .set(ai_configs::is_default.eq(true))
+                            .returning(AiConfigRow::as_returning())
+                            .get_result(conn)
+                            .await
+                    })
+                    .await
+                    .map_err(map_diesel_error)?;
+                row.into_config(&self.secrets)
+            })
+            .await
     }
 
     async fn clear_default(&self, id: Uuid) -> Result<AiConfig, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            diesel::update(ai_configs::table.find(id))
-                .set(ai_configs::is_default.eq(false))
-                .returning(AiConfigRow::as_returning())
-                .get_result(&mut conn)
-                .await
-                .map_err(map_diesel_error)?
-                .into_config(&self.secrets)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                diesel::update(ai_configs::table.find(id))
+                    .set(ai_configs::is_default.eq(false))
+                    .returning(AiConfigRow::as_returning())
+                    .get_result(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)?
+                    .into_config(&self.secrets)
+            })
+            .await
     }
 
     async fn default_config(&self) -> Result<Option<AiConfig>, RepoError> {
@@ -248,18 +240,16 @@ impl AiConfigRepository for PgAiConfigRepository {
     }
 
     async fn delete(&self, id: Uuid) -> Result<(), RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            // `projects.ai_config_id` is ON DELETE SET NULL: bound projects fall back.
-            let rows = diesel::delete(ai_configs::table.find(id))
-                .execute(&mut conn)
-                .await
-                .map_err(map_diesel_error)?;
-            found(rows)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                // `projects.ai_config_id` is ON DELETE SET NULL: bound projects fall back.
+                let rows = diesel::delete(ai_configs::table.find(id))
+                    .execute(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)?;
+                found(rows)
+            })
+            .await
     }
 }

@@ -141,45 +141,45 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
     }
 
     async fn create(&self, c: NewPlatformConfig) -> Result<PlatformConfig, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let values = (
-                platform_configs::name.eq(c.name),
-                platform_configs::platform_type.eq(c.platform_type.as_str()),
-                platform_configs::base_url.eq(c.base_url),
-                platform_configs::auth_type.eq(c.auth_type.as_str()),
-                platform_configs::access_token_enc.eq(seal(&self.secrets, c.access_token.as_ref())),
-                platform_configs::app_id.eq(c.app_id),
-                platform_configs::app_secret_enc.eq(seal(&self.secrets, c.app_secret.as_ref())),
-                platform_configs::webhook_secret_enc
-                    .eq(seal(&self.secrets, c.webhook_secret.as_ref())),
-                platform_configs::token_scopes.eq(c.token_scopes),
-                platform_configs::enabled.eq(c.enabled),
-                platform_configs::is_default.eq(c.is_default),
-                platform_configs::private_key_enc.eq(seal(&self.secrets, c.private_key.as_ref())),
-                platform_configs::installation_id.eq(c.installation_id),
-            );
-            let platform_type = c.platform_type.as_str();
-            let is_default = c.is_default;
-            let row: PlatformConfigRow = conn
-                .transaction::<_, diesel::result::Error, _>(async move |conn| {
-                    if is_default {
-                        clear_default(conn, platform_type).await?;
-                    }
-                    diesel::insert_into(platform_configs::table)
-                        .values(values)
-                        .returning(PlatformConfigRow::as_returning())
-                        .get_result(conn)
-                        .await
-                })
-                .await
-                .map_err(map_diesel_error)?;
-            row.into_config(&self.secrets)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                let values = (
+                    platform_configs::name.eq(c.name),
+                    platform_configs::platform_type.eq(c.platform_type.as_str()),
+                    platform_configs::base_url.eq(c.base_url),
+                    platform_configs::auth_type.eq(c.auth_type.as_str()),
+                    platform_configs::access_token_enc
+                        .eq(seal(&self.secrets, c.access_token.as_ref())),
+                    platform_configs::app_id.eq(c.app_id),
+                    platform_configs::app_secret_enc.eq(seal(&self.secrets, c.app_secret.as_ref())),
+                    platform_configs::webhook_secret_enc
+                        .eq(seal(&self.secrets, c.webhook_secret.as_ref())),
+                    platform_configs::token_scopes.eq(c.token_scopes),
+                    platform_configs::enabled.eq(c.enabled),
+                    platform_configs::is_default.eq(c.is_default),
+                    platform_configs::private_key_enc
+                        .eq(seal(&self.secrets, c.private_key.as_ref())),
+                    platform_configs::installation_id.eq(c.installation_id),
+                );
+                let platform_type = c.platform_type.as_str();
+                let is_default = c.is_default;
+                let row: PlatformConfigRow = conn
+                    .transaction::<_, diesel::result::Error, _>(async move |conn| {
+                        if is_default {
+                            clear_default(conn, platform_type).await?;
+                        }
+                        diesel::insert_into(platform_configs::table)
+                            .values(values)
+                            .returning(PlatformConfigRow::as_returning())
+                            .get_result(conn)
+                            .await
+                    })
+                    .await
+                    .map_err(map_diesel_error)?;
+                row.into_config(&self.secrets)
+            })
+            .await
     }
 
     async fn update(
@@ -187,72 +187,68 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
         id: Uuid,
         c: PlatformConfigChanges,
     ) -> Result<PlatformConfig, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let seal_change = |v: Option<Option<reviewd_domain::model::SecretString>>| {
-                v.map(|inner| seal(&self.secrets, inner.as_ref()))
-            };
-            let changeset = ConfigChangeset {
-                name: c.name,
-                base_url: c.base_url,
-                auth_type: c.auth_type.map(|a| a.as_str().to_owned()),
-                access_token_enc: seal_change(c.access_token),
-                app_id: c.app_id,
-                app_secret_enc: seal_change(c.app_secret),
-                webhook_secret_enc: seal_change(c.webhook_secret),
-                refresh_token_enc: seal_change(c.refresh_token),
-                token_expires_at: c.token_expires_at,
-                oauth_state: c.oauth_state,
-                oauth_redirect_uri: c.oauth_redirect_uri,
-                token_scopes: c.token_scopes,
-                enabled: c.enabled,
-                private_key_enc: seal_change(c.private_key),
-                installation_id: c.installation_id,
-                updated_at: Utc::now(),
-            };
-            diesel::update(platform_configs::table.find(id))
-                .set(changeset)
-                .returning(PlatformConfigRow::as_returning())
-                .get_result(&mut conn)
-                .await
-                .map_err(map_diesel_error)?
-                .into_config(&self.secrets)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                let seal_change = |v: Option<Option<reviewd_domain::model::SecretString>>| {
+                    v.map(|inner| seal(&self.secrets, inner.as_ref()))
+                };
+                let changeset = ConfigChangeset {
+                    name: c.name,
+                    base_url: c.base_url,
+                    auth_type: c.auth_type.map(|a| a.as_str().to_owned()),
+                    access_token_enc: seal_change(c.access_token),
+                    app_id: c.app_id,
+                    app_secret_enc: seal_change(c.app_secret),
+                    webhook_secret_enc: seal_change(c.webhook_secret),
+                    refresh_token_enc: seal_change(c.refresh_token),
+                    token_expires_at: c.token_expires_at,
+                    oauth_state: c.oauth_state,
+                    oauth_redirect_uri: c.oauth_redirect_uri,
+                    token_scopes: c.token_scopes,
+                    enabled: c.enabled,
+                    private_key_enc: seal_change(c.private_key),
+                    installation_id: c.installation_id,
+                    updated_at: Utc::now(),
+                };
+                diesel::update(platform_configs::table.find(id))
+                    .set(changeset)
+                    .returning(PlatformConfigRow::as_returning())
+                    .get_result(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)?
+                    .into_config(&self.secrets)
+            })
+            .await
     }
 
     async fn set_default(&self, id: Uuid) -> Result<PlatformConfig, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let row: PlatformConfigRow = conn
-                .transaction::<_, diesel::result::Error, _>(async move |conn| {
-                    let platform_type: String = platform_configs::table
-                        .find(id)
-                        .select(platform_configs::platform_type)
-                        .for_update()
-                        .first(conn)
-                        .await?;
-                    clear_default(conn, &platform_type).await?;
-                    diesel::update(platform_configs::table.find(id))
-                        .set((
-                            platform_configs::is_default.eq(true),
-                            platform_configs::updated_at.eq(Utc::now()),
-                        ))
-                        .returning(PlatformConfigRow::as_returning())
-                        .get_result(conn)
-                        .await
-                })
-                .await
-                .map_err(map_diesel_error)?;
-            row.into_config(&self.secrets)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                let row: PlatformConfigRow = conn
+                    .transaction::<_, diesel::result::Error, _>(async move |conn| {
+                        let platform_type: String = platform_configs::table
+                            .find(id)
+                            .select(platform_configs::platform_type)
+                            .for_update()
+                            .first(conn)
+                            .await?;
+                        clear_default(conn, &platform_type).await?;
+                        diesel::update(platform_configs::table.find(id))
+                            .set((
+                                platform_configs::is_default.eq(true),
+                                platform_configs::updated_at.eq(Utc::now()),
+                            ))
+                            .returning(PlatformConfigRow::as_returning())
+                            .get_result(conn)
+                            .await
+                    })
+                    .await
+                    .map_err(map_diesel_error)?;
+                row.into_config(&self.secrets)
+            })
+            .await
     }
 
     async fn count_projects(&self, id: Uuid) -> Result<u64, RepoError> {
@@ -267,54 +263,53 @@ impl PlatformConfigRepository for PgPlatformConfigRepository {
     }
 
     async fn delete_with_projects(&self, id: Uuid) -> Result<u64, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            conn.transaction::<_, diesel::result::Error, _>(async move |conn| {
-                {
-                    let (platform_type, was_default): (String, bool) = platform_configs::table
-                        .find(id)
-                        .select((
-                            platform_configs::platform_type,
-                            platform_configs::is_default,
-                        ))
-                        .for_update()
-                        .first(conn)
-                        .await?;
-                    let deleted =
-                        diesel::delete(projects::table.filter(projects::platform_config_id.eq(id)))
-                            .execute(conn)
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                conn.transaction::<_, diesel::result::Error, _>(async move |conn| {
+                    {
+                        let (platform_type, was_default): (String, bool) = platform_configs::table
+                            .find(id)
+                            .select((
+                                platform_configs::platform_type,
+                                platform_configs::is_default,
+                            ))
+                            .for_update()
+                            .first(conn)
                             .await?;
-                    diesel::delete(platform_configs::table.find(id))
+                        let deleted = diesel::delete(
+                            projects::table.filter(projects::platform_config_id.eq(id)),
+                        )
                         .execute(conn)
                         .await?;
-                    if was_default {
-                        // Keep one default per type while configs of that type remain.
-                        let successor: Option<Uuid> = platform_configs::table
-                            .filter(platform_configs::platform_type.eq(&platform_type))
-                            .order((
-                                platform_configs::created_at.asc(),
-                                platform_configs::id.asc(),
-                            ))
-                            .select(platform_configs::id)
-                            .first(conn)
-                            .await
-                            .optional()?;
-                        if let Some(next) = successor {
-                            diesel::update(platform_configs::table.find(next))
-                                .set(platform_configs::is_default.eq(true))
-                                .execute(conn)
-                                .await?;
+                        diesel::delete(platform_configs::table.find(id))
+                            .execute(conn)
+                            .await?;
+                        if was_default {
+                            // Keep one default per type while configs of that type remain.
+                            let successor: Option<Uuid> = platform_configs::table
+                                .filter(platform_configs::platform_type.eq(&platform_type))
+                                .order((
+                                    platform_configs::created_at.asc(),
+                                    platform_configs::id.asc(),
+                                ))
+                                .select(platform_configs::id)
+                                .first(conn)
+                                .await
+                                .optional()?;
+                            if let Some(next) = successor {
+                                diesel::update(platform_configs::table.find(next))
+                                    .set(platform_configs::is_default.eq(true))
+                                    .execute(conn)
+                                    .await?;
+                            }
                         }
+                        Ok(deleted as u64)
                     }
-                    Ok(deleted as u64)
-                }
+                })
+                .await
+                .map_err(map_diesel_error)
             })
             .await
-            .map_err(map_diesel_error)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
     }
 }

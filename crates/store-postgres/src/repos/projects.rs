@@ -110,42 +110,40 @@ impl ProjectRepository for PgProjectRepository {
         platform_config_id: Uuid,
         p: &PlatformProject,
     ) -> Result<Project, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let now = Utc::now();
-            diesel::insert_into(projects::table)
-                .values((
-                    projects::platform_config_id.eq(platform_config_id),
-                    projects::platform_type.eq(p.platform_type.as_str()),
-                    projects::platform_project_id.eq(&p.id),
-                    projects::name.eq(&p.name),
-                    projects::full_path.eq(&p.full_path),
-                    projects::web_url.eq(&p.web_url),
-                    projects::default_branch.eq(&p.default_branch),
-                    projects::visibility.eq(&p.visibility),
-                    projects::last_synced_at.eq(now),
-                ))
-                .on_conflict((projects::platform_config_id, projects::platform_project_id))
-                .do_update()
-                .set((
-                    projects::name.eq(excluded(projects::name)),
-                    projects::full_path.eq(excluded(projects::full_path)),
-                    projects::web_url.eq(excluded(projects::web_url)),
-                    projects::default_branch.eq(excluded(projects::default_branch)),
-                    projects::visibility.eq(excluded(projects::visibility)),
-                    projects::last_synced_at.eq(now),
-                    projects::updated_at.eq(now),
-                ))
-                .returning(ProjectRow::as_returning())
-                .get_result(&mut conn)
-                .await
-                .map_err(map_diesel_error)?
-                .try_into()
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                let now = Utc::now();
+                diesel::insert_into(projects::table)
+                    .values((
+                        projects::platform_config_id.eq(platform_config_id),
+                        projects::platform_type.eq(p.platform_type.as_str()),
+                        projects::platform_project_id.eq(&p.id),
+                        projects::name.eq(&p.name),
+                        projects::full_path.eq(&p.full_path),
+                        projects::web_url.eq(&p.web_url),
+                        projects::default_branch.eq(&p.default_branch),
+                        projects::visibility.eq(&p.visibility),
+                        projects::last_synced_at.eq(now),
+                    ))
+                    .on_conflict((projects::platform_config_id, projects::platform_project_id))
+                    .do_update()
+                    .set((
+                        projects::name.eq(excluded(projects::name)),
+                        projects::full_path.eq(excluded(projects::full_path)),
+                        projects::web_url.eq(excluded(projects::web_url)),
+                        projects::default_branch.eq(excluded(projects::default_branch)),
+                        projects::visibility.eq(excluded(projects::visibility)),
+                        projects::last_synced_at.eq(now),
+                        projects::updated_at.eq(now),
+                    ))
+                    .returning(ProjectRow::as_returning())
+                    .get_result(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)?
+                    .try_into()
+            })
+            .await
     }
 
     async fn find_by_platform(
@@ -223,31 +221,29 @@ impl ProjectRepository for PgProjectRepository {
         id: Uuid,
         c: ProjectSettingsChanges,
     ) -> Result<Project, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let changeset = SettingsChangeset {
-                enabled: c.enabled,
-                auto_review: c.auto_review,
-                file_ignore_patterns: c.file_ignore_patterns,
-                ai_config_id: c.ai_config_id,
-                default_reviewer_ids: c.default_reviewer_ids,
-                auto_assign_author: c.auto_assign_author,
-                monthly_budget_usd: c.monthly_budget_usd,
-                suppress_rejected: c.suppress_rejected,
-                updated_at: Utc::now(),
-            };
-            diesel::update(projects::table.find(id))
-                .set(changeset)
-                .returning(ProjectRow::as_returning())
-                .get_result(&mut conn)
-                .await
-                .map_err(map_diesel_error)?
-                .try_into()
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                let changeset = SettingsChangeset {
+                    enabled: c.enabled,
+                    auto_review: c.auto_review,
+                    file_ignore_patterns: c.file_ignore_patterns,
+                    ai_config_id: c.ai_config_id,
+                    default_reviewer_ids: c.default_reviewer_ids,
+                    auto_assign_author: c.auto_assign_author,
+                    monthly_budget_usd: c.monthly_budget_usd,
+                    suppress_rejected: c.suppress_rejected,
+                    updated_at: Utc::now(),
+                };
+                diesel::update(projects::table.find(id))
+                    .set(changeset)
+                    .returning(ProjectRow::as_returning())
+                    .get_result(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)?
+                    .try_into()
+            })
+            .await
     }
 
     async fn cost_since(&self, id: Uuid, since: DateTime<Utc>) -> Result<f64, RepoError> {
@@ -319,57 +315,51 @@ impl ProjectRepository for PgProjectRepository {
     }
 
     async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let now = Utc::now();
-            diesel::update(projects::table.find(id))
-                .set((
-                    projects::webhook_id.eq(state.webhook_id),
-                    projects::webhook_url.eq(state.webhook_url),
-                    projects::webhook_status.eq(state.status.map(|s| s.as_str())),
-                    projects::webhook_checked_at.eq(now),
-                    projects::updated_at.eq(now),
-                ))
-                .returning(ProjectRow::as_returning())
-                .get_result(&mut conn)
-                .await
-                .map_err(map_diesel_error)?
-                .try_into()
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                let now = Utc::now();
+                diesel::update(projects::table.find(id))
+                    .set((
+                        projects::webhook_id.eq(state.webhook_id),
+                        projects::webhook_url.eq(state.webhook_url),
+                        projects::webhook_status.eq(state.status.map(|s| s.as_str())),
+                        projects::webhook_checked_at.eq(now),
+                        projects::updated_at.eq(now),
+                    ))
+                    .returning(ProjectRow::as_returning())
+                    .get_result(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)?
+                    .try_into()
+            })
+            .await
     }
 
     async fn delete(&self, id: Uuid) -> Result<(), RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            let n = diesel::delete(projects::table.find(id))
-                .execute(&mut conn)
-                .await
-                .map_err(map_diesel_error)?;
-            found(n)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                let n = diesel::delete(projects::table.find(id))
+                    .execute(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)?;
+                found(n)
+            })
+            .await
     }
 
     async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, RepoError> {
-        let result = async {
-            let mut conn = conn(&self.pool).await?;
-            diesel::delete(projects::table.filter(projects::id.eq_any(ids)))
-                .returning(projects::id)
-                .get_results(&mut conn)
-                .await
-                .map_err(map_diesel_error)
-        }
-        .await;
-        // After the commit: a read from here on sees the change.
-        self.cache.changed();
-        result
+        self.cache
+            .after(async {
+                let mut conn = conn(&self.pool).await?;
+                diesel::delete(projects::table.filter(projects::id.eq_any(ids)))
+                    .returning(projects::id)
+                    .get_results(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)
+            })
+            .await
     }
 
     async fn stats(&self) -> Result<ProjectStats, RepoError> {
