@@ -245,6 +245,45 @@ impl Run {
         answers.into_iter().map(|(_, status)| status).collect()
     }
 
+    /// Sends the webhooks of `iids`, `at_once` in flight at a time, and kills the
+    /// first replica with SIGKILL as soon as `kill_after` of them were answered 200,
+    /// while the others are in flight. Returns each MR with its answer (0: none, the
+    /// kill cut it off).
+    pub async fn send_webhooks_and_kill(
+        &mut self,
+        iids: Vec<i64>,
+        at_once: usize,
+        kill_after: usize,
+    ) -> Vec<(i64, u16)> {
+        let client = webhook_client();
+        let url = self.app.url("/api/webhook/hostA");
+        let requests: Vec<_> = iids
+            .iter()
+            .map(|iid| {
+                let request = client
+                    .post(&url)
+                    .header("X-Gitlab-Token", WEBHOOK_SECRET)
+                    .json(&self.outside.webhook(*iid));
+                (*iid, request)
+            })
+            .collect();
+        let mut answers = stream::iter(requests)
+            .map(|(iid, request)| async move {
+                (iid, request.send().await.map_or(0, |r| r.status().as_u16()))
+            })
+            .buffer_unordered(at_once);
+        let (mut statuses, mut accepted) = (Vec::new(), 0);
+        while let Some((iid, status)) = answers.next().await {
+            self.answers.push((Instant::now(), status));
+            statuses.push((iid, status));
+            accepted += usize::from(status == 200);
+            if accepted == kill_after && status == 200 {
+                self.replicas[0].kill();
+            }
+        }
+        statuses
+    }
+
     /// Marks a store outage from `from` to now, plus `grace` for reconnecting.
     pub fn outage(&mut self, from: Instant, grace: Duration) {
         self.outages.push((from, Instant::now() + grace));

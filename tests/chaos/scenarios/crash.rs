@@ -1,7 +1,8 @@
 //! The only server killed with SIGKILL, then started again on the same port (same
 //! consumer name): it resumes its own unfinished tasks at once.
 
-use super::refused;
+use super::flood::{AT_ONCE, flood_mrs};
+use super::{refused, resend_refused};
 use crate::run::{Run, Setup};
 use reviewd_testkit::fakes::hosting::Posted;
 use std::time::Duration;
@@ -53,4 +54,42 @@ pub async fn kill_mid_posting(mrs: i64) {
     run.fault_ended();
     let row = run.settle().await;
     run.conclude(&row, &refused(&accepted));
+}
+
+/// Killed while a burst of webhooks (`CHAOS_FLOOD_MRS`, `AT_ONCE` in flight) is
+/// being answered, once a quarter were answered 200: every webhook answered 200
+/// has its task after the restart (none of them is sent again), the ones the kill
+/// cut off are accepted when sent again, and every MR is reviewed once.
+pub async fn kill_mid_webhooks(mrs: i64) {
+    let burst = flood_mrs(mrs);
+    let setup = Setup {
+        ai_latency: Duration::from_millis(50),
+        ..Setup::default()
+    };
+    let mut run = Run::start("kill -9 mid-webhooks", burst, setup).await;
+    let kill_after = usize::try_from(burst / 4).unwrap_or(1).max(1);
+    let answers = run
+        .send_webhooks_and_kill((1..=burst).collect(), AT_ONCE, kill_after)
+        .await;
+    let cut_off: Vec<i64> = answers
+        .iter()
+        .filter(|(_, status)| *status != 200)
+        .map(|(iid, _)| *iid)
+        .collect();
+    println!(
+        "{}: {} webhooks answered 200 before the kill, {} cut off and sent again",
+        run.name,
+        answers.len() - cut_off.len(),
+        cut_off.len()
+    );
+    let mut extra = Vec::new();
+    if cut_off.is_empty() {
+        extra.push("the kill cut off no webhook: it came after the burst".to_owned());
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    run.replicas[0].start().await;
+    run.fault_ended();
+    extra.extend(resend_refused(&mut run, cut_off).await);
+    let row = run.settle().await;
+    run.conclude(&row, &extra);
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 
 /// Webhooks in flight at once.
-const AT_ONCE: usize = 32;
+pub(super) const AT_ONCE: usize = 32;
 
 /// The server's resident set must stay under this (MiB). Measured on the debug
 /// build: 95 MiB idle, 97 MiB at the flood's peak, the same for 200 and for 1000 MRs
@@ -21,7 +21,7 @@ const RSS_BOUND_MIB: u64 = 150;
 
 /// How many MRs the flood covers (`CHAOS_FLOOD_MRS`, 200); at least one more than
 /// the reviews already running.
-fn flood_mrs(mrs: i64) -> i64 {
+pub(super) fn flood_mrs(mrs: i64) -> i64 {
     i64::try_from(crate::env_number("CHAOS_FLOOD_MRS", 200))
         .unwrap_or(200)
         .max(mrs + 1)

@@ -7,8 +7,10 @@ mod replicas;
 mod runners;
 mod stores;
 
+use crate::run::Run;
 use std::future::Future;
 use std::pin::Pin;
+use std::time::{Duration, Instant};
 
 pub type Body = Pin<Box<dyn Future<Output = ()> + Send>>;
 
@@ -21,7 +23,7 @@ pub struct Scenario {
     pub ignored: Option<&'static str>,
 }
 
-pub const ALL: [Scenario; 10] = [
+pub const ALL: [Scenario; 11] = [
     Scenario {
         name: "kill_mid_review",
         run: |n| Box::pin(crash::kill_mid_review(n)),
@@ -30,6 +32,11 @@ pub const ALL: [Scenario; 10] = [
     Scenario {
         name: "kill_mid_posting",
         run: |n| Box::pin(crash::kill_mid_posting(n)),
+        ignored: None,
+    },
+    Scenario {
+        name: "kill_mid_webhooks",
+        run: |n| Box::pin(crash::kill_mid_webhooks(n)),
         ignored: None,
     },
     Scenario {
@@ -81,4 +88,27 @@ fn refused(statuses: &[u16]) -> Vec<String> {
         return Vec::new();
     }
     vec![format!("{refused} webhooks not accepted: {statuses:?}")]
+}
+
+/// Sends the refused webhooks of `waiting` again every 500 ms, as GitLab does, for
+/// at most 30 s; reports the MRs still refused (the store was back, or the server
+/// started again).
+pub(super) async fn resend_refused(run: &mut Run, mut waiting: Vec<i64>) -> Vec<String> {
+    let resend_until = Instant::now() + Duration::from_secs(30);
+    while !waiting.is_empty() && Instant::now() < resend_until {
+        let statuses = run.send_webhooks(waiting.clone()).await;
+        waiting = waiting
+            .into_iter()
+            .zip(statuses)
+            .filter(|(_, s)| *s != 200)
+            .map(|(iid, _)| iid)
+            .collect();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    if waiting.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "webhooks of MRs {waiting:?} still refused 30 s after the fault"
+    )]
 }

@@ -1,7 +1,7 @@
 //! A store lost under a running server: Redis restarted empty (the queue gone) or
 //! from its append-only file, PostgreSQL killed for a few seconds or stopped for 30.
 
-use super::refused;
+use super::{refused, resend_refused};
 use crate::outside::FILES;
 use crate::process::alive;
 use crate::run::{Run, Setup};
@@ -97,28 +97,6 @@ pub async fn postgres_killed(mrs: i64) {
         ));
     }
     run.conclude(&row, &extra);
-}
-
-/// Sends the refused webhooks of `waiting` again every 500 ms, as GitLab does, for
-/// at most 30 s; reports the MRs still refused.
-async fn resend_refused(run: &mut Run, mut waiting: Vec<i64>) -> Vec<String> {
-    let resend_until = Instant::now() + Duration::from_secs(30);
-    while !waiting.is_empty() && Instant::now() < resend_until {
-        let statuses = run.send_webhooks(waiting.clone()).await;
-        waiting = waiting
-            .into_iter()
-            .zip(statuses)
-            .filter(|(_, s)| *s != 200)
-            .map(|(iid, _)| iid)
-            .collect();
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-    if waiting.is_empty() {
-        return Vec::new();
-    }
-    vec![format!(
-        "webhooks of MRs {waiting:?} still refused 30 s after PostgreSQL's return"
-    )]
 }
 
 /// How hard the workers spun while the database was out: each of these log events is

@@ -7,7 +7,9 @@ use super::{Stores, seed};
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::{NewReviewTask, Project, ReviewTask, TaskStatus, TriggeredBy};
 use reviewd_domain::ports::{AttemptEnd, AttemptStart, RepoError, TaskInsert};
+use std::sync::Arc;
 use std::time::Duration;
+use tokio::task::JoinSet;
 use uuid::Uuid;
 
 const LEASE: Duration = Duration::from_secs(600);
@@ -18,6 +20,8 @@ const OTHER: &str = "worker-b";
 pub async fn run(s: &Stores) {
     insert_dedups_and_supersedes(s).await;
     insert_needs_the_project(s).await;
+    tasks_queued_at_once(s).await;
+    a_bad_task_among_others_fails_alone(s).await;
     one_live_attempt_per_merge_request(s).await;
     an_exhausted_task_is_given_up_once(s).await;
     superseded_finished_and_unknown_tasks_are_not_runnable(s).await;
@@ -94,6 +98,88 @@ async fn insert_needs_the_project(s: &Stores) {
         s.tasks.insert(orphan).await,
         Err(RepoError::NotFound)
     ));
+}
+
+/// Inserts `news` all at once, as the webhooks of one moment (a store may commit
+/// them together); the answers in the order of `news`.
+async fn insert_at_once(
+    s: &Stores,
+    news: Vec<NewReviewTask>,
+) -> Vec<Result<(TaskInsert, u64), RepoError>> {
+    let mut inserts = JoinSet::new();
+    for (n, new) in news.into_iter().enumerate() {
+        let tasks = Arc::clone(&s.tasks);
+        inserts.spawn(async move { (n, tasks.insert(new).await) });
+    }
+    let mut answers: Vec<_> = inserts.join_all().await;
+    answers.sort_by_key(|(n, _)| *n);
+    answers.into_iter().map(|(_, answer)| answer).collect()
+}
+
+fn task_of(answer: &Result<(TaskInsert, u64), RepoError>) -> (&ReviewTask, bool) {
+    match answer {
+        Ok((TaskInsert::Created(t), _)) => (t, true),
+        Ok((TaskInsert::Duplicate(t), _)) => (t, false),
+        Err(e) => panic!("a task of a known project is queued: {e}"),
+    }
+}
+
+/// Forty MRs at once, with a redelivery of one head among them: each webhook gets
+/// its own task back, queued, and the redelivery the same task as the first
+/// delivery (one created, one duplicate, whichever ran first).
+async fn tasks_queued_at_once(s: &Stores) {
+    let project = seed::project(s).await;
+    let mut news: Vec<NewReviewTask> = (100..140)
+        .map(|mr| seed::new_task(&project, mr, "aaa"))
+        .collect();
+    news.push(seed::new_task(&project, 100, "aaa"));
+    let answers = insert_at_once(s, news).await;
+
+    for (answer, mr) in answers.iter().zip(100..140) {
+        let (task, _) = task_of(answer);
+        assert_eq!(
+            (task.project_id, task.mr_iid),
+            (project.id, mr),
+            "its own task"
+        );
+        assert_eq!(status(s, task.id).await, TaskStatus::Queued);
+    }
+    let (first, first_created) = task_of(&answers[0]);
+    let (again, again_created) = task_of(&answers[40]);
+    assert_eq!(first.id, again.id, "a redelivery of one head: one task");
+    assert!(first_created != again_created, "one created, one duplicate");
+    let created = answers.iter().filter(|a| task_of(a).1).count();
+    assert_eq!(created, 40, "one task per MR");
+}
+
+/// A task of an unknown project among webhooks of the same moment fails alone:
+/// the others are queued.
+async fn a_bad_task_among_others_fails_alone(s: &Stores) {
+    let project = seed::project(s).await;
+    let mut news: Vec<NewReviewTask> = (200..220)
+        .map(|mr| seed::new_task(&project, mr, "aaa"))
+        .collect();
+    news.insert(
+        10,
+        NewReviewTask {
+            project_id: Uuid::new_v4(),
+            ..seed::new_task(&project, 210, "aaa")
+        },
+    );
+    let answers = insert_at_once(s, news).await;
+    assert!(
+        matches!(answers[10], Err(RepoError::NotFound)),
+        "{:?}",
+        answers[10]
+    );
+    let queued = answers
+        .iter()
+        .enumerate()
+        .filter(|(n, _)| *n != 10)
+        .map(|(_, answer)| task_of(answer))
+        .filter(|(task, created)| *created && task.status == TaskStatus::Queued)
+        .count();
+    assert_eq!(queued, 20, "the other webhooks' tasks");
 }
 
 async fn begin(s: &Stores, id: Uuid, worker: &str, lease: Duration) -> AttemptStart {
