@@ -13,20 +13,50 @@ use diesel_async::RunQueryDsl;
 use reviewd_domain::model::{ApiKey, NewApiKey, User};
 use reviewd_domain::ports::{ApiKeyRepository, RepoError};
 use reviewd_domain::{Page, PageRequest};
+use std::collections::HashMap;
+use std::sync::Mutex;
 use uuid::Uuid;
 
 /// `last_used_at` is rewritten at most this often, so busy keys (runners polling
 /// every second) do not cost a write per request.
 const TOUCH_INTERVAL_SECS: i64 = 60;
 
+/// Keys whose last touch this process remembers, before it forgets them all (one
+/// per key in use: bounded by the keys there are).
+const TOUCHED_KEYS: usize = 10_000;
+
 pub struct PgApiKeyRepository {
     pool: PgPool,
+    /// When this process last wrote each key's `last_used_at`: within the interval
+    /// the write is skipped without a round trip (a runner polls several times a
+    /// second, and each poll would otherwise send an UPDATE that changes nothing).
+    touched: Mutex<HashMap<Uuid, DateTime<Utc>>>,
 }
 
 impl PgApiKeyRepository {
     #[must_use]
     pub fn new(pool: PgPool) -> Self {
-        Self { pool }
+        Self {
+            pool,
+            touched: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether this process wrote the key's use within the interval before `now`;
+    /// if not, notes `now` as its last write.
+    fn touched_lately(&self, id: Uuid, now: DateTime<Utc>) -> bool {
+        let Ok(mut touched) = self.touched.lock() else {
+            return false;
+        };
+        let stale_before = now - Duration::seconds(TOUCH_INTERVAL_SECS);
+        if touched.get(&id).is_some_and(|at| *at >= stale_before) {
+            return true;
+        }
+        if touched.len() >= TOUCHED_KEYS {
+            touched.clear();
+        }
+        touched.insert(id, now);
+        false
     }
 }
 
@@ -114,6 +144,9 @@ impl ApiKeyRepository for PgApiKeyRepository {
     }
 
     async fn touch(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), RepoError> {
+        if self.touched_lately(id, now) {
+            return Ok(());
+        }
         let mut conn = conn(&self.pool).await?;
         let stale_before = now - Duration::seconds(TOUCH_INTERVAL_SECS);
         diesel::update(api_keys::table)

@@ -148,4 +148,22 @@ async fn a_use_is_recorded(s: &Stores) {
         .list_for_user(user.id, PageRequest::new(1, 10, 100));
     assert_eq!(listed.await.unwrap().items[0].last_used_at, Some(now));
     s.api_keys.touch(Uuid::new_v4(), now).await.unwrap();
+
+    // Within the minute a use is not written again; after it, it is.
+    let last_used = async |s: &Stores| {
+        s.api_keys
+            .list_for_user(user.id, PageRequest::new(1, 10, 100))
+            .await
+            .unwrap()
+            .items[0]
+            .last_used_at
+    };
+    s.api_keys
+        .touch(key.id, now + TimeDelta::seconds(30))
+        .await
+        .unwrap();
+    assert_eq!(last_used(s).await, Some(now), "within the minute");
+    let later = now + TimeDelta::seconds(61);
+    s.api_keys.touch(key.id, later).await.unwrap();
+    assert_eq!(last_used(s).await, Some(later), "after the minute");
 }
