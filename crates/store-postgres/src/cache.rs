@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 /// The backstop: an entry is read again after this long whatever was heard.
 const MAX_AGE: Duration = Duration::from_secs(5);
+/// From this age one caller reads an entry again while the others are served it.
+const REFRESH_AFTER: Duration = Duration::from_secs(4);
 /// Keys kept per kind before the kind is emptied (projects: one per repository a
 /// webhook names, bounded by the projects synced).
 const MAX_KEYS: usize = 20_000;
@@ -39,7 +41,15 @@ pub(crate) struct Ticket(Option<u64>);
 
 /// One kind of entry (configs by type, projects by platform id...).
 pub(crate) struct Slot<K, V> {
-    entries: Mutex<HashMap<K, (u64, Instant, V)>>,
+    entries: Mutex<HashMap<K, Entry<V>>>,
+}
+
+struct Entry<V> {
+    generation: u64,
+    at: Instant,
+    value: V,
+    /// A caller was sent to read it again ahead of its backstop.
+    refreshing: bool,
 }
 
 impl<K: Eq + Hash, V: Clone> Default for Slot<K, V> {
@@ -52,12 +62,28 @@ impl<K: Eq + Hash, V: Clone> Default for Slot<K, V> {
 
 impl<K: Eq + Hash, V: Clone> Slot<K, V> {
     pub(crate) fn get(&self, cache: &ConfigCache, key: &K) -> Option<V> {
-        let Ticket(Some(now)) = cache.ticket() else {
+        self.get_at(cache, key, Instant::now())
+    }
+
+    /// The entry as of `now`. Past [`REFRESH_AFTER`], one caller gets `None` and
+    /// reads it again while the others are still served it; so the backstop does
+    /// not send every request of that moment to the database at once (under a
+    /// steady load of webhooks, that burst every 5 s was part of the tail).
+    fn get_at(&self, cache: &ConfigCache, key: &K, now: Instant) -> Option<V> {
+        let Ticket(Some(current)) = cache.ticket() else {
             return None;
         };
-        let entries = self.entries.lock().ok()?;
-        let (generation, at, value) = entries.get(key)?;
-        (*generation == now && at.elapsed() < MAX_AGE).then(|| value.clone())
+        let mut entries = self.entries.lock().ok()?;
+        let entry = entries.get_mut(key)?;
+        let age = now.saturating_duration_since(entry.at);
+        if entry.generation != current || age >= MAX_AGE {
+            return None;
+        }
+        if age >= REFRESH_AFTER && !entry.refreshing {
+            entry.refreshing = true;
+            return None;
+        }
+        Some(entry.value.clone())
     }
 
     /// Keeps `value`, read after `ticket` was taken.
@@ -69,7 +95,13 @@ impl<K: Eq + Hash, V: Clone> Slot<K, V> {
             if entries.len() >= MAX_KEYS {
                 entries.clear();
             }
-            entries.insert(key, (generation, Instant::now(), value.clone()));
+            let entry = Entry {
+                generation,
+                at: Instant::now(),
+                value: value.clone(),
+                refreshing: false,
+            };
+            entries.insert(key, entry);
         }
     }
 }
@@ -155,4 +187,57 @@ async fn listen_once(cache: &ConfigCache, database_url: &str) -> Result<(), Stri
         cache.changed();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ConfigCache, MAX_AGE, REFRESH_AFTER, Slot};
+    use std::time::{Duration, Instant};
+
+    fn listening() -> ConfigCache {
+        let cache = ConfigCache::default();
+        cache.set_listening(true);
+        cache
+    }
+
+    #[test]
+    fn one_caller_refreshes_ahead_of_the_backstop() {
+        let cache = listening();
+        let slot: Slot<u8, &str> = Slot::default();
+        slot.put(cache.ticket(), 1, &"kept");
+        let start = Instant::now();
+        assert_eq!(slot.get_at(&cache, &1, start), Some("kept"));
+        let late = start + REFRESH_AFTER + Duration::from_millis(10);
+        assert_eq!(
+            slot.get_at(&cache, &1, late),
+            None,
+            "the first caller reads again"
+        );
+        assert_eq!(
+            slot.get_at(&cache, &1, late),
+            Some("kept"),
+            "the others are served"
+        );
+        assert_eq!(
+            slot.get_at(&cache, &1, start + MAX_AGE),
+            None,
+            "the backstop holds"
+        );
+        slot.put(cache.ticket(), 1, &"read again");
+        assert_eq!(slot.get(&cache, &1), Some("read again"));
+    }
+
+    #[test]
+    fn a_change_or_a_lost_listener_serves_nothing() {
+        let cache = listening();
+        let slot: Slot<u8, &str> = Slot::default();
+        let before = cache.ticket();
+        slot.put(before, 1, &"old");
+        cache.changed();
+        assert_eq!(slot.get(&cache, &1), None, "a change since the read");
+        slot.put(cache.ticket(), 1, &"new");
+        assert_eq!(slot.get(&cache, &1), Some("new"));
+        cache.set_listening(false);
+        assert_eq!(slot.get(&cache, &1), None, "nobody listening");
+    }
 }
