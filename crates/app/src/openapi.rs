@@ -34,7 +34,27 @@ use utoipa_actix_web::AppExt;
 )]
 struct ApiDoc;
 
-/// The whole document, as served at `GET /api/openapi.json`.
+/// Where the document is served (and where Swagger UI reads it).
+pub const DOCUMENT_PATH: &str = "/api/openapi.json";
+
+/// The document as served: its JSON text, made once and shared by every worker.
+pub struct Serialized(actix_web::web::Bytes);
+
+impl Serialized {
+    #[must_use]
+    pub fn of(doc: &Value) -> Self {
+        Self(serde_json::to_vec(doc).unwrap_or_default().into())
+    }
+}
+
+/// `GET /api/openapi.json`.
+pub async fn serve(doc: actix_web::web::Data<Serialized>) -> actix_web::HttpResponse {
+    actix_web::HttpResponse::Ok()
+        .content_type(actix_web::http::header::ContentType::json())
+        .body(doc.0.clone())
+}
+
+/// The whole document, as served at [`DOCUMENT_PATH`].
 #[must_use]
 pub fn document() -> Value {
     let (_, collected) = App::new()
