@@ -13,6 +13,11 @@ reviewd_redact() { printf '%s' "$1" | sed -E 's#(://[^:/@]*:)[^@]*@#\1***@#'; }
 # Compiled dependencies are shared by every clone (CI starts from a fresh clone each time), so the
 # target directory defaults to a per-user cache instead of ./target. An explicit CARGO_TARGET_DIR wins.
 reviewd_cargo_env() {
+    # The server's allocator (jemalloc, built from C by tikv-jemalloc-sys) needs make
+    # besides the C compiler that linking needs anyway.
+    if ! command -v make >/dev/null 2>&1 && declare -F _reviewd_apt_install >/dev/null; then
+        _reviewd_apt_install make
+    fi
     if [ -n "${CARGO_TARGET_DIR:-}" ]; then
         return 0
     fi

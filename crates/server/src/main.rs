@@ -6,6 +6,9 @@ use clap::{Parser, Subcommand};
 use reviewd_app::{Application, Config, startup, telemetry};
 use std::process::ExitCode;
 
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser)]
 #[command(
     name = "reviewd",
