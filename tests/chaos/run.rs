@@ -203,17 +203,20 @@ impl Run {
         self.session = Some(root);
     }
 
+    /// GitLab's webhook of MR `iid`, signed with the project's secret.
+    fn webhook_request(&self, client: &reqwest::Client, iid: i64) -> reqwest::RequestBuilder {
+        client
+            .post(self.app.url("/api/webhook/hostA"))
+            .header("X-Gitlab-Token", WEBHOOK_SECRET)
+            .json(&self.outside.webhook(iid))
+    }
+
     /// Sends the webhook of each MR in `iids`; returns the statuses (0: no answer).
     pub async fn send_webhooks(&mut self, iids: impl IntoIterator<Item = i64>) -> Vec<u16> {
         let client = webhook_client();
         let mut statuses = Vec::new();
         for iid in iids {
-            let answer = client
-                .post(self.app.url("/api/webhook/hostA"))
-                .header("X-Gitlab-Token", WEBHOOK_SECRET)
-                .json(&self.outside.webhook(iid))
-                .send()
-                .await;
+            let answer = self.webhook_request(&client, iid).send().await;
             let status = answer.map_or(0, |r| r.status().as_u16());
             self.answers.push((Instant::now(), status));
             statuses.push(status);
@@ -225,18 +228,14 @@ impl Run {
     /// returns the statuses in no particular order (0: no answer).
     pub async fn send_webhooks_concurrently(&mut self, iids: Vec<i64>, at_once: usize) -> Vec<u16> {
         let client = webhook_client();
-        let url = self.app.url("/api/webhook/hostA");
-        let bodies: Vec<Value> = iids.iter().map(|iid| self.outside.webhook(*iid)).collect();
-        let answers: Vec<(Instant, u16)> = stream::iter(bodies)
-            .map(|body| {
-                let request = client
-                    .post(&url)
-                    .header("X-Gitlab-Token", WEBHOOK_SECRET)
-                    .json(&body);
-                async move {
-                    let status = request.send().await.map_or(0, |r| r.status().as_u16());
-                    (Instant::now(), status)
-                }
+        let requests: Vec<_> = iids
+            .iter()
+            .map(|iid| self.webhook_request(&client, *iid))
+            .collect();
+        let answers: Vec<(Instant, u16)> = stream::iter(requests)
+            .map(|request| async move {
+                let status = request.send().await.map_or(0, |r| r.status().as_u16());
+                (Instant::now(), status)
             })
             .buffer_unordered(at_once)
             .collect()
@@ -256,16 +255,9 @@ impl Run {
         kill_after: usize,
     ) -> Vec<(i64, u16)> {
         let client = webhook_client();
-        let url = self.app.url("/api/webhook/hostA");
         let requests: Vec<_> = iids
             .iter()
-            .map(|iid| {
-                let request = client
-                    .post(&url)
-                    .header("X-Gitlab-Token", WEBHOOK_SECRET)
-                    .json(&self.outside.webhook(*iid));
-                (*iid, request)
-            })
+            .map(|iid| (*iid, self.webhook_request(&client, *iid)))
             .collect();
         let mut answers = stream::iter(requests)
             .map(|(iid, request)| async move {

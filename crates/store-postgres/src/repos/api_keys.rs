@@ -21,16 +21,13 @@ use uuid::Uuid;
 /// every second) do not cost a write per request.
 const TOUCH_INTERVAL_SECS: i64 = 60;
 
-/// Keys whose last touch this process remembers, before it forgets them all (one
+/// Keys whose last write this process remembers, before it forgets them all (one
 /// per key in use: bounded by the keys there are).
 const TOUCHED_KEYS: usize = 10_000;
 
 pub struct PgApiKeyRepository {
     pool: PgPool,
-    /// When this process last wrote each key's `last_used_at`: within the interval
-    /// the write is skipped without a round trip (a runner polls several times a
-    /// second, and each poll would otherwise send an UPDATE that changes nothing).
-    touched: Mutex<HashMap<Uuid, DateTime<Utc>>>,
+    touched: TouchLog,
 }
 
 impl PgApiKeyRepository {
@@ -38,17 +35,25 @@ impl PgApiKeyRepository {
     pub fn new(pool: PgPool) -> Self {
         Self {
             pool,
-            touched: Mutex::new(HashMap::new()),
+            touched: TouchLog::default(),
         }
     }
+}
 
-    /// Whether this process wrote the key's use within the interval before `now`;
-    /// if not, notes `now` as its last write.
-    fn touched_lately(&self, id: Uuid, now: DateTime<Utc>) -> bool {
-        let Ok(mut touched) = self.touched.lock() else {
+/// When this process last wrote each key's `last_used_at`: within the interval the
+/// write is skipped without a round trip (a runner polls several times a second,
+/// and each poll would otherwise send an UPDATE that changes nothing). Other
+/// replicas' writes are still filtered by the UPDATE itself.
+#[derive(Default)]
+struct TouchLog(Mutex<HashMap<Uuid, DateTime<Utc>>>);
+
+impl TouchLog {
+    /// Whether a write at or after `stale_before` was noted for `id`; if not, notes
+    /// one at `now`.
+    fn seen_since(&self, id: Uuid, stale_before: DateTime<Utc>, now: DateTime<Utc>) -> bool {
+        let Ok(mut touched) = self.0.lock() else {
             return false;
         };
-        let stale_before = now - Duration::seconds(TOUCH_INTERVAL_SECS);
         if touched.get(&id).is_some_and(|at| *at >= stale_before) {
             return true;
         }
@@ -144,11 +149,11 @@ impl ApiKeyRepository for PgApiKeyRepository {
     }
 
     async fn touch(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), RepoError> {
-        if self.touched_lately(id, now) {
+        let stale_before = now - Duration::seconds(TOUCH_INTERVAL_SECS);
+        if self.touched.seen_since(id, stale_before, now) {
             return Ok(());
         }
         let mut conn = conn(&self.pool).await?;
-        let stale_before = now - Duration::seconds(TOUCH_INTERVAL_SECS);
         diesel::update(api_keys::table)
             .filter(api_keys::id.eq(id))
             .filter(
@@ -161,5 +166,42 @@ impl ApiKeyRepository for PgApiKeyRepository {
             .await
             .map_err(map_diesel_error)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TOUCH_INTERVAL_SECS, TouchLog};
+    use chrono::{Duration, Utc};
+    use uuid::Uuid;
+
+    #[test]
+    fn a_key_is_written_once_a_minute_by_this_process() {
+        let log = TouchLog::default();
+        let (key, other) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        let stale = |now: chrono::DateTime<Utc>| now - Duration::seconds(TOUCH_INTERVAL_SECS);
+        let start = Utc::now();
+        assert!(
+            !log.seen_since(key, stale(start), start),
+            "the first use is written"
+        );
+        let soon = start + Duration::seconds(30);
+        assert!(
+            log.seen_since(key, stale(soon), soon),
+            "within the minute: skipped"
+        );
+        assert!(
+            !log.seen_since(other, stale(soon), soon),
+            "another key is its own"
+        );
+        let later = start + Duration::seconds(61);
+        assert!(
+            !log.seen_since(key, stale(later), later),
+            "after the minute: written"
+        );
+        assert!(
+            log.seen_since(key, stale(later), later),
+            "and then skipped again"
+        );
     }
 }

@@ -171,55 +171,47 @@ struct Queued {
     superseded: i64,
 }
 
-/// What one queueing statement answered: the task created (with the count of
-/// older heads it superseded) or the active task it duplicates.
-fn queued(rows: Vec<Queued>) -> Result<(TaskInsert, u64), RepoError> {
-    let row = rows.into_iter().next().ok_or(RepoError::NotFound)?;
-    let superseded = u64::try_from(row.superseded).unwrap_or(0);
-    let task: ReviewTask = row.task.try_into()?;
-    Ok(if row.created {
-        (TaskInsert::Created(task), superseded)
-    } else {
-        (TaskInsert::Duplicate(task), 0)
-    })
-}
-
-/// Queues one task by itself: one statement, so one round trip and one commit.
-async fn queue_one(pool: &PgPool, task: &NewReviewTask) -> Result<(TaskInsert, u64), RepoError> {
-    let mut conn = conn(pool).await?;
-    let dedup_key = task.dedup_key();
-    // The check for an active task of the same head, the superseding and the insert
-    // see one snapshot and commit together.
-    let result: Result<Vec<Queued>, diesel::result::Error> = QueueTask {
-        dedup_key: dedup_key.as_deref(),
-        task,
-    }
-    .load(&mut conn)
-    .await;
-    match result {
-        Ok(rows) => queued(rows),
-        // Two deliveries racing past the check: the unique index stops the second.
-        Err(diesel::result::Error::DatabaseError(
-            diesel::result::DatabaseErrorKind::UniqueViolation,
-            _,
-        )) => {
-            let existing: TaskRow = review_tasks::table
-                .filter(review_tasks::dedup_key.eq(dedup_key.unwrap_or_default()))
-                .filter(review_tasks::status.eq_any(ACTIVE))
-                .select(TaskRow::as_select())
-                .first(&mut conn)
-                .await
-                .map_err(map_diesel_error)?;
-            Ok((TaskInsert::Duplicate(existing.try_into()?), 0))
-        }
-        Err(e) => Err(map_diesel_error(e)),
-    }
-}
-
 #[async_trait]
 impl TaskRepository for PgTaskRepository {
     async fn insert(&self, task: NewReviewTask) -> Result<(TaskInsert, u64), RepoError> {
-        queue_one(&self.pool, &task).await
+        let mut conn = conn(&self.pool).await?;
+        let dedup_key = task.dedup_key();
+        // One statement, so one round trip and one commit per webhook: the check for
+        // an active task of the same head, the superseding and the insert see one
+        // snapshot and commit together.
+        let result: Result<Vec<Queued>, diesel::result::Error> = QueueTask {
+            dedup_key: dedup_key.as_deref(),
+            task: &task,
+        }
+        .load(&mut conn)
+        .await;
+        match result {
+            Ok(rows) => {
+                let row = rows.into_iter().next().ok_or(RepoError::NotFound)?;
+                let superseded = u64::try_from(row.superseded).unwrap_or(0);
+                let task: ReviewTask = row.task.try_into()?;
+                Ok(if row.created {
+                    (TaskInsert::Created(task), superseded)
+                } else {
+                    (TaskInsert::Duplicate(task), 0)
+                })
+            }
+            // Two deliveries racing past the check: the unique index stops the second.
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            )) => {
+                let existing: TaskRow = review_tasks::table
+                    .filter(review_tasks::dedup_key.eq(dedup_key.unwrap_or_default()))
+                    .filter(review_tasks::status.eq_any(ACTIVE))
+                    .select(TaskRow::as_select())
+                    .first(&mut conn)
+                    .await
+                    .map_err(map_diesel_error)?;
+                Ok((TaskInsert::Duplicate(existing.try_into()?), 0))
+            }
+            Err(e) => Err(map_diesel_error(e)),
+        }
     }
 
     async fn get(&self, id: Uuid) -> Result<ReviewTask, RepoError> {
