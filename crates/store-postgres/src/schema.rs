@@ -347,6 +347,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    review_daily_ratings (day, overall_rating, shard) {
+        day -> Date,
+        overall_rating -> Text,
+        shard -> Int2,
+        reviews -> Int8,
+    }
+}
+
+diesel::table! {
     review_feedbacks (id) {
         id -> Uuid,
         review_id -> Uuid,
@@ -648,6 +657,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     projects,
     push_subscriptions,
     review_comments,
+    review_daily_ratings,
     review_daily_stats,
     review_feedbacks,
     review_files,

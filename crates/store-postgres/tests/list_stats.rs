@@ -1,5 +1,6 @@
-//! The rollups behind the review list's stats and the notification history's total
-//! (migrations `list_stats` and `project_rollups`) against a raw recount of the rows,
+//! The rollups behind the review list's stats, the overview's ratings and the
+//! notification history's total (migrations `list_stats`, `project_rollups` and
+//! `rating_rollup`) against a raw recount of the rows,
 //! after inserts, updates and deletes of reviews, their AI calls and notifications;
 //! and the list's stats and cost chart, whose filters split into whole days (rollups)
 //! and partial ones (rows), against the same figures counted from the rows.
@@ -39,14 +40,15 @@ INSERT INTO projects (id, platform_config_id, platform_type, platform_project_id
              'hostA', '2', 'q', 'g/q', 'https://git.example.com/g/q');
 INSERT INTO reviews (id, project_id, project_name, mr_iid, mr_title, mr_url, source_branch,
                      target_branch, ai_provider, ai_model, triggered_by, head_commit_sha, status,
-                     score, comment_count, created_at)
+                     score, overall_rating, comment_count, created_at)
 SELECT md5('r' || n)::uuid,
        CASE WHEN n % 5 < 3 THEN '00000000-0000-4000-8000-000000000002'
             ELSE '00000000-0000-4000-8000-000000000003' END::uuid,
        'p', n, 't', 'u', 's', 'main',
        'a', 'm', CASE WHEN n % 4 = 0 THEN 'manual' ELSE 'auto' END, 'abc',
        (ARRAY['pending', 'completed', 'failed'])[1 + n % 3],
-       CASE WHEN n % 3 = 1 THEN 40 + n END, n % 7, now() - n * interval '2 hours'
+       CASE WHEN n % 3 = 1 THEN 40 + n END, (ARRAY['A', 'B', 'C', NULL])[1 + n % 4], n % 7,
+       now() - n * interval '2 hours'
 FROM generate_series(1, 60) n;
 INSERT INTO ai_call_logs (review_id, provider, model, status, cost_usd, created_at)
 SELECT md5('r' || n)::uuid, 'a', 'm', 'success', CASE WHEN k = 0 THEN 0.125 * n END,
@@ -64,6 +66,9 @@ UPDATE reviews SET status = 'completed', score = 90, comment_count = comment_cou
 UPDATE reviews SET triggered_by = 'manual' WHERE mr_iid % 5 = 0;
 UPDATE reviews SET created_at = created_at - interval '1 day' WHERE mr_iid % 11 = 0;
 UPDATE reviews SET summary = 'only text' WHERE mr_iid % 3 = 0;
+UPDATE reviews SET overall_rating = 'D' WHERE mr_iid % 7 = 0;
+UPDATE reviews SET overall_rating = NULL WHERE mr_iid % 13 = 1;
+UPDATE reviews SET status = 'failed' WHERE mr_iid IN (4, 22, 25);
 UPDATE reviews SET project_id = '00000000-0000-4000-8000-000000000003' WHERE mr_iid IN (1, 2, 16);
 INSERT INTO ai_call_logs (review_id, provider, model, status, cost_usd)
 SELECT id, 'a', 'm', 'success', 0.5 FROM reviews WHERE mr_iid % 6 = 1;
@@ -136,6 +141,15 @@ async fn mismatches(pool: &PgPool) -> i64 {
               FROM ai_cost_project_daily WHERE calls <> 0) roll
            USING (project_id, day, rday, status, triggered_by)
            WHERE raw.calls IS DISTINCT FROM roll.calls OR abs(raw.cost - roll.cost) > 1e-9)
+         + (SELECT count(*) FROM
+           (SELECT reviewd_utc_day(created_at) AS day, overall_rating, count(*) AS n
+              FROM reviews WHERE status = 'completed' AND overall_rating IS NOT NULL
+             GROUP BY 1, 2) raw
+           FULL JOIN
+           (SELECT day, overall_rating, sum(reviews) AS n
+              FROM review_daily_ratings GROUP BY 1, 2 HAVING sum(reviews) <> 0) roll
+           USING (day, overall_rating)
+           WHERE raw.n IS DISTINCT FROM roll.n)
          + (SELECT count(*) FROM
            (SELECT reviewd_utc_day(created_at) AS day, channel, status, notification_type,
                    count(*) AS n
@@ -304,6 +318,51 @@ async fn assert_stats_match_rows(pool: &PgPool) {
     }
 }
 
+#[derive(QueryableByName)]
+struct RatingCount {
+    #[diesel(sql_type = Text)]
+    overall_rating: String,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// The overview's ratings chart, from a midnight (the rollup) and from an hour
+/// within a day (the rows), against the completed reviews counted by rating.
+async fn assert_ratings_match_rows(pool: &PgPool) {
+    let queries = PgReviewQueries::new(pool.clone());
+    let midnight = Utc::now()
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .unwrap()
+        .and_utc();
+    for since in [
+        midnight - Duration::days(3),
+        midnight - Duration::days(30),
+        Utc::now() - Duration::hours(40),
+    ] {
+        let activity = queries.activity(since, 1).await.unwrap();
+        let mut conn = pool.get().await.unwrap();
+        let raw: Vec<RatingCount> = diesel::sql_query(
+            "SELECT overall_rating, count(*) AS n FROM reviews
+              WHERE status = 'completed' AND overall_rating IS NOT NULL AND created_at >= $1
+              GROUP BY 1 ORDER BY 1",
+        )
+        .bind::<Timestamptz, _>(since)
+        .load(&mut conn)
+        .await
+        .unwrap();
+        let raw: Vec<(String, u64)> = raw
+            .into_iter()
+            .map(|r| (r.overall_rating, u64::try_from(r.n).unwrap()))
+            .collect();
+        assert!(
+            raw.len() >= 3,
+            "the seed rates reviews of every day: {raw:?}"
+        );
+        assert_eq!(activity.ratings, raw, "since {since}");
+    }
+}
+
 async fn assert_notification_totals_match_rows(pool: &PgPool) {
     let repo =
         PgNotificationRepository::new(pool.clone(), reviewd_crypto::SecretBox::from_key(&[7; 32]));
@@ -352,15 +411,18 @@ async fn rollups_equal_a_recount_of_the_rows_after_inserts_updates_and_deletes()
     sql(&pool, SEED).await;
     assert_eq!(mismatches(&pool).await, 0, "after the inserts");
     assert_stats_match_rows(&pool).await;
+    assert_ratings_match_rows(&pool).await;
     assert_notification_totals_match_rows(&pool).await;
 
     sql(&pool, MUTATIONS).await;
     assert_eq!(mismatches(&pool).await, 0, "after the updates and deletes");
     assert_stats_match_rows(&pool).await;
+    assert_ratings_match_rows(&pool).await;
     assert_notification_totals_match_rows(&pool).await;
 
     // The backfill (and the bench seed's rebuild) recounts to the same cells.
     sql(&pool, "SELECT reviewd_rebuild_list_stats();").await;
     assert_eq!(mismatches(&pool).await, 0, "after a rebuild");
     assert_stats_match_rows(&pool).await;
+    assert_ratings_match_rows(&pool).await;
 }

@@ -1,5 +1,6 @@
-//! The activity chart: reviews per UTC day (from the daily rollup when the chart
-//! starts at a midnight, as the overview's does), ratings, and the latest failures.
+//! The activity chart: reviews per UTC day and completed reviews per rating (from the
+//! daily rollups when the chart starts at a midnight, as the overview's does), and the
+//! latest failures.
 
 use crate::PgPool;
 use crate::error::map_diesel_error;
@@ -9,7 +10,7 @@ use crate::schema::reviews;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Date};
+use diesel::sql_types::{BigInt, Date, Text};
 use diesel_async::RunQueryDsl;
 use reviewd_domain::model::review_views::{DayCount, ReviewActivity};
 use reviewd_domain::ports::RepoError;
@@ -52,13 +53,64 @@ async fn rolled_days(conn: &mut PgConn, first: NaiveDate) -> Result<Vec<DayCount
         .collect())
 }
 
+#[derive(QueryableByName)]
+struct RolledRating {
+    #[diesel(sql_type = Text)]
+    overall_rating: String,
+    #[diesel(sql_type = BigInt)]
+    reviews: i64,
+}
+
+/// Completed reviews per rating from `first` on, from the ratings rollup (migration
+/// `rating_rollup`): counting them from the index read each review of the days, 6 ms
+/// of the overview's 15 at a million reviews.
+async fn rolled_ratings(
+    conn: &mut PgConn,
+    first: NaiveDate,
+) -> Result<Vec<(String, u64)>, RepoError> {
+    let rows: Vec<RolledRating> = diesel::sql_query(
+        "SELECT overall_rating, sum(reviews)::bigint AS reviews
+           FROM review_daily_ratings WHERE day >= $1
+          GROUP BY overall_rating HAVING sum(reviews) <> 0 ORDER BY overall_rating",
+    )
+    .bind::<Date, _>(first)
+    .load(conn)
+    .await
+    .map_err(map_diesel_error)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.overall_rating, count(r.reviews)))
+        .collect())
+}
+
+/// Completed reviews per rating since `since`, from their rows.
+async fn counted_ratings(
+    conn: &mut PgConn,
+    since: DateTime<Utc>,
+) -> Result<Vec<(String, u64)>, RepoError> {
+    let ratings: Vec<(Option<String>, i64)> = reviews::table
+        .filter(reviews::created_at.ge(since))
+        .filter(reviews::status.eq("completed"))
+        .group_by(reviews::overall_rating)
+        .select((reviews::overall_rating, sql::<BigInt>("count(*)")))
+        .order(reviews::overall_rating.asc())
+        .load(conn)
+        .await
+        .map_err(map_diesel_error)?;
+    Ok(ratings
+        .into_iter()
+        .filter_map(|(rating, n)| rating.map(|r| (r, count(n))))
+        .collect())
+}
+
 pub(super) async fn activity(
     pool: &PgPool,
     since: DateTime<Utc>,
     failures: u32,
 ) -> Result<ReviewActivity, RepoError> {
     let mut conn = conn(pool).await?;
-    let days: Vec<DayCount> = if since.time() == NaiveTime::MIN {
+    let whole_days = since.time() == NaiveTime::MIN;
+    let days: Vec<DayCount> = if whole_days {
         rolled_days(&mut conn, since.date_naive()).await?
     } else {
         reviews::table
@@ -73,15 +125,11 @@ pub(super) async fn activity(
             .map(Into::into)
             .collect()
     };
-    let ratings: Vec<(Option<String>, i64)> = reviews::table
-        .filter(reviews::created_at.ge(since))
-        .filter(reviews::status.eq("completed"))
-        .group_by(reviews::overall_rating)
-        .select((reviews::overall_rating, sql::<BigInt>("count(*)")))
-        .order(reviews::overall_rating.asc())
-        .load(&mut conn)
-        .await
-        .map_err(map_diesel_error)?;
+    let ratings = if whole_days {
+        rolled_ratings(&mut conn, since.date_naive()).await?
+    } else {
+        counted_ratings(&mut conn, since).await?
+    };
     let failed: Vec<FailedReviewRow> = reviews::table
         .filter(reviews::status.eq("failed"))
         .select(FailedReviewRow::as_select())
@@ -92,10 +140,7 @@ pub(super) async fn activity(
         .map_err(map_diesel_error)?;
     Ok(ReviewActivity {
         days,
-        ratings: ratings
-            .into_iter()
-            .filter_map(|(rating, n)| rating.map(|r| (r, count(n))))
-            .collect(),
+        ratings,
         recent_failures: failed.into_iter().map(Into::into).collect(),
     })
 }
