@@ -172,6 +172,8 @@ pub trait RunnerRepository: Send + Sync {
     /// `fresh_after`, at the task's attempts, their round still open) are taken
     /// before any other, and come back with their round. When none is, the oldest
     /// queued tasks are taken as `claim` takes them, to be prepared inline.
+    /// `fresh_after` is `None` when rounds are not prepared ahead: stored
+    /// preparations are then not looked for.
     ///
     /// # Errors
     /// `NotFound` for an unknown runner.
@@ -182,7 +184,7 @@ pub trait RunnerRepository: Send + Sync {
         limit: u32,
         lease: std::time::Duration,
         retry_delay: std::time::Duration,
-        fresh_after: DateTime<Utc>,
+        fresh_after: Option<DateTime<Utc>>,
     ) -> Result<ClaimBatch, RepoError>;
 
     /// The oldest queued task to prepare ahead, held with its MR: queued (past its

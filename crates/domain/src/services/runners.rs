@@ -203,6 +203,9 @@ impl RunnerService {
         runner_id: &str,
         limit: u32,
     ) -> Result<Vec<ClaimedTask>, ServiceError> {
+        // Off (the default), no preparation can be fresh: the claim does not look.
+        let max_age = self.settings.prepared_max_age;
+        let fresh_after = (!max_age.is_zero()).then(|| self.ago(max_age));
         let mut waits = 0;
         let rows = loop {
             let batch = self
@@ -213,7 +216,7 @@ impl RunnerService {
                     limit.clamp(1, MAX_CLAIM),
                     self.settings.task_lease,
                     self.settings.retry_delay,
-                    self.ago(self.settings.prepared_max_age),
+                    fresh_after,
                 )
                 .await
                 .map_err(|e| ServiceError::from_repo(e, "runner"))?;

@@ -35,6 +35,7 @@ pub async fn run(s: &Stores) {
     a_sweep_takes_back_tasks_of_silent_runners_and_lapsed_leases(s).await;
     runner_can_take_needs_a_fresh_task_and_a_capable_runner(s).await;
     prepared_rounds_are_claimed_first_and_orphans_found(s).await;
+    preparations_are_passed_over_with_preparation_off(s).await;
 }
 
 async fn claim(
@@ -669,7 +670,7 @@ async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
     assert_eq!(held.task().id, task.id);
     let claimed = s
         .runners
-        .claim_ready(runner, key, 5, LEASE, RETRY, long_ago)
+        .claim_ready(runner, key, 5, LEASE, RETRY, Some(long_ago))
         .await
         .unwrap();
     assert!(
@@ -702,14 +703,14 @@ async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
     );
     assert!(matches!(
         s.runners
-            .claim_ready(runner, Uuid::new_v4(), 5, LEASE, RETRY, long_ago)
+            .claim_ready(runner, Uuid::new_v4(), 5, LEASE, RETRY, Some(long_ago))
             .await
             .unwrap(),
         ClaimBatch::WrongKey
     ));
     let ClaimBatch::Claimed(rows) = s
         .runners
-        .claim_ready(runner, key, 5, LEASE, RETRY, long_ago)
+        .claim_ready(runner, key, 5, LEASE, RETRY, Some(long_ago))
         .await
         .unwrap()
     else {
@@ -764,4 +765,55 @@ async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
     );
     s.runners.deregister(runner).await.unwrap();
     done(s, &[task.id, newer.id]).await;
+}
+
+/// With rounds not prepared ahead (`fresh_after` none), a stored preparation is
+/// not handed out: the task is claimed like any queued one, to be prepared inline.
+async fn preparations_are_passed_over_with_preparation_off(s: &Stores) {
+    let long_ago = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
+    let (project, review, round) = seed::review_in_first_round(s, 43).await;
+    let task = seed::task(s, &project, 43, "h1").await;
+    let user = seed::user(s).await;
+    let key = s
+        .api_keys
+        .create(seed::new_api_key(user.id, None))
+        .await
+        .unwrap()
+        .id;
+    let registration = RunnerRegistration {
+        api_key_id: Some(key),
+        ..seed::registration(5, &[])
+    };
+    s.runners.upsert(&registration).await.unwrap();
+    let runner = registration.id.as_str();
+    let held = s
+        .runners
+        .reserve_to_prepare(RETRY, long_ago, long_ago)
+        .await
+        .unwrap()
+        .expect("the queued task is held for preparing");
+    let assignment = prepared_assignment(review.id, round.id, "h1");
+    assert!(
+        held.save(&preparation(&task, "Prepared"), Some(&assignment))
+            .await
+            .unwrap()
+    );
+    let ClaimBatch::Claimed(rows) = s
+        .runners
+        .claim_ready(runner, key, 5, LEASE, RETRY, None)
+        .await
+        .unwrap()
+    else {
+        panic!("the queued task is claimed");
+    };
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].task.id, task.id);
+    assert_eq!(rows[0].task.status, TaskStatus::Processing);
+    assert!(
+        rows[0].prepared.is_none(),
+        "no round handed out with preparation off: {:?}",
+        rows[0].prepared
+    );
+    s.runners.deregister(runner).await.unwrap();
+    done(s, &[task.id]).await;
 }

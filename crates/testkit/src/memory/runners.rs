@@ -500,7 +500,7 @@ impl RunnerRepository for MemoryStore {
         limit: u32,
         lease: std::time::Duration,
         retry_delay: std::time::Duration,
-        fresh_after: DateTime<Utc>,
+        fresh_after: Option<DateTime<Utc>>,
     ) -> Result<ClaimBatch, RepoError> {
         self.claim_prepared_first(
             runner_id,

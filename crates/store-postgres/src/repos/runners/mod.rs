@@ -143,7 +143,7 @@ impl RunnerRepository for PgRunnerRepository {
         limit: u32,
         lease: std::time::Duration,
         retry_delay: std::time::Duration,
-        fresh_after: DateTime<Utc>,
+        fresh_after: Option<DateTime<Utc>>,
     ) -> Result<ClaimBatch, RepoError> {
         claims::claim_ready(
             &self.pool,

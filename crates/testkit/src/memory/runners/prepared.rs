@@ -116,7 +116,7 @@ impl MemoryStore {
         limit: u32,
         lease: std::time::Duration,
         retry_since: DateTime<Utc>,
-        fresh_after: DateTime<Utc>,
+        fresh_after: Option<DateTime<Utc>>,
     ) -> Result<ClaimBatch, RepoError> {
         let now = self.now();
         let mut t = self.tables();
@@ -136,7 +136,7 @@ impl MemoryStore {
             .filter(|r| r.required_tags.iter().all(|tag| runner.tags.contains(tag)))
             .filter(|r| !t.mr_busy(r.task.project_id, r.task.mr_iid))
             .filter(|r| !t.preparing.contains(&mr_of(r)))
-            .filter_map(|r| t.ready_round(r, fresh_after).map(|p| (r, p)))
+            .filter_map(|r| Some((r, t.ready_round(r, fresh_after?)?)))
             .collect();
         ready.sort_by_key(|(r, _)| r.task.created_at);
         let mut seen = HashSet::new();
