@@ -2,6 +2,10 @@
 //! back until T queued tasks are all claimed (T = max(200, 20·R)); claims a second,
 //! the claim call's p99, and no task claimed twice. Rounds are prepared ahead of the
 //! claims when the server does that: the clock starts once the preparing settles.
+//!
+//! Then 50 runners polling while tasks arrive at a fixed rate, with and without
+//! rounds prepared ahead: how long a task waits from its arrival to its claim, which
+//! a backlog prepared before the clock starts does not show.
 
 use crate::helpers::{TestApp, create_host_a_config, json};
 use crate::load::{self, HttpClient};
@@ -13,7 +17,9 @@ use http_body_util::Full;
 use reviewd_testkit::FakeGitlab;
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
 
 fn count(app: &TestApp, sql: &str) -> u64 {
     app.sql(sql).parse().expect("a count")
@@ -43,14 +49,21 @@ async fn settle_preparing(app: &TestApp, tasks: u64) -> (u64, Duration) {
     }
 }
 
-async fn poll(
-    client: HttpClient,
-    url: String,
-    key: String,
-) -> (Vec<String>, Vec<Duration>, Vec<Duration>, Option<Instant>) {
+/// What one simulated runner saw: the task ids it claimed with when it had each
+/// (the wall clock, as the tasks' `created_at`), the latencies of its claims and of
+/// its empty polls, and when it claimed last.
+type Polled = (
+    Vec<(String, SystemTime)>,
+    Vec<Duration>,
+    Vec<Duration>,
+    Option<Instant>,
+);
+
+/// Polls until the queue has answered empty a few times in a row once `arrived`
+/// (no more tasks to come).
+async fn poll(client: HttpClient, url: String, key: String, arrived: Arc<AtomicBool>) -> Polled {
     let (mut claimed, mut busy, mut idle, mut empty) = (Vec::new(), Vec::new(), Vec::new(), 0);
     let mut last = None;
-    // Polls until the queue has answered empty a few times in a row.
     while empty < 3 {
         let request = Request::get(&url)
             .header("x-api-key", &key)
@@ -64,29 +77,34 @@ async fn poll(
         let got = body["data"].as_array().expect("a list");
         if got.is_empty() {
             idle.push(took);
-            empty += 1;
+            if arrived.load(Ordering::Relaxed) {
+                empty += 1;
+            }
             tokio::time::sleep(Duration::from_millis(20)).await;
         } else {
             busy.push(took);
             last = Some(Instant::now());
             empty = 0;
+            let received = SystemTime::now();
             claimed.extend(
                 got.iter()
-                    .filter_map(|t| Some(t["id"].as_str()?.to_owned())),
+                    .filter_map(|t| Some((t["id"].as_str()?.to_owned(), received))),
             );
         }
     }
     (claimed, busy, idle, last)
 }
 
-async fn one(
+/// A server for `runners` runners (each with room for `room` tasks) on a fresh
+/// database with one synced project: the server, the runners' API key, the project.
+async fn serve_runners(
     stack: &mut Stack,
-    table: &mut Table,
     gitlab: &FakeGitlab,
+    name: &str,
     runners: u64,
+    room: u64,
     prepared_ahead: bool,
-) {
-    let tasks = (20 * runners).max(200);
+) -> (crate::stack::Server, String, String) {
     let url = stack.database();
     // Runners only: the server's own workers would compete for the tasks.
     let mut env = vec![("REVIEW_WORKERS_ENABLED", "false".to_owned())];
@@ -95,9 +113,7 @@ async fn one(
         env.push(("RUNNER_PREPARED_MAX_AGE_SECS", "300".to_owned()));
         env.push(("PERIODIC_JOBS_ENABLED", "true".to_owned()));
     }
-    let server = stack
-        .server(&format!("claims{runners}{prepared_ahead}"), &url, &env)
-        .await;
+    let server = stack.server(name, &url, &env).await;
     let app = &server.app;
     let config = create_host_a_config(app, gitlab).await;
     let root = app.root().await;
@@ -124,14 +140,80 @@ async fn one(
             .post(app.url("/api/runners/register"))
             .header("x-api-key", &key)
             .header("x-runner-id", format!("bench-{r}"))
-            // Room for every task it may claim (the protocol's most is 1000).
-            .header("x-runner-max-concurrency", tasks.min(1000).to_string())
+            .header("x-runner-max-concurrency", room.to_string())
             .send()
             .await
             .expect("registered");
         assert_eq!(response.status(), reqwest::StatusCode::OK);
     }
     let project = app.sql("SELECT id FROM projects LIMIT 1");
+    (server, key, project)
+}
+
+/// The runners' polls, started at once; each stops as [`poll`] says.
+fn start_polls(
+    app: &TestApp,
+    key: &str,
+    runners: u64,
+    arrived: &Arc<AtomicBool>,
+) -> Vec<tokio::task::JoinHandle<Polled>> {
+    let http = load::client();
+    (0..runners)
+        .map(|r| {
+            let url = app.url(&format!(
+                "/api/runners/tasks/pending?runnerId=bench-{r}&limit=1"
+            ));
+            tokio::spawn(poll(http.clone(), url, key.to_owned(), Arc::clone(arrived)))
+        })
+        .collect()
+}
+
+/// The polls' results together: each task's claim count and when a runner last
+/// had it, the claim and empty-poll latencies, and the last claim (`started` if none).
+async fn gather(
+    polls: Vec<tokio::task::JoinHandle<Polled>>,
+    started: Instant,
+) -> (
+    HashMap<String, (u32, SystemTime)>,
+    Vec<Duration>,
+    Vec<Duration>,
+    Instant,
+) {
+    let mut counts: HashMap<String, (u32, SystemTime)> = HashMap::new();
+    let (mut busy, mut idle) = (Vec::new(), Vec::new());
+    let mut last_claim = started;
+    for poll in futures_util::future::join_all(polls).await {
+        let (claimed, b, i, last) = poll.expect("a runner");
+        for (id, at) in claimed {
+            let entry = counts.entry(id).or_insert((0, at));
+            *entry = (entry.0 + 1, at);
+        }
+        last_claim = last_claim.max(last.unwrap_or(started));
+        busy.extend(b);
+        idle.extend(i);
+    }
+    (counts, busy, idle, last_claim)
+}
+
+async fn one(
+    stack: &mut Stack,
+    table: &mut Table,
+    gitlab: &FakeGitlab,
+    runners: u64,
+    prepared_ahead: bool,
+) {
+    let tasks = (20 * runners).max(200);
+    // Room for every task it may claim (the protocol's most is 1000).
+    let (server, key, project) = serve_runners(
+        stack,
+        gitlab,
+        &format!("claims{runners}{prepared_ahead}"),
+        runners,
+        tasks.min(1000),
+        prepared_ahead,
+    )
+    .await;
+    let app = &server.app;
     app.sql(&format!(
         "INSERT INTO review_tasks (triggered_by, project_id, mr_iid, head_sha, status) \
          SELECT 'auto', '{project}', n, lpad(to_hex(n), 40, '0'), 'queued' FROM generate_series(1, {tasks}) n"
@@ -140,27 +222,10 @@ async fn one(
 
     let rss = server.rss_sampler();
     let started = Instant::now();
-    let http = load::client();
-    let polls = (0..runners).map(|r| {
-        let url = app.url(&format!(
-            "/api/runners/tasks/pending?runnerId=bench-{r}&limit=1"
-        ));
-        tokio::spawn(poll(http.clone(), url, key.clone()))
-    });
-    let mut counts: HashMap<String, u32> = HashMap::new();
-    let (mut busy, mut idle) = (Vec::new(), Vec::new());
-    let mut last_claim = started;
-    for poll in futures_util::future::join_all(polls).await {
-        let (claimed, b, i, last) = poll.expect("a runner");
-        for id in claimed {
-            *counts.entry(id).or_default() += 1;
-        }
-        last_claim = last_claim.max(last.unwrap_or(started));
-        busy.extend(b);
-        idle.extend(i);
-    }
-    let claimed: u32 = counts.values().sum();
-    let doubles = counts.values().filter(|c| **c > 1).count();
+    let polls = start_polls(app, &key, runners, &Arc::new(AtomicBool::new(true)));
+    let (counts, busy, idle, last_claim) = gather(polls, started).await;
+    let claimed: u32 = counts.values().map(|(n, _)| n).sum();
+    let doubles = counts.values().filter(|(n, _)| *n > 1).count();
     let left = count(
         app,
         "SELECT count(*) FROM review_tasks WHERE status = 'queued'",
@@ -207,6 +272,141 @@ async fn one(
     ));
 }
 
+/// Tasks arriving a second in the arrival runs: about what 50 runners claim a
+/// second with every round prepared inline, so that both runs keep up.
+const ARRIVALS_PER_SEC: u64 = 150;
+
+/// Inserts `per_tick` queued tasks of new MRs every 100 ms, `ticks` times, numbered
+/// from 1, then says that all have arrived.
+fn arrive(
+    database_url: String,
+    project: String,
+    per_tick: u64,
+    ticks: u64,
+    arrived: Arc<AtomicBool>,
+) {
+    let started = Instant::now();
+    for tick in 0..ticks {
+        let first = tick * per_tick + 1;
+        let sql = format!(
+            "INSERT INTO review_tasks (triggered_by, project_id, mr_iid, head_sha, status) \
+             SELECT 'auto', '{project}', n, lpad(to_hex(n), 40, '0'), 'queued' \
+             FROM generate_series({first}, {}) n",
+            first + per_tick - 1
+        );
+        let out = std::process::Command::new("psql")
+            .arg(&database_url)
+            .args(["-qtAX", "-v", "ON_ERROR_STOP=1", "-c", &sql])
+            .output()
+            .expect("psql");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // On the schedule, not 100 ms after each insert: a slow insert is caught up.
+        let next = Duration::from_millis(100 * (tick + 1));
+        std::thread::sleep(next.saturating_sub(started.elapsed()));
+    }
+    arrived.store(true, Ordering::Relaxed);
+}
+
+/// 50 runners polling while tasks arrive at [`ARRIVALS_PER_SEC`] for `BENCH_SECS`
+/// (at most 10 s): claims a second, the claim's p99, and each task's wait from its
+/// arrival (`created_at`) to a runner's having it, p50 and p99.
+async fn arriving(stack: &mut Stack, table: &mut Table, gitlab: &FakeGitlab, prepared_ahead: bool) {
+    const RUNNERS: u64 = 50;
+    let ticks = crate::env_number("BENCH_SECS", 20).clamp(1, 10) * 10;
+    let per_tick = ARRIVALS_PER_SEC / 10;
+    let tasks = ticks * per_tick;
+    let (server, key, project) = serve_runners(
+        stack,
+        gitlab,
+        &format!("arriving{prepared_ahead}"),
+        RUNNERS,
+        tasks.min(1000),
+        prepared_ahead,
+    )
+    .await;
+    let app = &server.app;
+    let rss = server.rss_sampler();
+    let arrived = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let polls = start_polls(app, &key, RUNNERS, &arrived);
+    let arrivals = {
+        let (url, arrived) = (app.database_url.clone(), Arc::clone(&arrived));
+        std::thread::spawn(move || arrive(url, project, per_tick, ticks, arrived))
+    };
+    let (counts, busy, _idle, last_claim) = gather(polls, started).await;
+    arrivals.join().expect("the arrivals");
+    let claimed: u32 = counts.values().map(|(n, _)| n).sum();
+    let doubles = counts.values().filter(|(n, _)| *n > 1).count();
+    let left = count(
+        app,
+        "SELECT count(*) FROM review_tasks WHERE status = 'queued'",
+    );
+    // From the task's insert to the runner's having it with its round.
+    let created: HashMap<String, f64> = app
+        .sql("SELECT id || ' ' || extract(epoch FROM created_at) FROM review_tasks")
+        .lines()
+        .filter_map(|l| {
+            let (id, at) = l.split_once(' ')?;
+            Some((id.to_owned(), at.parse().ok()?))
+        })
+        .collect();
+    let waits: Vec<Duration> = counts
+        .iter()
+        .filter_map(|(id, (_, had))| {
+            let had = had
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .ok()?
+                .as_secs_f64();
+            Some(Duration::from_secs_f64((had - created.get(id)?).max(0.0)))
+        })
+        .collect();
+    let waits = load::histogram_of(&waits);
+    let window = last_claim
+        .duration_since(started)
+        .max(Duration::from_millis(1));
+    let busy = load::histogram_of(&busy);
+    let ok = doubles == 0 && left == 0 && u64::from(claimed) == tasks;
+    table.push(
+        Row::info(
+            "claims",
+            format!(
+                "{RUNNERS} runners while {ARRIVALS_PER_SEC} tasks/s arrive for {} s{}",
+                ticks / 10,
+                if prepared_ahead {
+                    ", rounds prepared ahead (RUNNER_PREPARED_MAX_AGE_SECS=300)"
+                } else {
+                    ""
+                }
+            ),
+            format!(
+                "{:.0} claims/s; claim p50 {}, p99 {}; arrival to runner p50 {}, p99 {}; claimed twice {doubles}, left {left}",
+                f64::from(claimed) / window.as_secs_f64(),
+                ms(busy.value_at_quantile(0.5)),
+                ms(busy.value_at_quantile(0.99)),
+                ms(waits.value_at_quantile(0.5)),
+                ms(waits.value_at_quantile(0.99)),
+            ),
+        )
+        .target("0 twice, 0 left", ok),
+    );
+    table.push(Row::info(
+        "claims",
+        format!(
+            "peak RSS during the arrivals{}",
+            if prepared_ahead {
+                ", prepared ahead"
+            } else {
+                ""
+            }
+        ),
+        format!("{:.1} MB", rss.stop()),
+    ));
+}
+
 pub async fn run(stack: &mut Stack, table: &mut Table) {
     let gitlab = crate::flood::gitlab(1).await;
     let only: Option<u64> = std::env::var("BENCH_RUNNERS")
@@ -219,5 +419,8 @@ pub async fn run(stack: &mut Stack, table: &mut Table) {
     }
     if only.is_none_or(|o| o == 50) {
         one(stack, table, &gitlab, 50, true).await;
+        for prepared_ahead in [false, true] {
+            arriving(stack, table, &gitlab, prepared_ahead).await;
+        }
     }
 }
