@@ -96,17 +96,7 @@ impl TestApp {
 
     /// Runs SQL on the app's database with `psql`; returns the unaligned rows.
     pub fn sql(&self, query: &str) -> String {
-        let out = std::process::Command::new("psql")
-            .arg(&self.database_url)
-            .args(["-qtAX", "-v", "ON_ERROR_STOP=1", "-c", query])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{query}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        psql(&self.database_url, query)
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -267,4 +257,20 @@ pub async fn create_host_b_config(app: &TestApp, fake: &reviewd_testkit::FakeGit
     )
     .await;
     body["data"]["config"]["id"].as_str().unwrap().to_owned()
+}
+
+/// Runs `query` with psql on the database at `database_url`; its output, trimmed.
+/// Panics with psql's error when the query fails.
+pub fn psql(database_url: &str, query: &str) -> String {
+    let out = std::process::Command::new("psql")
+        .arg(database_url)
+        .args(["-qtAX", "-v", "ON_ERROR_STOP=1", "-c", query])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{query}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }

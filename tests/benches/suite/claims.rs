@@ -195,6 +195,13 @@ async fn gather(
     (counts, busy, idle, last_claim)
 }
 
+/// Claims in all, and tasks claimed more than once.
+fn tally(counts: &HashMap<String, (u32, SystemTime)>) -> (u32, usize) {
+    let claimed = counts.values().map(|(n, _)| n).sum();
+    let doubles = counts.values().filter(|(n, _)| *n > 1).count();
+    (claimed, doubles)
+}
+
 async fn one(
     stack: &mut Stack,
     table: &mut Table,
@@ -224,8 +231,7 @@ async fn one(
     let started = Instant::now();
     let polls = start_polls(app, &key, runners, &Arc::new(AtomicBool::new(true)));
     let (counts, busy, idle, last_claim) = gather(polls, started).await;
-    let claimed: u32 = counts.values().map(|(n, _)| n).sum();
-    let doubles = counts.values().filter(|(n, _)| *n > 1).count();
+    let (claimed, doubles) = tally(&counts);
     let left = count(
         app,
         "SELECT count(*) FROM review_tasks WHERE status = 'queued'",
@@ -294,16 +300,7 @@ fn arrive(
              FROM generate_series({first}, {}) n",
             first + per_tick - 1
         );
-        let out = std::process::Command::new("psql")
-            .arg(&database_url)
-            .args(["-qtAX", "-v", "ON_ERROR_STOP=1", "-c", &sql])
-            .output()
-            .expect("psql");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::helpers::psql(&database_url, &sql);
         // On the schedule, not 100 ms after each insert: a slow insert is caught up.
         let next = Duration::from_millis(100 * (tick + 1));
         std::thread::sleep(next.saturating_sub(started.elapsed()));
@@ -339,8 +336,7 @@ async fn arriving(stack: &mut Stack, table: &mut Table, gitlab: &FakeGitlab, pre
     };
     let (counts, busy, _idle, last_claim) = gather(polls, started).await;
     arrivals.join().expect("the arrivals");
-    let claimed: u32 = counts.values().map(|(n, _)| n).sum();
-    let doubles = counts.values().filter(|(n, _)| *n > 1).count();
+    let (claimed, doubles) = tally(&counts);
     let left = count(
         app,
         "SELECT count(*) FROM review_tasks WHERE status = 'queued'",

@@ -639,14 +639,9 @@ fn preparation(task: &ReviewTask, title: &str) -> Preparation {
     }
 }
 
-/// A preparer's hold hides the task's MR from claims; a stored preparation is
-/// claimed first, with its round, by the key's runner only; a superseded task's
-/// preparation is found as an orphan, its round still open, until forgotten.
-async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
-    // Far enough back for both stores' clocks (the memory one is a fake).
-    let long_ago = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
-    let (project, review, round) = seed::review_in_first_round(s, 41).await;
-    let task = seed::task(s, &project, 41, "h1").await;
+/// A runner with room for 5 tasks, registered with a new user's API key: the key's
+/// id and the registration.
+async fn keyed_runner(s: &Stores) -> (Uuid, RunnerRegistration) {
     let user = seed::user(s).await;
     let key = s
         .api_keys
@@ -659,6 +654,18 @@ async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
         ..seed::registration(5, &[])
     };
     s.runners.upsert(&registration).await.unwrap();
+    (key, registration)
+}
+
+/// A preparer's hold hides the task's MR from claims; a stored preparation is
+/// claimed first, with its round, by the key's runner only; a superseded task's
+/// preparation is found as an orphan, its round still open, until forgotten.
+async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
+    // Far enough back for both stores' clocks (the memory one is a fake).
+    let long_ago = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
+    let (project, review, round) = seed::review_in_first_round(s, 41).await;
+    let task = seed::task(s, &project, 41, "h1").await;
+    let (key, registration) = keyed_runner(s).await;
     let runner = registration.id.as_str();
 
     let held = s
@@ -773,18 +780,7 @@ async fn preparations_are_passed_over_with_preparation_off(s: &Stores) {
     let long_ago = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
     let (project, review, round) = seed::review_in_first_round(s, 43).await;
     let task = seed::task(s, &project, 43, "h1").await;
-    let user = seed::user(s).await;
-    let key = s
-        .api_keys
-        .create(seed::new_api_key(user.id, None))
-        .await
-        .unwrap()
-        .id;
-    let registration = RunnerRegistration {
-        api_key_id: Some(key),
-        ..seed::registration(5, &[])
-    };
-    s.runners.upsert(&registration).await.unwrap();
+    let (key, registration) = keyed_runner(s).await;
     let runner = registration.id.as_str();
     let held = s
         .runners
@@ -797,6 +793,15 @@ async fn preparations_are_passed_over_with_preparation_off(s: &Stores) {
         held.save(&preparation(&task, "Prepared"), Some(&assignment))
             .await
             .unwrap()
+    );
+    assert_eq!(
+        s.runners
+            .preparation_budget(long_ago, long_ago)
+            .await
+            .unwrap()
+            .prepared,
+        1,
+        "the preparation is stored"
     );
     let ClaimBatch::Claimed(rows) = s
         .runners
