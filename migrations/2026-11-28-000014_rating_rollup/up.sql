@@ -23,7 +23,10 @@ $$ LANGUAGE sql;
 CREATE FUNCTION reviewd_reviews_ratings() RETURNS trigger AS $$
 BEGIN
     IF TG_OP = 'DELETE' THEN
+        -- BEFORE DELETE, as the stats' trigger: a delete then takes the rating cell before
+        -- the stats cell (names order the triggers), as inserts and updates do.
         PERFORM reviewd_add_review_rating(OLD, -1);
+        RETURN OLD;
     ELSIF TG_OP = 'INSERT' THEN
         PERFORM reviewd_add_review_rating(NEW, 1);
     -- Two cells change in key order, so that two reviews moving between the same cells in
@@ -52,7 +55,7 @@ CREATE TRIGGER reviews_ratings_update AFTER UPDATE OF created_at, status, overal
           AND (OLD.created_at, OLD.status, OLD.overall_rating)
               IS DISTINCT FROM (NEW.created_at, NEW.status, NEW.overall_rating))
     EXECUTE FUNCTION reviewd_reviews_ratings();
-CREATE TRIGGER reviews_ratings_delete AFTER DELETE ON reviews
+CREATE TRIGGER reviews_ratings_delete BEFORE DELETE ON reviews
     FOR EACH ROW WHEN (OLD.status = 'completed' AND OLD.overall_rating IS NOT NULL)
     EXECUTE FUNCTION reviewd_reviews_ratings();
 

@@ -333,6 +333,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    review_daily_ratings (day, overall_rating, shard) {
+        day -> Date,
+        overall_rating -> Text,
+        shard -> Int2,
+        reviews -> Int8,
+    }
+}
+
+diesel::table! {
     review_daily_stats (day, status, triggered_by, shard) {
         day -> Date,
         status -> Text,
@@ -343,15 +352,6 @@ diesel::table! {
         score_sum -> Int8,
         scored -> Int8,
         cost_usd -> Float8,
-    }
-}
-
-diesel::table! {
-    review_daily_ratings (day, overall_rating, shard) {
-        day -> Date,
-        overall_rating -> Text,
-        shard -> Int2,
-        reviews -> Int8,
     }
 }
 

@@ -282,6 +282,16 @@ async fn one(
 /// second with every round prepared inline, so that both runs keep up.
 const ARRIVALS_PER_SEC: u64 = 150;
 
+/// Says that all tasks have arrived when dropped: at the end of the arrivals, or when
+/// they fail, so that the runners stop polling and the failure is reported.
+struct Arrived(Arc<AtomicBool>);
+
+impl Drop for Arrived {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Inserts `per_tick` queued tasks of new MRs every 100 ms, `ticks` times, numbered
 /// from 1, then says that all have arrived.
 fn arrive(
@@ -291,6 +301,7 @@ fn arrive(
     ticks: u64,
     arrived: Arc<AtomicBool>,
 ) {
+    let _arrived = Arrived(arrived);
     let started = Instant::now();
     for tick in 0..ticks {
         let first = tick * per_tick + 1;
@@ -305,7 +316,6 @@ fn arrive(
         let next = Duration::from_millis(100 * (tick + 1));
         std::thread::sleep(next.saturating_sub(started.elapsed()));
     }
-    arrived.store(true, Ordering::Relaxed);
 }
 
 /// 50 runners polling while tasks arrive at [`ARRIVALS_PER_SEC`] for `BENCH_SECS`
