@@ -66,17 +66,7 @@ async fn a_task_recorded_but_never_queued_is_swept_into_the_queue() {
     let sql = format!(
         "UPDATE review_tasks SET stream_message_id = NULL, created_at = now() - interval '1 minute' WHERE id = '{task_id}'"
     );
-    let out = std::process::Command::new("psql")
-        .arg(&first.database_url)
-        .arg("-qc")
-        .arg(&sql)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    first.sql(&sql);
 
     let second = TestApp::spawn_sharing(
         &first,

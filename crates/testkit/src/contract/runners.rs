@@ -12,7 +12,7 @@ use reviewd_domain::model::runner::{
 };
 use reviewd_domain::model::{NewReviewTask, Project, ReviewTask, TaskStatus};
 use reviewd_domain::ports::{
-    AttemptStart, ClaimBatch, Preparation, PreparedPayload, RepoError, TaskInsert,
+    AttemptStart, ClaimBatch, Preparation, PreparedPayload, RepoError, TaskInsert, TaskReservation,
 };
 use serde_json::json;
 use std::time::Duration;
@@ -657,6 +657,17 @@ async fn keyed_runner(s: &Stores) -> (Uuid, RunnerRegistration) {
     (key, registration)
 }
 
+/// The oldest queued task, held for preparing (any preparation made since the
+/// epoch counts as fresh, for both stores' clocks).
+async fn reserve_oldest(s: &Stores) -> Box<dyn TaskReservation> {
+    let long_ago = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
+    s.runners
+        .reserve_to_prepare(RETRY, long_ago, long_ago)
+        .await
+        .unwrap()
+        .expect("a queued task is held for preparing")
+}
+
 /// A preparer's hold hides the task's MR from claims; a stored preparation is
 /// claimed first, with its round, by the key's runner only; a superseded task's
 /// preparation is found as an orphan, its round still open, until forgotten.
@@ -668,12 +679,7 @@ async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
     let (key, registration) = keyed_runner(s).await;
     let runner = registration.id.as_str();
 
-    let held = s
-        .runners
-        .reserve_to_prepare(RETRY, long_ago, long_ago)
-        .await
-        .unwrap()
-        .expect("the queued task is held for preparing");
+    let held = reserve_oldest(s).await;
     assert_eq!(held.task().id, task.id);
     let claimed = s
         .runners
@@ -737,12 +743,7 @@ async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
     let review2 = seed::review(s, &project, 42, "h1").await;
     let round2 = seed::first_round(s, &review2).await;
     let old = seed::task(s, &project, 42, "h1").await;
-    let held = s
-        .runners
-        .reserve_to_prepare(RETRY, long_ago, long_ago)
-        .await
-        .unwrap()
-        .expect("the second task is held");
+    let held = reserve_oldest(s).await;
     assert_eq!(held.task().id, old.id);
     let assignment2 = prepared_assignment(review2.id, round2.id, "h1");
     assert!(
@@ -782,12 +783,7 @@ async fn preparations_are_passed_over_with_preparation_off(s: &Stores) {
     let task = seed::task(s, &project, 43, "h1").await;
     let (key, registration) = keyed_runner(s).await;
     let runner = registration.id.as_str();
-    let held = s
-        .runners
-        .reserve_to_prepare(RETRY, long_ago, long_ago)
-        .await
-        .unwrap()
-        .expect("the queued task is held for preparing");
+    let held = reserve_oldest(s).await;
     let assignment = prepared_assignment(review.id, round.id, "h1");
     assert!(
         held.save(&preparation(&task, "Prepared"), Some(&assignment))
