@@ -92,3 +92,50 @@ async fn health_probe() {
     )
     .await;
 }
+
+#[derive(diesel::QueryableByName)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+/// The webhooks of one moment share their statements: forty tasks queued at once
+/// are committed by a few transactions, not one each (the rows one statement
+/// inserted share their `xmin`). Each caller still gets its own task back.
+#[tokio::test]
+async fn tasks_queued_at_once_share_their_commits() {
+    use reviewd_domain::ports::TaskInsert;
+    use reviewd_testkit::contract::seed;
+
+    let (stores, db) = postgres().await;
+    let project = seed::project(&stores).await;
+    let mut inserts = tokio::task::JoinSet::new();
+    for mr in 0..40 {
+        let (tasks, new) = (stores.tasks.clone(), seed::new_task(&project, mr, "aaa"));
+        inserts.spawn(async move { (mr, tasks.insert(new).await.unwrap()) });
+    }
+    let mut ids = Vec::new();
+    for (mr, answer) in inserts.join_all().await {
+        let (TaskInsert::Created(task), 0) = answer else {
+            panic!("MR {mr}: a new task, nothing superseded: {answer:?}")
+        };
+        assert_eq!(task.mr_iid, mr, "each caller gets its own task");
+        ids.push(task.id);
+    }
+
+    let mut conn = db.pool().await.get().await.unwrap();
+    let transactions: Count = diesel_async::RunQueryDsl::get_result(
+        diesel::sql_query(
+            "SELECT count(DISTINCT xmin::text)::bigint AS n FROM review_tasks WHERE id = ANY($1)",
+        )
+        .bind::<diesel::sql_types::Array<diesel::sql_types::Uuid>, _>(&ids),
+        &mut conn,
+    )
+    .await
+    .unwrap();
+    assert!(
+        transactions.n < 10,
+        "40 tasks queued at once took {} commits",
+        transactions.n
+    );
+}

@@ -2,6 +2,7 @@
 //! task list; a server worker's attempts are in `attempts`.
 
 mod attempts;
+mod batches;
 mod stream_ids;
 
 use super::{conn, found, paginate};
@@ -25,15 +26,18 @@ use uuid::Uuid;
 pub struct PgTaskRepository {
     pool: PgPool,
     stream_ids: Option<stream_ids::StreamIdWriter>,
+    batches: Option<batches::QueueBatcher>,
 }
 
 impl PgTaskRepository {
-    /// Within a tokio runtime, message ids noted on the webhook path are written in
-    /// batches by a task on that runtime.
+    /// Within a tokio runtime, tasks queued at the same moment are inserted by one
+    /// statement, and the message ids noted on the webhook path are written in
+    /// batches, each by a task on that runtime.
     #[must_use]
     pub fn new(pool: PgPool) -> Self {
         Self {
             stream_ids: stream_ids::StreamIdWriter::spawn(pool.clone()),
+            batches: batches::QueueBatcher::spawn(pool.clone()),
             pool,
         }
     }
@@ -171,46 +175,55 @@ struct Queued {
     superseded: i64,
 }
 
+/// Queues one task by its own statement: outside a runtime, and for the tasks of a
+/// batch whose statement failed (each then gets its own answer).
+async fn insert_one(pool: &PgPool, task: &NewReviewTask) -> Result<(TaskInsert, u64), RepoError> {
+    let mut conn = conn(pool).await?;
+    let dedup_key = task.dedup_key();
+    // One statement, so one round trip and one commit per webhook: the check for
+    // an active task of the same head, the superseding and the insert see one
+    // snapshot and commit together.
+    let result: Result<Vec<Queued>, diesel::result::Error> = QueueTask {
+        dedup_key: dedup_key.as_deref(),
+        task,
+    }
+    .load(&mut conn)
+    .await;
+    match result {
+        Ok(rows) => {
+            let row = rows.into_iter().next().ok_or(RepoError::NotFound)?;
+            let superseded = u64::try_from(row.superseded).unwrap_or(0);
+            let task: ReviewTask = row.task.try_into()?;
+            Ok(if row.created {
+                (TaskInsert::Created(task), superseded)
+            } else {
+                (TaskInsert::Duplicate(task), 0)
+            })
+        }
+        // Two deliveries racing past the check: the unique index stops the second.
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => {
+            let existing: TaskRow = review_tasks::table
+                .filter(review_tasks::dedup_key.eq(dedup_key.unwrap_or_default()))
+                .filter(review_tasks::status.eq_any(ACTIVE))
+                .select(TaskRow::as_select())
+                .first(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+            Ok((TaskInsert::Duplicate(existing.try_into()?), 0))
+        }
+        Err(e) => Err(map_diesel_error(e)),
+    }
+}
+
 #[async_trait]
 impl TaskRepository for PgTaskRepository {
     async fn insert(&self, task: NewReviewTask) -> Result<(TaskInsert, u64), RepoError> {
-        let mut conn = conn(&self.pool).await?;
-        let dedup_key = task.dedup_key();
-        // One statement, so one round trip and one commit per webhook: the check for
-        // an active task of the same head, the superseding and the insert see one
-        // snapshot and commit together.
-        let result: Result<Vec<Queued>, diesel::result::Error> = QueueTask {
-            dedup_key: dedup_key.as_deref(),
-            task: &task,
-        }
-        .load(&mut conn)
-        .await;
-        match result {
-            Ok(rows) => {
-                let row = rows.into_iter().next().ok_or(RepoError::NotFound)?;
-                let superseded = u64::try_from(row.superseded).unwrap_or(0);
-                let task: ReviewTask = row.task.try_into()?;
-                Ok(if row.created {
-                    (TaskInsert::Created(task), superseded)
-                } else {
-                    (TaskInsert::Duplicate(task), 0)
-                })
-            }
-            // Two deliveries racing past the check: the unique index stops the second.
-            Err(diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::UniqueViolation,
-                _,
-            )) => {
-                let existing: TaskRow = review_tasks::table
-                    .filter(review_tasks::dedup_key.eq(dedup_key.unwrap_or_default()))
-                    .filter(review_tasks::status.eq_any(ACTIVE))
-                    .select(TaskRow::as_select())
-                    .first(&mut conn)
-                    .await
-                    .map_err(map_diesel_error)?;
-                Ok((TaskInsert::Duplicate(existing.try_into()?), 0))
-            }
-            Err(e) => Err(map_diesel_error(e)),
+        match &self.batches {
+            Some(batches) => batches.queue(task).await,
+            None => insert_one(&self.pool, &task).await,
         }
     }
 
