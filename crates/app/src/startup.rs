@@ -309,7 +309,7 @@ impl Application {
         .with_feedback(feedback.clone());
         let engine = Arc::new(
             ReviewEngine::new(
-                task_repo,
+                task_repo.clone(),
                 Arc::new(PgReviewRepository::new(pool.clone())),
                 projects.clone(),
                 catalog_repo.clone(),
@@ -334,7 +334,7 @@ impl Application {
         ));
         let runners = Arc::new(RunnerService::new(
             Arc::new(PgRunnerRepository::new(pool.clone())),
-            Arc::new(PgTaskRepository::new(pool.clone())),
+            task_repo.clone(),
             tasks.clone(),
             engine.clone(),
             projects.clone(),

@@ -32,9 +32,11 @@ pub async fn connect(
     max_size: usize,
     timeout: Duration,
 ) -> Result<PgPool, ConnectError> {
-    // `Fast`: a checkout costs no round trip. A connection the server closed is still
-    // dropped (diesel-async sees the broken socket); one that sat idle is proven
-    // with `SELECT 1` first, as a firewall may have cut it silently.
+    // `Fast`: a checkout costs no round trip. A connection whose socket is seen closed
+    // (the server ended it) is still dropped; one that sat idle is proven with
+    // `SELECT 1` first, as a firewall may have cut it silently. A backend ended in the
+    // instant before a checkout still fails that one request, as it would between a
+    // check and the request's own statement.
     let mut config = ManagerConfig::default();
     config.recycling_method = RecyclingMethod::Fast;
     let manager =
@@ -56,8 +58,11 @@ pub async fn connect(
     }
 }
 
-/// A connection unused for this long is proven before it is handed out again.
+/// A connection not checked out for this long is proven before it is handed out
+/// again.
 const IDLE_BEFORE_CHECK: Duration = Duration::from_secs(5);
+/// How long that proof may take.
+const IDLE_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 fn verify_if_idle<'a>(
     conn: &'a mut AsyncPgConnection,
@@ -67,11 +72,18 @@ fn verify_if_idle<'a>(
         if metrics.last_used() < IDLE_BEFORE_CHECK {
             return Ok(());
         }
-        diesel::sql_query("SELECT 1")
-            .execute(conn)
-            .await
-            .map(drop)
-            .map_err(|e| HookError::message(e.to_string()))
+        // A connection cut silently would not answer at all: give up on it, and the
+        // pool takes or opens another.
+        match tokio::time::timeout(
+            IDLE_CHECK_TIMEOUT,
+            diesel::sql_query("SELECT 1").execute(conn),
+        )
+        .await
+        {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(HookError::message(e.to_string())),
+            Err(_) => Err(HookError::message("no answer to the idle check")),
+        }
     })
 }
 

@@ -21,6 +21,7 @@ pub async fn run(s: &Stores) {
     insert_dedups_and_supersedes(s).await;
     insert_needs_the_project(s).await;
     tasks_queued_at_once(s).await;
+    heads_of_one_mr_queued_at_once(s).await;
     a_bad_task_among_others_fails_alone(s).await;
     one_live_attempt_per_merge_request(s).await;
     an_exhausted_task_is_given_up_once(s).await;
@@ -150,6 +151,51 @@ async fn tasks_queued_at_once(s: &Stores) {
     assert!(first_created != again_created, "one created, one duplicate");
     let created = answers.iter().filter(|a| task_of(a).1).count();
     assert_eq!(created, 40, "one task per MR");
+}
+
+/// Five heads of one MR and a redelivery of its first head, at once, among other
+/// MRs: whatever order a store ran them in, one of the MR's tasks stays queued, every
+/// other is superseded, and the answers count each supersede once. (Two heads
+/// queued side by side would each miss the other and both stay queued.)
+async fn heads_of_one_mr_queued_at_once(s: &Stores) {
+    let project = seed::project(s).await;
+    let mut news: Vec<NewReviewTask> = Vec::new();
+    for (n, head) in ["h1", "h2", "h3", "h4", "h5", "h1"].into_iter().enumerate() {
+        news.push(seed::new_task(&project, 300, head));
+        news.extend((0..5).map(|m| seed::new_task(&project, 310 + 5 * n as i64 + m, "aaa")));
+    }
+    let answers = insert_at_once(s, news).await;
+
+    let mut ids = std::collections::BTreeSet::new();
+    let mut superseded = 0;
+    for answer in &answers {
+        let (task, _) = task_of(answer);
+        if task.mr_iid == 300 {
+            ids.insert(task.id);
+            superseded += answer.as_ref().map_or(0, |(_, n)| *n);
+        } else {
+            assert_eq!(status(s, task.id).await, TaskStatus::Queued, "other MRs");
+        }
+    }
+    let mut queued = 0;
+    for id in &ids {
+        match status(s, *id).await {
+            TaskStatus::Queued => queued += 1,
+            TaskStatus::Superseded => {}
+            other => panic!("a task of the MR is {other:?}"),
+        }
+    }
+    assert_eq!(
+        queued,
+        1,
+        "one head of the MR queued, of {} tasks",
+        ids.len()
+    );
+    assert_eq!(
+        superseded as usize,
+        ids.len() - 1,
+        "each supersede counted once"
+    );
 }
 
 /// A task of an unknown project among webhooks of the same moment fails alone:

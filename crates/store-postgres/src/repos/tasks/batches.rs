@@ -1,16 +1,20 @@
 //! Tasks queued at the same moment, inserted by one statement. PostgreSQL spends
 //! most of a one-row insert on the statement itself (its round trip, executor start
 //! and commit), not on the row: pgbench here gives about 10,000 one-row
-//! `review_tasks` inserts a second, and 40,000 rows a second 16 at a time. So the
-//! webhooks that arrive while a statement runs go into the next one, and each
-//! caller is answered after the statement that holds its task has committed, as
-//! before: an answered webhook's task is recorded.
+//! `review_tasks` inserts a second, and 40,000 rows a second 16 at a time. So a
+//! batch starts as soon as a lane is free, and the webhooks that arrive while the
+//! lanes are busy go into the next one. Each caller is answered after the
+//! statement that holds its task has committed, as before: an answered webhook's
+//! task is recorded.
 //!
-//! A batch holds at most one task per MR, so that the superseding of an MR's older
-//! heads and the dedup check see what the tasks before it did. A statement that
-//! fails (a task another statement queued meanwhile, a lost connection) answers
-//! none of its tasks: each is then queued again by the one-task statement, which
-//! gives it its own answer.
+//! A batch holds at most one task per MR, and no two running batches share an MR:
+//! the tasks of one MR are queued one after another, in their order, so the
+//! superseding of older heads and the dedup check see what came before. A
+//! statement the database refused (an unknown project, a head another process
+//! queued meanwhile) wrote nothing: its tasks are queued again one by one by the
+//! one-task statement, each with its own answer. After a lost connection nobody
+//! knows whether the statement committed; its callers are told the store is
+//! unavailable, and the platform's redelivery finds the task if it was.
 
 use super::{TASK_COLUMNS, insert_one};
 use crate::PgPool;
@@ -25,23 +29,41 @@ use diesel_async::RunQueryDsl;
 use reviewd_domain::model::{NewReviewTask, ReviewTask};
 use reviewd_domain::ports::{RepoError, TaskInsert};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, LazyLock};
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use std::sync::LazyLock;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 /// The most tasks one statement carries.
 const MAX_BATCH: usize = 64;
 /// Statements running at once, each on its own pooled connection: while one
-/// commits, the next batch is already being inserted. More lanes make smaller
-/// batches: with 4, the webhooks' closed loop gave 4,540-4,667/s, against
-/// 5,046-5,714/s with 2, in alternate runs.
+/// commits, the next batch is already being inserted, and one slow statement does
+/// not hold every webhook. More lanes make smaller batches: in alternate runs of
+/// the webhooks' closed loop, 4 gave 4,540-4,667/s against 5,046-5,714/s with 2;
+/// 1 gave 5,320-5,337/s against 4,885-5,217/s with 2, but open-loop p50 2.4 ms
+/// against 1.9 ms.
 const LANES: usize = 2;
 
 type Answer = Result<(TaskInsert, u64), RepoError>;
 
+/// A merge request: a batch holds at most one task of each, and no two running
+/// batches hold the same one.
+type Mr = (Uuid, i64);
+
+/// How long a task may wait for its statement before its caller is told the
+/// store is unavailable (the pool's own wait bounded a webhook's wait before).
+const MAX_WAIT: Duration = Duration::from_secs(5);
+
 struct Request {
     task: NewReviewTask,
     reply: oneshot::Sender<Answer>,
+    since: Instant,
+}
+
+impl Request {
+    fn mr(&self) -> Mr {
+        (self.task.project_id, self.task.mr_iid)
+    }
 }
 
 pub(crate) struct QueueBatcher {
@@ -63,52 +85,103 @@ impl QueueBatcher {
     /// has committed.
     pub(crate) async fn queue(&self, task: NewReviewTask) -> Answer {
         let (reply, answer) = oneshot::channel();
-        if let Err(mpsc::error::SendError(request)) = self.requests.send(Request { task, reply }) {
+        let request = Request {
+            task,
+            reply,
+            since: Instant::now(),
+        };
+        if let Err(mpsc::error::SendError(request)) = self.requests.send(request) {
             // The dispatcher's runtime has stopped: nothing batches any more.
             return insert_one(&self.pool, &request.task).await;
         }
         answer.await.unwrap_or_else(|_| {
             Err(RepoError::Unavailable(
-                "the task writer stopped before the task was queued".into(),
+                "the task writer stopped while the task was being queued".into(),
             ))
         })
     }
 }
 
-/// Forms batches from what waits, one per free lane.
+/// Forms a batch whenever a lane is free and a waiting task's MR is in no running
+/// batch. A batch's MRs are busy until it has answered every caller, its
+/// task-by-task retry included, so two heads of one MR are never queued at once.
 async fn dispatch(pool: PgPool, mut requests: mpsc::UnboundedReceiver<Request>) {
-    let lanes = Arc::new(Semaphore::new(LANES));
+    let (finished, mut done) = mpsc::unbounded_channel::<Vec<Mr>>();
     let mut waiting = VecDeque::new();
+    let mut busy: HashSet<Mr> = HashSet::new();
+    let mut running = 0;
+    let mut open = true;
     loop {
-        let Ok(lane) = lanes.clone().acquire_owned().await else {
-            return;
-        };
-        if waiting.is_empty() {
-            match requests.recv().await {
-                Some(request) => waiting.push_back(request),
-                None => return,
-            }
-        }
         while let Ok(request) = requests.try_recv() {
             waiting.push_back(request);
         }
-        let batch = take_batch(&mut waiting);
-        let pool = pool.clone();
-        tokio::spawn(async move {
-            run(&pool, batch).await;
-            drop(lane);
-        });
+        while running < LANES {
+            let batch = take_batch(&mut waiting, &busy);
+            if batch.is_empty() {
+                break;
+            }
+            let guard = Finished {
+                mrs: batch.iter().map(Request::mr).collect(),
+                to: finished.clone(),
+            };
+            busy.extend(guard.mrs.iter().copied());
+            running += 1;
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                run(&pool, batch).await;
+                drop(guard);
+            });
+        }
+        if !open && running == 0 && waiting.is_empty() {
+            return;
+        }
+        tokio::select! {
+            request = requests.recv(), if open => match request {
+                Some(request) => waiting.push_back(request),
+                None => open = false,
+            },
+            Some(mrs) = done.recv() => {
+                running -= 1;
+                for mr in mrs {
+                    busy.remove(&mr);
+                }
+            }
+        }
     }
 }
 
-/// The first waiting task of each MR, oldest first, up to [`MAX_BATCH`]; the rest
-/// keep their order for the next batch.
-fn take_batch(waiting: &mut VecDeque<Request>) -> Vec<Request> {
+/// Sends a batch's MRs back to the dispatcher when the batch ends, however it ends.
+struct Finished {
+    mrs: Vec<Mr>,
+    to: mpsc::UnboundedSender<Vec<Mr>>,
+}
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        let _ = self.to.send(std::mem::take(&mut self.mrs));
+    }
+}
+
+/// The first waiting task of each idle MR, oldest first, up to [`MAX_BATCH`]; the
+/// rest keep their order for a later batch. A task whose caller has gone is
+/// dropped (the platform sends the webhook again); one that waited too long is
+/// answered that the store is unavailable.
+fn take_batch(waiting: &mut VecDeque<Request>, busy: &HashSet<Mr>) -> Vec<Request> {
     let mut batch = Vec::new();
-    let mut mrs = HashSet::new();
+    let mut taken = HashSet::new();
     let mut rest = VecDeque::new();
     for request in waiting.drain(..) {
-        if batch.len() < MAX_BATCH && mrs.insert((request.task.project_id, request.task.mr_iid)) {
+        if request.reply.is_closed() {
+            continue;
+        }
+        if request.since.elapsed() > MAX_WAIT {
+            let _ = request.reply.send(Err(RepoError::Unavailable(
+                "the database did not take the task in time".into(),
+            )));
+            continue;
+        }
+        let mr = request.mr();
+        if batch.len() < MAX_BATCH && !busy.contains(&mr) && taken.insert(mr) {
             batch.push(request);
         } else {
             rest.push_back(request);
@@ -118,24 +191,42 @@ fn take_batch(waiting: &mut VecDeque<Request>) -> Vec<Request> {
     batch
 }
 
+/// Answers each caller of the batch. Only a statement the database refused (so
+/// rolled back: a head another process queued meanwhile, an unknown project) is
+/// tried again task by task; after a lost connection nobody knows whether it
+/// committed, so its callers are told the store is unavailable, as a caller of the
+/// one-task statement would be.
 async fn run(pool: &PgPool, batch: Vec<Request>) {
     let ids: Vec<Uuid> = batch.iter().map(|_| Uuid::new_v4()).collect();
     let tasks: Vec<&NewReviewTask> = batch.iter().map(|r| &r.task).collect();
-    let mut answers = match insert_batch(pool, &ids, &tasks).await {
-        Ok(answers) => answers,
-        Err(e) => {
-            tracing::debug!(error = %e, tasks = batch.len(), "tasks.batch_failed");
-            HashMap::new()
+    match insert_batch(pool, &ids, &tasks).await {
+        Ok(mut answers) => {
+            for (request, id) in batch.into_iter().zip(ids) {
+                let answer = answers.remove(&id).unwrap_or(Err(RepoError::NotFound));
+                let _ = request.reply.send(answer);
+            }
         }
-    };
-    for (request, id) in batch.into_iter().zip(ids) {
-        let answer = match answers.remove(&id) {
-            Some(answer) => answer,
-            None => insert_one(pool, &request.task).await,
-        };
-        // The caller may have gone (its request was cancelled): the task stays queued.
-        let _ = request.reply.send(answer);
+        Err(Failure::Refused(e)) => {
+            tracing::debug!(error = %e, tasks = batch.len(), "tasks.batch_refused");
+            for request in batch {
+                let answer = insert_one(pool, &request.task).await;
+                let _ = request.reply.send(answer);
+            }
+        }
+        Err(Failure::Unavailable(e)) => {
+            for request in batch {
+                let _ = request.reply.send(Err(RepoError::Unavailable(e.clone())));
+            }
+        }
     }
+}
+
+/// Why a batch's statement gave no answers.
+enum Failure {
+    /// The database refused the statement: nothing of it was written.
+    Refused(String),
+    /// No connection, or it was lost: the statement may or may not have committed.
+    Unavailable(String),
 }
 
 #[derive(QueryableByName)]
@@ -154,26 +245,43 @@ async fn insert_batch(
     pool: &PgPool,
     ids: &[Uuid],
     tasks: &[&NewReviewTask],
-) -> Result<HashMap<Uuid, Answer>, RepoError> {
-    let mut conn = conn(pool).await?;
-    let rows: Vec<BatchRow> = QueueTasks::new(ids, tasks)
-        .load(&mut conn)
+) -> Result<HashMap<Uuid, Answer>, Failure> {
+    let mut conn = conn(pool)
         .await
-        .map_err(map_diesel_error)?;
-    let mut answers = HashMap::with_capacity(rows.len());
-    for row in rows {
-        let task: ReviewTask = row.task.try_into()?;
-        let answer = if row.created {
-            (
-                TaskInsert::Created(task),
-                u64::try_from(row.superseded).unwrap_or(0),
-            )
-        } else {
-            (TaskInsert::Duplicate(task), 0)
-        };
-        answers.insert(row.input_id, Ok(answer));
-    }
-    Ok(answers)
+        .map_err(|e| Failure::Unavailable(e.to_string()))?;
+    let rows: Vec<BatchRow> =
+        QueueTasks::new(ids, tasks)
+            .load(&mut conn)
+            .await
+            .map_err(|e| match e {
+                diesel::result::Error::DatabaseError(kind, _)
+                    if !matches!(
+                        kind,
+                        diesel::result::DatabaseErrorKind::ClosedConnection
+                            | diesel::result::DatabaseErrorKind::UnableToSendCommand
+                    ) =>
+                {
+                    Failure::Refused(e.to_string())
+                }
+                e => Failure::Unavailable(map_diesel_error(e).to_string()),
+            })?;
+    // Committed: from here each row answers its own caller, even with an error.
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let answer = ReviewTask::try_from(row.task).map(|task| {
+                if row.created {
+                    (
+                        TaskInsert::Created(task),
+                        u64::try_from(row.superseded).unwrap_or(0),
+                    )
+                } else {
+                    (TaskInsert::Duplicate(task), 0)
+                }
+            });
+            (row.input_id, answer)
+        })
+        .collect())
 }
 
 /// What the one-task statement (`QUEUE_TASK`) does, for each row of the input: the
@@ -273,5 +381,70 @@ impl QueryFragment<Pg> for QueueTasks<'_> {
         out.push_sql("::int4[]");
         out.push_sql(&QUEUE_TASKS_TAIL);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reviewd_domain::model::TriggeredBy;
+
+    fn request(project: Uuid, mr_iid: i64) -> (Request, oneshot::Receiver<Answer>) {
+        let (reply, answer) = oneshot::channel();
+        let task = NewReviewTask {
+            triggered_by: TriggeredBy::Auto,
+            project_id: project,
+            mr_iid,
+            head_sha: Some("aaa".into()),
+            send_to_platform: true,
+            template_id: None,
+            requested_by: None,
+            max_attempts: 3,
+        };
+        let since = Instant::now();
+        (Request { task, reply, since }, answer)
+    }
+
+    fn mrs(requests: &[Request]) -> Vec<i64> {
+        requests.iter().map(|r| r.task.mr_iid).collect()
+    }
+
+    #[test]
+    fn a_batch_takes_one_task_of_each_idle_mr_in_order() {
+        let project = Uuid::new_v4();
+        let mut answers = Vec::new();
+        let mut waiting = VecDeque::new();
+        for mr in [1, 2, 1, 3, 2, 4] {
+            let (r, a) = request(project, mr);
+            waiting.push_back(r);
+            answers.push(a);
+        }
+        let busy = HashSet::from([(project, 3)]);
+        assert_eq!(mrs(&take_batch(&mut waiting, &busy)), [1, 2, 4]);
+        assert_eq!(mrs(waiting.make_contiguous()), [1, 3, 2]);
+
+        // While the first batch runs, its MRs are busy: only MR 3's task may go.
+        let busy = HashSet::from([(project, 1), (project, 2)]);
+        assert_eq!(mrs(&take_batch(&mut waiting, &busy)), [3]);
+        assert_eq!(mrs(&take_batch(&mut waiting, &HashSet::new())), [1, 2]);
+        assert!(waiting.is_empty());
+    }
+
+    #[test]
+    fn a_gone_caller_is_dropped_and_a_late_one_told_the_store_is_unavailable() {
+        let project = Uuid::new_v4();
+        let (gone, answer) = request(project, 1);
+        drop(answer);
+        let (mut late, mut late_answer) = request(project, 2);
+        late.since = Instant::now() - MAX_WAIT - Duration::from_secs(1);
+        let (fresh, _answer) = request(project, 3);
+        let mut waiting = VecDeque::from([gone, late, fresh]);
+
+        assert_eq!(mrs(&take_batch(&mut waiting, &HashSet::new())), [3]);
+        assert!(waiting.is_empty());
+        assert!(matches!(
+            late_answer.try_recv(),
+            Ok(Err(RepoError::Unavailable(_)))
+        ));
     }
 }
