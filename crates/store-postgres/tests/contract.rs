@@ -139,3 +139,53 @@ async fn tasks_queued_at_once_share_their_commits() {
         transactions.n
     );
 }
+
+/// Another process queues the same head at the same moment: its insert, not yet
+/// committed, holds the unique index, so this statement waits, then is refused when
+/// the other commits. The caller gets the other's task back as a duplicate, not
+/// an error.
+#[tokio::test]
+async fn a_head_another_process_queued_meanwhile_is_a_duplicate() {
+    use diesel_async::RunQueryDsl;
+    use reviewd_domain::ports::TaskInsert;
+    use reviewd_testkit::contract::seed;
+
+    #[derive(diesel::QueryableByName)]
+    struct Id {
+        #[diesel(sql_type = diesel::sql_types::Uuid)]
+        id: uuid::Uuid,
+    }
+
+    let (stores, db) = postgres().await;
+    let project = seed::project(&stores).await;
+    let new = seed::new_task(&project, 7, "aaa");
+    let pool = db.pool().await;
+    let mut other = pool.get().await.unwrap();
+    diesel::sql_query("BEGIN")
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let held: Id = diesel::sql_query(
+        "INSERT INTO review_tasks (triggered_by, project_id, mr_iid, head_sha, status, dedup_key)
+         VALUES ('auto', $1, 7, 'aaa', 'queued', $2) RETURNING id",
+    )
+    .bind::<diesel::sql_types::Uuid, _>(project.id)
+    .bind::<diesel::sql_types::Text, _>(new.dedup_key().unwrap())
+    .get_result(&mut other)
+    .await
+    .unwrap();
+
+    let tasks = stores.tasks.clone();
+    let queued = tokio::spawn(async move { tasks.insert(new).await });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!queued.is_finished(), "the insert waits on the other's row");
+    diesel::sql_query("COMMIT")
+        .execute(&mut other)
+        .await
+        .unwrap();
+
+    match queued.await.unwrap().unwrap() {
+        (TaskInsert::Duplicate(task), 0) => assert_eq!(task.id, held.id),
+        answer => panic!("the other process's task as a duplicate: {answer:?}"),
+    }
+}

@@ -14,9 +14,6 @@ use async_trait::async_trait;
 use chrono::Utc;
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::Untyped;
-use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use reviewd_domain::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 use reviewd_domain::ports::{AttemptEnd, AttemptStart, RepoError, TaskInsert, TaskRepository};
@@ -46,167 +43,25 @@ impl PgTaskRepository {
 /// Statuses that hold a dedup key (the partial unique index's condition).
 const ACTIVE: [&str; 4] = ["pending", "queued", "processing", "in_progress"];
 
-/// Queues a task unless an active one has its dedup key; a newer head supersedes
-/// the MR's queued tasks at other heads. One row: the new task with `created` and
-/// the count superseded, or the active task it duplicates. Values go where
-/// [`Value`]s stand (each in its own placeholder).
-const QUEUE_TASK: &[Part] = &[
-    Sql("WITH dup AS (SELECT "),
-    Sql(TASK_COLUMNS),
-    Sql(" FROM review_tasks WHERE dedup_key = "),
-    Value(Field::DedupKey),
-    Sql(
-        " AND status IN ('pending', 'queued', 'processing', 'in_progress') LIMIT 1), \
-         sup AS (UPDATE review_tasks SET status = 'superseded', dedup_key = NULL, completed_at = now() \
-          WHERE ",
-    ),
-    Value(Field::Head),
-    Sql("::text IS NOT NULL AND project_id = "),
-    Value(Field::Project),
-    Sql(" AND mr_iid = "),
-    Value(Field::Iid),
-    Sql(" AND status IN ('queued', 'pending') AND head_sha <> "),
-    Value(Field::Head),
-    Sql(" AND NOT EXISTS (SELECT 1 FROM dup) RETURNING 1), \
-         ins AS (INSERT INTO review_tasks (triggered_by, project_id, mr_iid, head_sha, status, \
-          send_to_platform, template_id, requested_by, max_attempts, dedup_key) SELECT "),
-    Value(Field::TriggeredBy),
-    Sql(", "),
-    Value(Field::Project),
-    Sql(", "),
-    Value(Field::Iid),
-    Sql(", "),
-    Value(Field::Head),
-    Sql(", 'queued', "),
-    Value(Field::Send),
-    Sql(", "),
-    Value(Field::Template),
-    Sql(", "),
-    Value(Field::RequestedBy),
-    Sql(", "),
-    Value(Field::MaxAttempts),
-    Sql(", "),
-    Value(Field::DedupKey),
-    Sql(" WHERE NOT EXISTS (SELECT 1 FROM dup) RETURNING "),
-    Sql(TASK_COLUMNS),
-    Sql(") \
-         SELECT ins.*, true AS created, (SELECT count(*) FROM sup) AS superseded FROM ins \
-         UNION ALL SELECT dup.*, false, 0 FROM dup"),
-];
-
 /// [`TaskRow`]'s columns, named: a prepared statement with `*` would fail on every
 /// connection once a migration changes the table ("cached plan must not change
 /// result type"), as on the replicas of a rolling deploy.
 const TASK_COLUMNS: &str = "id, triggered_by, project_id, review_id, mr_iid, head_sha, status, send_to_platform, template_id, requested_by, attempts, max_attempts, worker_id, error_message, created_at, updated_at, started_at, completed_at";
 
-enum Part {
-    Sql(&'static str),
-    Value(Field),
-}
-use Part::{Sql, Value};
-
-enum Field {
-    DedupKey,
-    Head,
-    Project,
-    Iid,
-    TriggeredBy,
-    Send,
-    Template,
-    RequestedBy,
-    MaxAttempts,
-}
-
-/// [`QUEUE_TASK`] with its values, as a query type of its own: diesel keeps it
-/// prepared on each connection, where a `sql_query` would be planned again at every
-/// webhook (planning took twice as long as running it).
-struct QueueTask<'a> {
-    dedup_key: Option<&'a str>,
-    task: &'a NewReviewTask,
-}
-
-impl QueryId for QueueTask<'_> {
-    type QueryId = QueueTask<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl Query for QueueTask<'_> {
-    type SqlType = Untyped;
-}
-
-impl QueryFragment<Pg> for QueueTask<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        let t = self.task;
-        for part in QUEUE_TASK {
-            match part {
-                Sql(sql) => out.push_sql(sql),
-                Value(Field::DedupKey) => {
-                    out.push_bind_param::<Nullable<Text>, _>(&self.dedup_key)?;
-                }
-                Value(Field::Head) => out.push_bind_param::<Nullable<Text>, _>(&t.head_sha)?,
-                Value(Field::Project) => out.push_bind_param::<SqlUuid, _>(&t.project_id)?,
-                Value(Field::Iid) => out.push_bind_param::<BigInt, _>(&t.mr_iid)?,
-                Value(Field::TriggeredBy) => {
-                    out.push_bind_param::<Text, _>(t.triggered_by.as_str())?;
-                }
-                Value(Field::Send) => out.push_bind_param::<Bool, _>(&t.send_to_platform)?,
-                Value(Field::Template) => {
-                    out.push_bind_param::<Nullable<SqlUuid>, _>(&t.template_id)?;
-                }
-                Value(Field::RequestedBy) => {
-                    out.push_bind_param::<Nullable<SqlUuid>, _>(&t.requested_by)?;
-                }
-                Value(Field::MaxAttempts) => {
-                    out.push_bind_param::<Integer, _>(&t.max_attempts)?;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-#[derive(QueryableByName)]
-struct Queued {
-    #[diesel(embed)]
-    task: TaskRow,
-    #[diesel(sql_type = Bool)]
-    created: bool,
-    #[diesel(sql_type = BigInt)]
-    superseded: i64,
-}
-
-/// Queues one task by its own statement: outside a runtime, and for the tasks of a
-/// batch whose statement failed (each then gets its own answer).
+/// Queues one task by itself, with the batch statement: outside a runtime, and for
+/// the tasks of a batch the database refused (each then gets its own answer).
 async fn insert_one(pool: &PgPool, task: &NewReviewTask) -> Result<(TaskInsert, u64), RepoError> {
-    let mut conn = conn(pool).await?;
-    let dedup_key = task.dedup_key();
-    // One statement, so one round trip and one commit per webhook: the check for
-    // an active task of the same head, the superseding and the insert see one
-    // snapshot and commit together.
-    let result: Result<Vec<Queued>, diesel::result::Error> = QueueTask {
-        dedup_key: dedup_key.as_deref(),
-        task,
-    }
-    .load(&mut conn)
-    .await;
-    match result {
-        Ok(rows) => {
-            let row = rows.into_iter().next().ok_or(RepoError::NotFound)?;
-            let superseded = u64::try_from(row.superseded).unwrap_or(0);
-            let task: ReviewTask = row.task.try_into()?;
-            Ok(if row.created {
-                (TaskInsert::Created(task), superseded)
-            } else {
-                (TaskInsert::Duplicate(task), 0)
-            })
-        }
+    let id = Uuid::new_v4();
+    match batches::insert_batch(pool, &[id], &[task]).await {
+        Ok(mut answers) => answers.remove(&id).unwrap_or(Err(RepoError::NotFound)),
         // Two deliveries racing past the check: the unique index stops the second.
-        Err(diesel::result::Error::DatabaseError(
+        Err(batches::Failure::Refused(diesel::result::Error::DatabaseError(
             diesel::result::DatabaseErrorKind::UniqueViolation,
             _,
-        )) => {
+        ))) => {
+            let mut conn = conn(pool).await?;
             let existing: TaskRow = review_tasks::table
-                .filter(review_tasks::dedup_key.eq(dedup_key.unwrap_or_default()))
+                .filter(review_tasks::dedup_key.eq(task.dedup_key().unwrap_or_default()))
                 .filter(review_tasks::status.eq_any(ACTIVE))
                 .select(TaskRow::as_select())
                 .first(&mut conn)
@@ -214,7 +69,8 @@ async fn insert_one(pool: &PgPool, task: &NewReviewTask) -> Result<(TaskInsert, 
                 .map_err(map_diesel_error)?;
             Ok((TaskInsert::Duplicate(existing.try_into()?), 0))
         }
-        Err(e) => Err(map_diesel_error(e)),
+        Err(batches::Failure::Refused(e)) => Err(map_diesel_error(e)),
+        Err(batches::Failure::Unavailable(e)) => Err(RepoError::Unavailable(e)),
     }
 }
 

@@ -11,8 +11,8 @@
 //! the tasks of one MR are queued one after another, in their order, so the
 //! superseding of older heads and the dedup check see what came before. A
 //! statement the database refused (an unknown project, a head another process
-//! queued meanwhile) wrote nothing: its tasks are queued again one by one by the
-//! one-task statement, each with its own answer. After a lost connection nobody
+//! queued meanwhile) wrote nothing: its tasks are queued again one by one, each by
+//! the same statement with one row, and each gets its own answer. After a lost connection nobody
 //! knows whether the statement committed; its callers are told the store is
 //! unavailable, and the platform's redelivery finds the task if it was.
 
@@ -194,7 +194,7 @@ fn take_batch(waiting: &mut VecDeque<Request>, busy: &HashSet<Mr>) -> Vec<Reques
 /// Answers each caller of the batch. Only a statement the database refused (so
 /// rolled back: a head another process queued meanwhile, an unknown project) is
 /// tried again task by task; after a lost connection nobody knows whether it
-/// committed, so its callers are told the store is unavailable, as a caller of the
+/// committed, so its callers are told the store is unavailable, as a caller of a
 /// one-task statement would be.
 async fn run(pool: &PgPool, batch: Vec<Request>) {
     let ids: Vec<Uuid> = batch.iter().map(|_| Uuid::new_v4()).collect();
@@ -222,9 +222,9 @@ async fn run(pool: &PgPool, batch: Vec<Request>) {
 }
 
 /// Why a batch's statement gave no answers.
-enum Failure {
+pub(super) enum Failure {
     /// The database refused the statement: nothing of it was written.
-    Refused(String),
+    Refused(diesel::result::Error),
     /// No connection, or it was lost: the statement may or may not have committed.
     Unavailable(String),
 }
@@ -241,7 +241,7 @@ struct BatchRow {
     superseded: i64,
 }
 
-async fn insert_batch(
+pub(super) async fn insert_batch(
     pool: &PgPool,
     ids: &[Uuid],
     tasks: &[&NewReviewTask],
@@ -261,7 +261,7 @@ async fn insert_batch(
                             | diesel::result::DatabaseErrorKind::UnableToSendCommand
                     ) =>
                 {
-                    Failure::Refused(e.to_string())
+                    Failure::Refused(e)
                 }
                 e => Failure::Unavailable(map_diesel_error(e).to_string()),
             })?;
@@ -284,9 +284,10 @@ async fn insert_batch(
         .collect())
 }
 
-/// What the one-task statement (`QUEUE_TASK`) does, for each row of the input: the
-/// active task of the same head if there is one; otherwise the MR's queued tasks at
-/// other heads superseded and the task inserted. Each row names the input it
+/// For each row of the input: the active task of the same head (its dedup key) if
+/// there is one; otherwise the MR's queued tasks at other heads superseded and the
+/// task inserted. The check, the superseding and the insert see one snapshot and
+/// commit together. Each row names the input it
 /// answers. Tasks of one batch get their insert time in the batch's order.
 static QUEUE_TASKS_TAIL: LazyLock<String> = LazyLock::new(|| {
     format!(
