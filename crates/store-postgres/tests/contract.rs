@@ -177,8 +177,22 @@ async fn a_head_another_process_queued_meanwhile_is_a_duplicate() {
 
     let tasks = stores.tasks.clone();
     let queued = tokio::spawn(async move { tasks.insert(new).await });
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert!(!queued.is_finished(), "the insert waits on the other's row");
+    // Until the batch's insert waits on the other's row (a lock not granted).
+    let mut waiting = false;
+    for _ in 0..200 {
+        let locks: Count =
+            diesel::sql_query("SELECT count(*)::bigint AS n FROM pg_locks WHERE NOT granted")
+                .get_result(&mut other)
+                .await
+                .unwrap();
+        if locks.n > 0 {
+            waiting = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(waiting, "the insert waits on the other's row");
+    assert!(!queued.is_finished());
     diesel::sql_query("COMMIT")
         .execute(&mut other)
         .await

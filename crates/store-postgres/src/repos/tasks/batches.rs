@@ -194,8 +194,7 @@ fn take_batch(waiting: &mut VecDeque<Request>, busy: &HashSet<Mr>) -> Vec<Reques
 /// Answers each caller of the batch. Only a statement the database refused (so
 /// rolled back: a head another process queued meanwhile, an unknown project) is
 /// tried again task by task; after a lost connection nobody knows whether it
-/// committed, so its callers are told the store is unavailable, as a caller of a
-/// one-task statement would be.
+/// committed, so its callers are told the store is unavailable.
 async fn run(pool: &PgPool, batch: Vec<Request>) {
     let ids: Vec<Uuid> = batch.iter().map(|_| Uuid::new_v4()).collect();
     let tasks: Vec<&NewReviewTask> = batch.iter().map(|r| &r.task).collect();
@@ -229,6 +228,17 @@ pub(super) enum Failure {
     Unavailable(String),
 }
 
+impl Failure {
+    /// The store's error as the text of the callers' `Unavailable`, without a second
+    /// "store unavailable:".
+    fn unavailable(e: RepoError) -> Self {
+        Self::Unavailable(match e {
+            RepoError::Unavailable(message) => message,
+            e => e.to_string(),
+        })
+    }
+}
+
 #[derive(QueryableByName)]
 struct BatchRow {
     #[diesel(sql_type = SqlUuid)]
@@ -246,9 +256,7 @@ pub(super) async fn insert_batch(
     ids: &[Uuid],
     tasks: &[&NewReviewTask],
 ) -> Result<HashMap<Uuid, Answer>, Failure> {
-    let mut conn = conn(pool)
-        .await
-        .map_err(|e| Failure::Unavailable(e.to_string()))?;
+    let mut conn = conn(pool).await.map_err(Failure::unavailable)?;
     let rows: Vec<BatchRow> =
         QueueTasks::new(ids, tasks)
             .load(&mut conn)
@@ -263,7 +271,7 @@ pub(super) async fn insert_batch(
                 {
                     Failure::Refused(e)
                 }
-                e => Failure::Unavailable(map_diesel_error(e).to_string()),
+                e => Failure::unavailable(map_diesel_error(e)),
             })?;
     // Committed: from here each row answers its own caller, even with an error.
     Ok(rows
