@@ -203,3 +203,31 @@ async fn a_head_another_process_queued_meanwhile_is_a_duplicate() {
         answer => panic!("the other process's task as a duplicate: {answer:?}"),
     }
 }
+
+/// A database that cannot be reached: a webhook's task is answered "unavailable"
+/// (the webhook then gets its 500 and is sent again), with the store's message
+/// once, not left waiting.
+#[tokio::test]
+async fn an_unreachable_store_answers_unavailable() {
+    use reviewd_domain::ports::{RepoError, TaskRepository};
+    use reviewd_testkit::contract::seed;
+
+    let (stores, _db) = postgres().await;
+    let project = seed::project(&stores).await;
+    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(
+        "postgres://reviewd@127.0.0.1:1/reviewd",
+    );
+    let unreachable = PgTaskRepository::new(PgPool::builder(manager).build().unwrap());
+    let answer = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        unreachable.insert(seed::new_task(&project, 1, "aaa")),
+    )
+    .await
+    .expect("an answer, not a hang");
+    match answer {
+        Err(RepoError::Unavailable(message)) => {
+            assert!(!message.contains("store unavailable"), "{message}");
+        }
+        other => panic!("unavailable: {other:?}"),
+    }
+}
