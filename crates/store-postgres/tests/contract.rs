@@ -231,3 +231,85 @@ async fn an_unreachable_store_answers_unavailable() {
         other => panic!("unavailable: {other:?}"),
     }
 }
+
+/// A backlog the table's statistics have not seen yet (it built up faster than
+/// autovacuum analyses): a claim still reads the queue from its head, prepared or
+/// not, instead of reading every queued task and sorting them. The index entries
+/// the claims read are counted from PostgreSQL's statistics.
+#[tokio::test]
+async fn a_backlog_the_statistics_have_not_seen_is_claimed_from_its_head() {
+    use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
+    use reviewd_domain::ports::{ClaimBatch, RunnerRepository};
+    use reviewd_testkit::contract::seed;
+    use std::time::Duration;
+
+    let (stores, db) = postgres().await;
+    let project = seed::project(&stores).await;
+    let pool = db.pool().await;
+    let mut conn = pool.get().await.unwrap();
+    // Statistics taken with the queue empty, and kept so.
+    conn.batch_execute(&format!(
+        "ALTER TABLE review_tasks SET (autovacuum_enabled = false);
+         ANALYZE review_tasks;
+         INSERT INTO runners (id, name) VALUES ('head', 'head');
+         INSERT INTO reviews (id, project_id, project_name, mr_iid, mr_title, mr_url, source_branch,
+                              target_branch, ai_provider, ai_model, triggered_by, head_commit_sha)
+              SELECT md5('review' || n)::uuid, '{p}', 'p', n, 't', 'u', 's', 'm', 'openai', 'x',
+                     'auto', 'h' FROM generate_series(1, 1000) n;
+         INSERT INTO review_rounds (id, review_id, round_number, head_sha)
+              SELECT md5('round' || n)::uuid, md5('review' || n)::uuid, 1, 'h'
+                FROM generate_series(1, 1000) n;
+         INSERT INTO review_tasks (triggered_by, project_id, mr_iid, head_sha, status, created_at, assignment)
+              SELECT 'auto', '{p}', n, lpad(to_hex(n), 40, '0'), 'queued',
+                     now() - interval '1 hour' + n * interval '1 ms',
+                     jsonb_build_object('reviewId', md5('review' || n)::uuid,
+                         'roundId', md5('round' || n)::uuid, 'roundNumber', 1, 'baseSha', 'b',
+                         'headSha', lpad(to_hex(n), 40, '0'), 'files', '[]'::jsonb,
+                         'appliedRuleIds', '[]'::jsonb,
+                         'prepared', jsonb_build_object('at', now(), 'attempts', 0,
+                             'payload', jsonb_build_object('mrTitle', 't', 'sourceBranch', 's',
+                                 'targetBranch', 'm', 'systemPrompt', 'p', 'rules', '[]'::jsonb)))
+                FROM generate_series(1, 1000) n;",
+        p = project.id
+    ))
+    .await
+    .unwrap();
+    // A pool of its own: closing it makes its sessions report their statistics.
+    let runners = reviewd_store_postgres::PgRunnerRepository::new(db.pool().await);
+    let (lease, retry) = (Duration::from_secs(60), Duration::ZERO);
+    let fresh = chrono::Utc::now() - chrono::Duration::minutes(5);
+    // Queued (preparation not looked at), then prepared: the two candidate queries.
+    for fresh_after in [None, Some(fresh)] {
+        let batch = runners
+            .claim_ready("head", uuid::Uuid::nil(), 1, lease, retry, fresh_after)
+            .await
+            .unwrap();
+        let ClaimBatch::Claimed(rows) = batch else {
+            panic!("a task claimed: {batch:?}")
+        };
+        assert_eq!(rows.len(), 1, "one task claimed");
+        assert_eq!(rows[0].prepared.is_some(), fresh_after.is_some());
+    }
+    drop(runners);
+    let mut read = 0;
+    for _ in 0..100 {
+        let counted: Count = diesel::sql_query(
+            "SELECT COALESCE(sum(idx_tup_read), 0)::bigint AS n FROM pg_stat_user_indexes
+              WHERE relname = 'review_tasks'
+                AND indexrelname IN ('review_tasks_queued_idx', 'review_tasks_prepared_idx')",
+        )
+        .get_result(&mut conn)
+        .await
+        .unwrap();
+        read = counted.n;
+        if read > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(read > 0, "the claims' index reads were never reported");
+    assert!(
+        read < 50,
+        "two claims read {read} entries of the queue's indexes for 1,000 queued tasks"
+    );
+}
