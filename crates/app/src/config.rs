@@ -106,9 +106,8 @@ pub struct Config {
     /// workers run it; 0 turns the preference off.
     pub runner_claim_grace_ms: u64,
     /// How long a round prepared ahead of a runner's claim stays good before it is
-    /// prepared again; 0 (the default) turns preparing ahead off: claims prepare
-    /// every round. Off by default until claims polling at once no longer wait on
-    /// the preparer's MR holds (docs/benchmarks.md, "Runner claims").
+    /// prepared again (300 s by default); 0 turns preparing ahead off: claims
+    /// prepare every round, with its platform calls, on the runner's request.
     pub runner_prepared_max_age_secs: u64,
     pub log_dir: PathBuf,
     pub log_level: String,
@@ -314,7 +313,7 @@ impl Config {
             review_timeout_minutes: positive_minutes(&get, "REVIEW_TIMEOUT_MINUTES", 30.0)?,
             runner_heartbeat_timeout_ms: number(&get, "RUNNER_HEARTBEAT_TIMEOUT_MS", 60_000)?,
             runner_claim_grace_ms: number(&get, "RUNNER_CLAIM_GRACE_MS", 15_000)?,
-            runner_prepared_max_age_secs: number(&get, "RUNNER_PREPARED_MAX_AGE_SECS", 0)?,
+            runner_prepared_max_age_secs: number(&get, "RUNNER_PREPARED_MAX_AGE_SECS", 300)?,
             log_dir: PathBuf::from(get("LOG_DIR").unwrap_or_else(|| "./data/logs".to_owned())),
             log_level,
             log_format_json: get("LOG_FORMAT").as_deref() == Some("json")
@@ -498,7 +497,7 @@ mod tests {
             (3, 30.0)
         );
         assert_eq!(c.runner_heartbeat_timeout_ms, 60_000);
-        assert_eq!(c.runner_prepared_max_age_secs, 0);
+        assert_eq!(c.runner_prepared_max_age_secs, 300);
         assert_eq!(c.node_env, NodeEnv::Development);
         assert!(!c.auto_backup_enabled);
     }

@@ -1,7 +1,8 @@
 //! Runner claims: R simulated runners poll `GET /api/runners/tasks/pending` back to
 //! back until T queued tasks are all claimed (T = max(200, 20·R)); claims a second,
 //! the claim call's p99, and no task claimed twice. Rounds are prepared ahead of the
-//! claims when the server does that: the clock starts once the preparing settles.
+//! claims, the server's default: the clock starts once the preparing settles. 50
+//! runners also claim with every round prepared on the claim, preparing ahead off.
 //!
 //! Then 50 runners polling while tasks arrive at a fixed rate, with and without
 //! rounds prepared ahead: how long a task waits from its arrival to its claim, which
@@ -109,9 +110,11 @@ async fn serve_runners(
     // Runners only: the server's own workers would compete for the tasks.
     let mut env = vec![("REVIEW_WORKERS_ENABLED", "false".to_owned())];
     if prepared_ahead {
-        // The preparer runs with the periodic jobs.
-        env.push(("RUNNER_PREPARED_MAX_AGE_SECS", "300".to_owned()));
+        // The default: the preparer runs with the periodic jobs (on in production,
+        // off in the suite's other sections).
         env.push(("PERIODIC_JOBS_ENABLED", "true".to_owned()));
+    } else {
+        env.push(("RUNNER_PREPARED_MAX_AGE_SECS", "0".to_owned()));
     }
     let server = stack.server(name, &url, &env).await;
     let app = &server.app;
@@ -244,16 +247,12 @@ async fn one(
     let (busy, idle) = (load::histogram_of(&busy), load::histogram_of(&idle));
     let p99 = busy.value_at_quantile(0.99);
     let ok = doubles == 0 && left == 0 && u64::from(claimed) == tasks;
-    let target = runners == 50 && !prepared_ahead;
+    let target = runners == 50 && prepared_ahead;
     let row = Row::info(
         "claims",
         format!(
             "{runners} runner(s), {tasks} tasks, limit 1{}",
-            if prepared_ahead {
-                ", rounds prepared ahead (RUNNER_PREPARED_MAX_AGE_SECS=300)"
-            } else {
-                ""
-            }
+            rounds(prepared_ahead)
         ),
         format!(
             "{rate:.0} claims/s; claim p50 {}, p99 {}; empty polls p99 {}; prepared ahead {prepared} in {:.1} s; claimed twice {doubles}, left {left}",
@@ -382,11 +381,7 @@ async fn arriving(stack: &mut Stack, table: &mut Table, gitlab: &FakeGitlab, pre
             format!(
                 "{RUNNERS} runners while {ARRIVALS_PER_SEC} tasks/s arrive for {} s{}",
                 ticks / 10,
-                if prepared_ahead {
-                    ", rounds prepared ahead (RUNNER_PREPARED_MAX_AGE_SECS=300)"
-                } else {
-                    ""
-                }
+                rounds(prepared_ahead)
             ),
             format!(
                 "{:.0} claims/s; claim p50 {}, p99 {}; arrival to runner p50 {}, p99 {}; claimed twice {doubles}, left {left}",
@@ -401,16 +396,18 @@ async fn arriving(stack: &mut Stack, table: &mut Table, gitlab: &FakeGitlab, pre
     );
     table.push(Row::info(
         "claims",
-        format!(
-            "peak RSS during the arrivals{}",
-            if prepared_ahead {
-                ", prepared ahead"
-            } else {
-                ""
-            }
-        ),
+        format!("peak RSS during the arrivals{}", rounds(prepared_ahead)),
         format!("{:.1} MB", rss.stop()),
     ));
+}
+
+/// Where the rounds of a run's tasks were prepared, as its rows say.
+fn rounds(prepared_ahead: bool) -> &'static str {
+    if prepared_ahead {
+        ", rounds prepared ahead (the default)"
+    } else {
+        ", rounds prepared on the claim (RUNNER_PREPARED_MAX_AGE_SECS=0)"
+    }
 }
 
 pub async fn run(stack: &mut Stack, table: &mut Table) {
@@ -420,11 +417,11 @@ pub async fn run(stack: &mut Stack, table: &mut Table) {
         .and_then(|v| v.parse().ok());
     for runners in [1, 4, 50, 200] {
         if only.is_none_or(|o| o == runners) {
-            one(stack, table, &gitlab, runners, false).await;
+            one(stack, table, &gitlab, runners, true).await;
         }
     }
     if only.is_none_or(|o| o == 50) {
-        one(stack, table, &gitlab, 50, true).await;
+        one(stack, table, &gitlab, 50, false).await;
         for prepared_ahead in [false, true] {
             arriving(stack, table, &gitlab, prepared_ahead).await;
         }
