@@ -1,7 +1,8 @@
 //! Load script for runner claims: R simulated runners poll `GET
 //! /api/runners/tasks/pending` at once until T queued tasks are all claimed, over
 //! loopback against the real server, PostgreSQL, Redis and a fake GitLab (each claim
-//! prepares the task's round: two platform calls and the review records).
+//! prepares the task's round: two platform calls and the review records; preparing
+//! ahead, the server's default, is off here).
 //!
 //! Reports claims per second, claim-call latency percentiles, and checks that no
 //! task was claimed twice and none was left unclaimed (the run fails otherwise).
@@ -81,8 +82,14 @@ async fn main() {
             ("HTTP_WORKERS", "2".to_owned()),
             ("DATABASE_POOL_SIZE", "32".to_owned()),
             ("PROVIDERA_ENDPOINT", "http://ai.invalid/v1".to_owned()),
-            // The preparer runs with the periodic jobs.
+            // The preparer runs with the periodic jobs. This script measures claims
+            // that prepare their rounds: preparing ahead, the server's default, only
+            // when RUNNER_PREPARED_MAX_AGE_SECS is set.
             ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
+            (
+                "RUNNER_PREPARED_MAX_AGE_SECS",
+                std::env::var("RUNNER_PREPARED_MAX_AGE_SECS").unwrap_or_else(|_| "0".to_owned()),
+            ),
         ])
         .await,
     );

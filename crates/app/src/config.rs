@@ -107,7 +107,8 @@ pub struct Config {
     pub runner_claim_grace_ms: u64,
     /// How long a round prepared ahead of a runner's claim stays good before it is
     /// prepared again (300 s by default); 0 turns preparing ahead off: claims
-    /// prepare every round, with its platform calls, on the runner's request.
+    /// prepare every round, with its platform calls, on the runner's request. The
+    /// preparer runs only where the periodic jobs do (`PERIODIC_JOBS_ENABLED`).
     pub runner_prepared_max_age_secs: u64,
     pub log_dir: PathBuf,
     pub log_level: String,

@@ -621,6 +621,10 @@ fn ai_configs(
 const PREPARE_CONCURRENCY: usize = 4;
 /// The preparer's pause when a pass found nothing to do.
 const PREPARE_IDLE: Duration = Duration::from_millis(250);
+/// Its pause when no runner was online: it is on by default, and a deployment
+/// without runners should not pay for a few queries every 250 ms. A runner that
+/// comes online meanwhile has its first rounds prepared by its claims.
+const PREPARE_NO_RUNNER: Duration = Duration::from_secs(5);
 
 /// This replica's preparer: passes of `RunnerService::prepare_ahead` back to back
 /// while they find work, else every `PREPARE_IDLE`, so runners' claims find rounds
@@ -630,6 +634,9 @@ fn spawn_preparer(runners: Arc<RunnerService>) {
         loop {
             match runners.prepare_ahead().await {
                 Ok(report) if report.busy() => tokio::task::yield_now().await,
+                Ok(report) if !report.runners_online => {
+                    tokio::time::sleep(PREPARE_NO_RUNNER).await;
+                }
                 Ok(_) => tokio::time::sleep(PREPARE_IDLE).await,
                 Err(e) => {
                     tracing::warn!(error = %e, "runners.prepare_failed");

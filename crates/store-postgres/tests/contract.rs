@@ -274,8 +274,14 @@ async fn a_backlog_the_statistics_have_not_seen_is_claimed_from_its_head() {
     ))
     .await
     .unwrap();
-    // A pool of its own: closing it makes its sessions report their statistics.
-    let runners = reviewd_store_postgres::PgRunnerRepository::new(db.pool().await);
+    // A pool of its own, named: closing it makes its sessions report their
+    // statistics, and they can be seen to have ended.
+    let sep = if db.url().contains('?') { '&' } else { '?' };
+    let claims_url = format!("{}{sep}application_name=claims-under-test", db.url());
+    let claims_pool = reviewd_store_postgres::connect(&claims_url, 4, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let runners = reviewd_store_postgres::PgRunnerRepository::new(claims_pool);
     let (lease, retry) = (Duration::from_secs(60), Duration::ZERO);
     let fresh = chrono::Utc::now() - chrono::Duration::minutes(5);
     // Queued (preparation not looked at), then prepared: the two candidate queries.
@@ -291,25 +297,60 @@ async fn a_backlog_the_statistics_have_not_seen_is_claimed_from_its_head() {
         assert_eq!(rows[0].prepared.is_some(), fresh_after.is_some());
     }
     drop(runners);
-    let mut read = 0;
     for _ in 0..100 {
-        let counted: Count = diesel::sql_query(
-            "SELECT COALESCE(sum(idx_tup_read), 0)::bigint AS n FROM pg_stat_user_indexes
-              WHERE relname = 'review_tasks'
-                AND indexrelname IN ('review_tasks_queued_idx', 'review_tasks_prepared_idx')",
+        let open: Count = diesel::sql_query(
+            "SELECT count(*)::bigint AS n FROM pg_stat_activity
+              WHERE application_name = 'claims-under-test'",
         )
         .get_result(&mut conn)
         .await
         .unwrap();
-        read = counted.n;
-        if read > 0 {
+        if open.n == 0 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(read > 0, "the claims' index reads were never reported");
+    // Read once both candidate scans are reported: every tuple of the table read by
+    // any scan, sequential or through any index, counts.
+    #[derive(diesel::QueryableByName)]
+    struct Reads {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        scans: i64,
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        tuples: i64,
+    }
+    let mut reads = Reads {
+        scans: 0,
+        tuples: 0,
+    };
+    for _ in 0..100 {
+        reads = diesel::sql_query(
+            "SELECT (COALESCE(t.seq_scan, 0)
+                     + (SELECT COALESCE(sum(idx_scan), 0) FROM pg_stat_user_indexes
+                         WHERE relid = t.relid
+                           AND indexrelname IN ('review_tasks_queued_idx',
+                                                'review_tasks_prepared_idx')))::bigint AS scans,
+                    (COALESCE(t.seq_tup_read, 0)
+                     + (SELECT COALESCE(sum(idx_tup_read), 0) FROM pg_stat_user_indexes
+                         WHERE relid = t.relid))::bigint AS tuples
+               FROM pg_stat_user_tables t WHERE t.relname = 'review_tasks'",
+        )
+        .get_result(&mut conn)
+        .await
+        .unwrap();
+        if reads.scans >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     assert!(
-        read < 50,
-        "two claims read {read} entries of the queue's indexes for 1,000 queued tasks"
+        reads.scans >= 2,
+        "the claims' scans were never reported ({} of 2)",
+        reads.scans
+    );
+    assert!(
+        reads.tuples < 50,
+        "two claims read {} tuples of a table with 1,000 queued tasks",
+        reads.tuples
     );
 }

@@ -55,10 +55,13 @@ async fn runner_world(extra: &[(&str, String)]) -> (TestApp, reviewd_testkit::Fa
 }
 
 /// Periodic jobs on, ticking once a second (the collect interval bounds the tick),
-/// and runners offline after 1.5 s of silence.
+/// and runners offline after 1.5 s of silence. Rounds are prepared on the claim:
+/// these tests are about the sweep, and a claim meeting the preparer's hold on the
+/// one task could answer empty on a slow machine (`runners/prepared.rs` covers it).
 fn fast_sweep() -> Vec<(&'static str, String)> {
     vec![
         ("PERIODIC_JOBS_ENABLED", "true".to_owned()),
+        ("RUNNER_PREPARED_MAX_AGE_SECS", "0".to_owned()),
         ("METRICS_COLLECT_INTERVAL_SECS", "1".to_owned()),
         ("RUNNER_HEARTBEAT_TIMEOUT_MS", "1500".to_owned()),
     ]

@@ -111,8 +111,10 @@ async fn serve_runners(
     let mut env = vec![("REVIEW_WORKERS_ENABLED", "false".to_owned())];
     if prepared_ahead {
         // The default: the preparer runs with the periodic jobs (on in production,
-        // off in the suite's other sections).
+        // off in the suite's other sections). Its age is set all the same, so that a
+        // binary from before the default measures the same thing.
         env.push(("PERIODIC_JOBS_ENABLED", "true".to_owned()));
+        env.push(("RUNNER_PREPARED_MAX_AGE_SECS", "300".to_owned()));
     } else {
         env.push(("RUNNER_PREPARED_MAX_AGE_SECS", "0".to_owned()));
     }

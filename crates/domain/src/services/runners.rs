@@ -206,7 +206,7 @@ impl RunnerService {
         let max_age = self.settings.prepared_max_age;
         let mut waits = 0;
         let rows = loop {
-            // Off (the default), no preparation can be fresh: the claim does not look.
+            // Preparing ahead off, no preparation can be fresh: the claim does not look.
             let fresh_after = (!max_age.is_zero()).then(|| self.ago(max_age));
             let batch = self
                 .runners

@@ -35,6 +35,9 @@ pub struct PrepareReport {
     pub left: usize,
     /// Rounds of tasks that will not run them, ended.
     pub ended: usize,
+    /// Whether any runner was online: without one, nothing is prepared, and the
+    /// loop can wait longer before it looks again.
+    pub runners_online: bool,
 }
 
 impl PrepareReport {
@@ -69,7 +72,8 @@ impl RunnerService {
             .runners
             .preparation_budget(heard_after, fresh_after)
             .await?;
-        if budget.runners_online == 0 {
+        report.runners_online = budget.runners_online > 0;
+        if !report.runners_online {
             return Ok(report);
         }
         let wanted = budget.free_capacity.saturating_mul(2).max(MIN_AHEAD);
