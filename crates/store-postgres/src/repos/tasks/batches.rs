@@ -12,19 +12,18 @@
 //! superseding of older heads and the dedup check see what came before. A
 //! statement the database refused (an unknown project, a head another process
 //! queued meanwhile) wrote nothing: its tasks are queued again one by one, each by
-//! the same statement with one row, and each gets its own answer. After a lost connection nobody
-//! knows whether the statement committed; its callers are told the store is
-//! unavailable, and the platform's redelivery finds the task if it was.
+//! the same statement with one row, and each gets its own answer. After a lost
+//! connection nobody knows whether the statement committed; its callers are told
+//! the store is unavailable, and the platform's redelivery finds the task if it was.
 
 use super::{TASK_COLUMNS, insert_one};
 use crate::PgPool;
 use crate::error::map_diesel_error;
+use crate::kept::{bind, kept};
 use crate::repos::conn;
 use crate::rows::TaskRow;
-use diesel::pg::Pg;
-use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text, Untyped, Uuid as SqlUuid};
-use diesel::{QueryResult, QueryableByName};
+use diesel::QueryableByName;
+use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use reviewd_domain::model::{NewReviewTask, ReviewTask};
 use reviewd_domain::ports::{RepoError, TaskInsert};
@@ -257,22 +256,51 @@ pub(super) async fn insert_batch(
     tasks: &[&NewReviewTask],
 ) -> Result<HashMap<Uuid, Answer>, Failure> {
     let mut conn = conn(pool).await.map_err(Failure::unavailable)?;
-    let rows: Vec<BatchRow> =
-        QueueTasks::new(ids, tasks)
-            .load(&mut conn)
-            .await
-            .map_err(|e| match e {
-                diesel::result::Error::DatabaseError(kind, _)
-                    if !matches!(
-                        kind,
-                        diesel::result::DatabaseErrorKind::ClosedConnection
-                            | diesel::result::DatabaseErrorKind::UnableToSendCommand
-                    ) =>
-                {
-                    Failure::Refused(e)
-                }
-                e => Failure::unavailable(map_diesel_error(e)),
-            })?;
+    let rows: Vec<BatchRow> = kept(
+        &QUEUE_TASKS,
+        (
+            bind::<Array<SqlUuid>, _>(ids),
+            bind::<Array<Nullable<Text>>, _>(
+                tasks.iter().map(|t| t.dedup_key()).collect::<Vec<_>>(),
+            ),
+            bind::<Array<Nullable<Text>>, _>(
+                tasks
+                    .iter()
+                    .map(|t| t.head_sha.as_deref())
+                    .collect::<Vec<_>>(),
+            ),
+            bind::<Array<SqlUuid>, _>(tasks.iter().map(|t| t.project_id).collect::<Vec<_>>()),
+            bind::<Array<BigInt>, _>(tasks.iter().map(|t| t.mr_iid).collect::<Vec<_>>()),
+            bind::<Array<Text>, _>(
+                tasks
+                    .iter()
+                    .map(|t| t.triggered_by.as_str())
+                    .collect::<Vec<_>>(),
+            ),
+            bind::<Array<Bool>, _>(tasks.iter().map(|t| t.send_to_platform).collect::<Vec<_>>()),
+            bind::<Array<Nullable<SqlUuid>>, _>(
+                tasks.iter().map(|t| t.template_id).collect::<Vec<_>>(),
+            ),
+            bind::<Array<Nullable<SqlUuid>>, _>(
+                tasks.iter().map(|t| t.requested_by).collect::<Vec<_>>(),
+            ),
+            bind::<Array<Integer>, _>(tasks.iter().map(|t| t.max_attempts).collect::<Vec<_>>()),
+        ),
+    )
+    .load(&mut conn)
+    .await
+    .map_err(|e| match e {
+        diesel::result::Error::DatabaseError(kind, _)
+            if !matches!(
+                kind,
+                diesel::result::DatabaseErrorKind::ClosedConnection
+                    | diesel::result::DatabaseErrorKind::UnableToSendCommand
+            ) =>
+        {
+            Failure::Refused(e)
+        }
+        e => Failure::unavailable(map_diesel_error(e)),
+    })?;
     // Committed: from here each row answers its own caller, even with an error.
     Ok(rows
         .into_iter()
@@ -295,12 +323,14 @@ pub(super) async fn insert_batch(
 /// For each row of the input: the active task of the same head (its dedup key) if
 /// there is one; otherwise the MR's queued tasks at other heads superseded and the
 /// task inserted. The check, the superseding and the insert see one snapshot and
-/// commit together. Each row names the input it
-/// answers. Tasks of one batch get their insert time in the batch's order.
-static QUEUE_TASKS_TAIL: LazyLock<String> = LazyLock::new(|| {
+/// commit together. Each row names the input it answers. Tasks of one batch get
+/// their insert time in the batch's order. `Kept`, so prepared once per connection.
+static QUEUE_TASKS: LazyLock<String> = LazyLock::new(|| {
     format!(
-        ") WITH ORDINALITY AS i(id, dedup_key, head_sha, project_id, mr_iid, triggered_by, \
-           send_to_platform, template_id, requested_by, max_attempts, n)), \
+        "WITH input AS (SELECT i.*, clock_timestamp() AS at FROM unnest($1::uuid[], $2::text[], \
+           $3::text[], $4::uuid[], $5::int8[], $6::text[], $7::bool[], $8::uuid[], $9::uuid[], \
+           $10::int4[]) WITH ORDINALITY AS i(id, dedup_key, head_sha, project_id, mr_iid, \
+           triggered_by, send_to_platform, template_id, requested_by, max_attempts, n)), \
          dup AS (SELECT i.id AS input_id, d.* FROM input i CROSS JOIN LATERAL \
            (SELECT {TASK_COLUMNS} FROM review_tasks t WHERE t.dedup_key = i.dedup_key \
              AND t.status IN ('pending', 'queued', 'processing', 'in_progress') LIMIT 1) d), \
@@ -323,75 +353,6 @@ static QUEUE_TASKS_TAIL: LazyLock<String> = LazyLock::new(|| {
          UNION ALL SELECT dup.*, false, 0 FROM dup"
     )
 });
-
-/// The batch statement with its columns of values, as a query type of its own so
-/// that diesel keeps it prepared on each connection.
-struct QueueTasks<'a> {
-    ids: &'a [Uuid],
-    dedup_keys: Vec<Option<String>>,
-    heads: Vec<Option<&'a str>>,
-    projects: Vec<Uuid>,
-    iids: Vec<i64>,
-    triggered_by: Vec<&'a str>,
-    send: Vec<bool>,
-    templates: Vec<Option<Uuid>>,
-    requested_by: Vec<Option<Uuid>>,
-    max_attempts: Vec<i32>,
-}
-
-impl<'a> QueueTasks<'a> {
-    fn new(ids: &'a [Uuid], tasks: &[&'a NewReviewTask]) -> Self {
-        Self {
-            ids,
-            dedup_keys: tasks.iter().map(|t| t.dedup_key()).collect(),
-            heads: tasks.iter().map(|t| t.head_sha.as_deref()).collect(),
-            projects: tasks.iter().map(|t| t.project_id).collect(),
-            iids: tasks.iter().map(|t| t.mr_iid).collect(),
-            triggered_by: tasks.iter().map(|t| t.triggered_by.as_str()).collect(),
-            send: tasks.iter().map(|t| t.send_to_platform).collect(),
-            templates: tasks.iter().map(|t| t.template_id).collect(),
-            requested_by: tasks.iter().map(|t| t.requested_by).collect(),
-            max_attempts: tasks.iter().map(|t| t.max_attempts).collect(),
-        }
-    }
-}
-
-impl QueryId for QueueTasks<'_> {
-    type QueryId = QueueTasks<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl Query for QueueTasks<'_> {
-    type SqlType = Untyped;
-}
-
-impl QueryFragment<Pg> for QueueTasks<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        out.push_sql("WITH input AS (SELECT i.*, clock_timestamp() AS at FROM unnest(");
-        out.push_bind_param::<Array<SqlUuid>, _>(&self.ids)?;
-        out.push_sql("::uuid[], ");
-        out.push_bind_param::<Array<Nullable<Text>>, _>(&self.dedup_keys)?;
-        out.push_sql("::text[], ");
-        out.push_bind_param::<Array<Nullable<Text>>, _>(&self.heads)?;
-        out.push_sql("::text[], ");
-        out.push_bind_param::<Array<SqlUuid>, _>(&self.projects)?;
-        out.push_sql("::uuid[], ");
-        out.push_bind_param::<Array<BigInt>, _>(&self.iids)?;
-        out.push_sql("::int8[], ");
-        out.push_bind_param::<Array<Text>, _>(&self.triggered_by)?;
-        out.push_sql("::text[], ");
-        out.push_bind_param::<Array<Bool>, _>(&self.send)?;
-        out.push_sql("::bool[], ");
-        out.push_bind_param::<Array<Nullable<SqlUuid>>, _>(&self.templates)?;
-        out.push_sql("::uuid[], ");
-        out.push_bind_param::<Array<Nullable<SqlUuid>>, _>(&self.requested_by)?;
-        out.push_sql("::uuid[], ");
-        out.push_bind_param::<Array<Integer>, _>(&self.max_attempts)?;
-        out.push_sql("::int4[]");
-        out.push_sql(&QUEUE_TASKS_TAIL);
-        Ok(())
-    }
-}
 
 #[cfg(test)]
 mod tests {
