@@ -266,3 +266,22 @@ async fn the_preparer_racing_claims_never_gives_a_task_twice() {
         );
     }
 }
+
+/// With no runner online a pass prepares nothing and says so (the preparer's loop
+/// then waits longer before it looks again); once one registers, it prepares.
+#[tokio::test]
+async fn without_a_runner_online_nothing_is_prepared_and_the_pass_says_so() {
+    let (world, _tasks) = world_with_tasks(1).await;
+    let service = world.runner_service();
+    let report = service.prepare_ahead().await.unwrap();
+    assert!(!report.runners_online, "{report:?}");
+    assert_eq!(report.prepared, 0);
+
+    service
+        .register(&registration("r1", Uuid::new_v4(), 2))
+        .await
+        .unwrap();
+    let report = service.prepare_ahead().await.unwrap();
+    assert!(report.runners_online, "{report:?}");
+    assert_eq!(report.prepared, 1);
+}
