@@ -39,6 +39,9 @@ pub struct Outcome {
     /// Open loop: how late the generator itself sent, in µs (its own error).
     pub send_lag: Histogram<u64>,
     pub elapsed: Duration,
+    /// Open loop: each request's due time (µs after the run's start) and latency (µs),
+    /// in due order; empty for a closed loop.
+    pub trace: Vec<(u64, u64)>,
     /// CPU seconds the benchmark process (client and fakes) and the server used.
     pub client_cpu: f64,
     pub server_cpu: f64,
@@ -56,6 +59,21 @@ impl Outcome {
     /// `p` in 0..=100, in µs.
     pub fn p(&self, p: f64) -> u64 {
         self.latency.value_at_quantile(p / 100.0)
+    }
+
+    /// Open loop: runs of requests slower than `slow_us` whose due times lie within
+    /// `gap_us` of each other, as (first due, last due, requests, worst latency), µs.
+    pub fn slow_runs(&self, slow_us: u64, gap_us: u64) -> Vec<(u64, u64, usize, u64)> {
+        let mut runs: Vec<(u64, u64, usize, u64)> = Vec::new();
+        for &(due, latency) in self.trace.iter().filter(|(_, l)| *l >= slow_us) {
+            match runs.last_mut() {
+                Some(run) if due <= run.1 + gap_us => {
+                    *run = (run.0, due, run.2 + 1, run.3.max(latency));
+                }
+                _ => runs.push((due, due, 1, latency)),
+            }
+        }
+        runs
     }
 
     /// The CPU both sides used, as a share of the machine's cores over the run.
@@ -78,6 +96,7 @@ struct Tally {
     latency: Histogram<u64>,
     send_lag: Histogram<u64>,
     statuses: BTreeMap<u16, u64>,
+    trace: Vec<(u64, u64)>,
 }
 
 impl Tally {
@@ -86,6 +105,7 @@ impl Tally {
             latency: histogram(),
             send_lag: histogram(),
             statuses: BTreeMap::new(),
+            trace: Vec::new(),
         }
     }
 }
@@ -231,6 +251,9 @@ pub async fn open(
             let mut tally = tally.lock().expect("the tally");
             tally.latency.saturating_record(latency);
             tally.send_lag.saturating_record(lag);
+            tally
+                .trace
+                .push((micros(intended.saturating_duration_since(started)), latency));
             *tally.statuses.entry(status).or_default() += 1;
         });
         // Reap finished requests as we go, so the set stays small.
@@ -263,11 +286,14 @@ fn outcome(
     for t in tallies {
         all.latency.add(&t.latency).expect("same bounds");
         all.send_lag.add(&t.send_lag).expect("same bounds");
+        all.trace.extend(t.trace);
         for (status, n) in t.statuses {
             *all.statuses.entry(status).or_default() += n;
         }
     }
+    all.trace.sort_unstable();
     Outcome {
+        trace: all.trace,
         answered: all
             .statuses
             .iter()

@@ -9,7 +9,9 @@
 //! flood, lists; all by default), `BENCH_SECS` (20: each load's length),
 //! `BENCH_RUNNERS` (only this count of runners in the claims section),
 //! `BENCH_LISTS_SCALE` (1.0: the seeded data's size, see `lists`), `BENCH_OUT` (a
-//! file the Markdown table is written to), `BENCH_KEEP=1` (keep the data and logs).
+//! file the Markdown table is written to), `BENCH_KEEP=1` (keep the data and logs),
+//! `BENCH_TRACE` (a file for the open loop's every request, see `webhooks`),
+//! `BENCH_SERVER_<NAME>` (the server's `<NAME>`, for experiments).
 #![expect(
     clippy::unwrap_used,
     clippy::expect_used,

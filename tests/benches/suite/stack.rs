@@ -17,8 +17,11 @@ pub const ROOT_PASSWORD: &str = crate::helpers::ROOT_PASSWORD;
 
 /// The cluster's settings: PostgreSQL's defaults for durability (`fsync`,
 /// `synchronous_commit`, `full_page_writes` on), memory for the seeded lists, and
-/// `pg_stat_statements` for the profile.
+/// `pg_stat_statements` for the profile; autovacuum's and checkpoints' runs in the
+/// cluster's log (`BENCH_KEEP=1` keeps it), to set beside a load's timeline.
 pub const PG_SETTINGS: &[&str] = &[
+    "log_autovacuum_min_duration=0",
+    "log_checkpoints=on",
     "shared_buffers=1GB",
     "max_wal_size=4GB",
     "max_connections=300",
@@ -102,9 +105,15 @@ impl Stack {
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
-        for (k, v) in extra {
-            env.retain(|(name, _)| name != k);
-            env.push(((*k).to_owned(), v.clone()));
+        // `BENCH_SERVER_<NAME>=value` sets the server's `<NAME>` in every section, for
+        // experiments (`BENCH_SERVER_LOG_LEVEL=warn`); it wins over the section's own.
+        let overrides: Vec<(String, String)> = std::env::vars()
+            .filter_map(|(k, v)| Some((k.strip_prefix("BENCH_SERVER_")?.to_owned(), v)))
+            .collect();
+        let extra = extra.iter().map(|(k, v)| ((*k).to_owned(), v.clone()));
+        for (k, v) in extra.chain(overrides) {
+            env.retain(|(name, _)| *name != k);
+            env.push((k, v));
         }
         let mut replica = Replica::new(name, port, env, &self.dir);
         let first_start = replica.start().await;

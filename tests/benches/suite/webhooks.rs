@@ -139,6 +139,7 @@ pub async fn run(stack: &mut Stack, table: &mut Table, bounds: &Bounds) {
         ),
     );
 
+    let open_started = std::time::SystemTime::now();
     let open = load::open(
         &client,
         webhooks(&server.app, 10_000_000, SECRET),
@@ -149,6 +150,9 @@ pub async fn run(stack: &mut Stack, table: &mut Table, bounds: &Bounds) {
     )
     .await;
     let ok = open.count(StatusCode::OK) == open.answered && open.answered > 0;
+    if let Ok(path) = std::env::var("BENCH_TRACE") {
+        trace(&open, open_started, &path);
+    }
     table.push(
         Row::info(
             "webhooks",
@@ -184,6 +188,34 @@ pub async fn run(stack: &mut Stack, table: &mut Table, bounds: &Bounds) {
         .bound("issue's baseline 41 MB under the flood", ""),
     );
     let _ = bounds.redis_sets;
+}
+
+/// `BENCH_TRACE=<file>`: every open-loop request's due time and latency to `file`
+/// (CSV, µs), and the runs of slow ones printed with their wall-clock time, to set
+/// beside the server's, PostgreSQL's and `perf`'s timelines.
+fn trace(open: &load::Outcome, started: std::time::SystemTime, path: &str) {
+    let epoch_us = started
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros());
+    let mut csv = format!("# started at {epoch_us} µs after the Unix epoch\ndue_us,latency_us\n");
+    for (due, latency) in &open.trace {
+        csv.push_str(&format!("{due},{latency}\n"));
+    }
+    std::fs::write(path, csv).expect("BENCH_TRACE is writable");
+    let runs = open.slow_runs(5_000, 50_000);
+    println!(
+        "open loop: {} request(s) at 5 ms or more, in {} run(s) (gaps under 50 ms joined); started {epoch_us} µs after the epoch",
+        runs.iter().map(|r| r.2).sum::<usize>(),
+        runs.len()
+    );
+    for (first, last, count, worst) in runs {
+        println!(
+            "  {:>8.1}-{:>8.1} ms: {count:>4} slow, worst {}",
+            first as f64 / 1000.0,
+            last as f64 / 1000.0,
+            ms(worst)
+        );
+    }
 }
 
 fn tasks(app: &TestApp) -> u64 {
