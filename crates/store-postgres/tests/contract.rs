@@ -140,6 +140,67 @@ async fn tasks_queued_at_once_share_their_commits() {
     );
 }
 
+/// A queued task's message id is written by the writer the webhooks hand it to,
+/// with a commit that does not wait for the disk; that setting ends with the write's
+/// transaction, so the next statement on the same connection (a webhook's insert)
+/// commits durably again.
+#[tokio::test]
+async fn a_message_id_is_written_and_the_connection_commits_durably_after() {
+    use diesel_async::RunQueryDsl;
+    use reviewd_domain::ports::{TaskInsert, TaskRepository};
+    use reviewd_testkit::contract::seed;
+    use std::time::Duration;
+
+    #[derive(diesel::QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        synchronous_commit: String,
+    }
+    #[derive(diesel::QueryableByName)]
+    struct StreamId {
+        #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+        stream_message_id: Option<String>,
+    }
+
+    let (stores, db) = postgres().await;
+    let project = seed::project(&stores).await;
+    // One connection: the writer's and the check's are the same session.
+    let pool = reviewd_store_postgres::connect(db.url(), 1, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let tasks = PgTaskRepository::new(pool.clone());
+    let (TaskInsert::Created(task), _) = tasks
+        .insert(seed::new_task(&project, 1, "aaa"))
+        .await
+        .unwrap()
+    else {
+        panic!("a new task")
+    };
+    tasks.note_stream_id(task.id, "1-0").await.unwrap();
+    let mut check = db.pool().await.get().await.unwrap();
+    let mut written = None;
+    for _ in 0..100 {
+        let row: StreamId =
+            diesel::sql_query("SELECT stream_message_id FROM review_tasks WHERE id = $1")
+                .bind::<diesel::sql_types::Uuid, _>(task.id)
+                .get_result(&mut check)
+                .await
+                .unwrap();
+        written = row.stream_message_id;
+        if written.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(written.as_deref(), Some("1-0"), "the writer wrote the id");
+    let mut conn = pool.get().await.unwrap();
+    let setting: Setting = diesel::sql_query("SHOW synchronous_commit")
+        .get_result(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(setting.synchronous_commit, "on");
+}
+
 /// Another process queues the same head at the same moment: its insert, not yet
 /// committed, holds the unique index, so this statement waits, then is refused when
 /// the other commits. The caller gets the other's task back as a duplicate, not

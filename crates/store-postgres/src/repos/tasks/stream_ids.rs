@@ -25,8 +25,15 @@ const TRIES: u32 = 3;
 /// task again: a late write must not undo that). A worker's attempt in between does
 /// not stop the write: a task it gives back must keep its id, or the orphan sweep
 /// would queue it again before its retry delay.
+///
+/// Its commit does not wait for the disk (`synchronous_commit` off for this
+/// transaction only): a write lost with the database is a write lost with the
+/// process, which the orphan sweep already mends. The webhook's own insert still
+/// waits, and each of these writes was a second flush of the WAL per webhook,
+/// queued behind the webhooks' own at the disk.
 const WRITE: &str = "UPDATE review_tasks t SET stream_message_id = v.stream_id
-    FROM unnest($1::uuid[], $2::text[]) AS v(id, stream_id)
+    FROM unnest($1::uuid[], $2::text[]) AS v(id, stream_id),
+         (SELECT set_config('synchronous_commit', 'off', true)) AS commit_without_flush
    WHERE t.id = v.id AND t.stream_message_id IS NULL
      AND t.claimed_at IS NULL AND t.runner_id IS NULL";
 
