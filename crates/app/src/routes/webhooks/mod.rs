@@ -98,7 +98,13 @@ fn respond(outcome: IntakeOutcome) -> Result<HttpResponse, ApiError> {
             ));
         }
     };
-    tracing::info!(webhook.outcome = status, webhook.message = %message, "webhook.received");
+    // A queued task has its own `task.queued` line and the answer its `http.response`:
+    // a third line for every webhook of a busy platform would say nothing new.
+    if status == "queued" {
+        tracing::debug!(webhook.outcome = status, webhook.message = %message, "webhook.received");
+    } else {
+        tracing::info!(webhook.outcome = status, webhook.message = %message, "webhook.received");
+    }
     Ok(envelope::ok(WebhookReceived {
         message,
         received: true,
