@@ -1,5 +1,6 @@
 use crate::RedisPool;
 use async_trait::async_trait;
+use deadpool_redis::redis::aio::MultiplexedConnection;
 use deadpool_redis::redis::streams::{StreamAutoClaimReply, StreamId, StreamReadReply};
 use deadpool_redis::redis::{self, Value};
 use reviewd_domain::ports::{Delivery, QueueError, TaskQueue};
@@ -19,6 +20,12 @@ pub struct RedisTaskQueue {
     /// the pending list, so the scan walks it round after round instead of always
     /// re-reading its head.
     cursor: std::sync::Mutex<String>,
+    /// The connection pushes go through, cloned for each: one multiplexed socket
+    /// that the pushes of a moment share. A pool checkout costs a round trip, as
+    /// deadpool-redis proves each connection it hands out with `PING`: that was half
+    /// of a webhook's Redis round trips. Taken from the pool at the first push, and
+    /// again, proven, after it failed.
+    push_conn: std::sync::Mutex<Option<MultiplexedConnection>>,
 }
 
 fn unavailable(e: impl std::fmt::Display) -> QueueError {
@@ -82,7 +89,40 @@ impl RedisTaskQueue {
             pool,
             key: stream_key(prefix),
             cursor: std::sync::Mutex::new("0-0".to_owned()),
+            push_conn: std::sync::Mutex::new(None),
         }
+    }
+
+    /// The push connection, taken from the pool when there is none.
+    async fn push_connection(&self) -> Result<MultiplexedConnection, QueueError> {
+        if let Some(conn) = self.push_conn.lock().ok().and_then(|c| c.clone()) {
+            return Ok(conn);
+        }
+        let conn = deadpool_redis::Connection::take(self.conn().await?);
+        if let Ok(mut slot) = self.push_conn.lock() {
+            *slot = Some(conn.clone());
+        }
+        Ok(conn)
+    }
+
+    fn forget_push_connection(&self) {
+        if let Ok(mut slot) = self.push_conn.lock() {
+            *slot = None;
+        }
+    }
+
+    async fn xadd(
+        &self,
+        conn: &mut MultiplexedConnection,
+        task_id: Uuid,
+    ) -> Result<String, redis::RedisError> {
+        redis::cmd("XADD")
+            .arg(&self.key)
+            .arg("*")
+            .arg("task")
+            .arg(task_id.to_string())
+            .query_async(conn)
+            .await
     }
 
     /// `XREADGROUP` for `consumer` from `from` (`>`: new messages; `0`: its own
@@ -153,15 +193,19 @@ impl RedisTaskQueue {
 #[async_trait]
 impl TaskQueue for RedisTaskQueue {
     async fn push(&self, task_id: Uuid) -> Result<String, QueueError> {
-        let mut conn = self.conn().await?;
-        redis::cmd("XADD")
-            .arg(&self.key)
-            .arg("*")
-            .arg("task")
-            .arg(task_id.to_string())
-            .query_async(&mut conn)
-            .await
-            .map_err(unavailable)
+        let mut conn = self.push_connection().await?;
+        match self.xadd(&mut conn, task_id).await {
+            // The connection is gone (Redis restarted or failed over, the network cut
+            // it): once more, on a connection the pool proves. Should the first
+            // have been added after all, the task's second message is handled as
+            // any repeated delivery is.
+            Err(e) if e.is_unrecoverable_error() => {
+                self.forget_push_connection();
+                let mut conn = self.push_connection().await?;
+                self.xadd(&mut conn, task_id).await.map_err(unavailable)
+            }
+            pushed => pushed.map_err(unavailable),
+        }
     }
 
     async fn pull(
