@@ -8,6 +8,7 @@
 //! a task is already handled.
 
 use crate::PgPool;
+use crate::kept::{bind, kept};
 use crate::repos::conn;
 use diesel::sql_types::{Array, Text, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
@@ -76,10 +77,15 @@ async fn write_all(pool: PgPool, mut received: mpsc::UnboundedReceiver<(Uuid, St
 
 async fn write(pool: &PgPool, ids: &[Uuid], stream_ids: &[String]) -> Result<(), String> {
     let mut conn = conn(pool).await.map_err(|e| e.to_string())?;
-    diesel::sql_query(WRITE)
-        .bind::<Array<SqlUuid>, _>(ids)
-        .bind::<Array<Text>, _>(stream_ids)
-        .execute(&mut conn)
+    // Kept prepared: `sql_query` parsed and planned it again at every write.
+    kept(
+        WRITE,
+        (
+            bind::<Array<SqlUuid>, _>(ids),
+            bind::<Array<Text>, _>(stream_ids),
+        ),
+    )
+    .execute(&mut conn)
         .await
         .map(drop)
         .map_err(|e| e.to_string())
