@@ -28,14 +28,11 @@ fi
 reviewd_ensure_postgres
 reviewd_ensure_redis
 
+if ! command -v curl >/dev/null 2>&1; then
+    _reviewd_apt_install curl
+fi
+
 db=reviewd_link_order
-reviewd_pg_psql -c "DROP DATABASE IF EXISTS ${db}" >/dev/null
-reviewd_pg_create_db "$db"
-
-# The order the build uses does not change the names: any release build will do.
-reviewd_cmd cargo build --locked --release -p reviewd-server
-bin="${CARGO_TARGET_DIR:-target}/release/reviewd"
-
 work="$(mktemp -d)"
 server=""
 cleanup() {
@@ -44,13 +41,23 @@ cleanup() {
         wait "$server" 2>/dev/null || true
     fi
     rm -rf "$work"
-    reviewd_pg_psql -c "DROP DATABASE IF EXISTS ${db}" >/dev/null || true
+    reviewd_pg_psql -c "DROP DATABASE IF EXISTS ${db} WITH (FORCE)" >/dev/null || true
     redis-cli -u "${REVIEWD_LOCAL_REDIS_URL}/0" --scan --pattern 'link-order:*' |
         xargs -r redis-cli -u "${REVIEWD_LOCAL_REDIS_URL}/0" del >/dev/null || true
 }
 trap cleanup EXIT
+reviewd_pg_psql -c "DROP DATABASE IF EXISTS ${db} WITH (FORCE)" >/dev/null
+reviewd_pg_create_db "$db"
 
-port=39017
+# The order the build uses does not change the names: any release build will do.
+cargo build --locked --release -p reviewd-server
+bin="${CARGO_TARGET_DIR:-target}/release/reviewd"
+
+port="${REVIEWD_LINK_ORDER_PORT:-39017}"
+if _reviewd_port_open 127.0.0.1 "$port"; then
+    reviewd_error "port $port is taken: set REVIEWD_LINK_ORDER_PORT to a free one"
+    exit 1
+fi
 # One run: the server under callgrind, healthy, then 15 s idle. The first run starts on an
 # empty database and queue (migrations, the consumer group created); the second restarts
 # on them, as every later start does (the group already there is an error path of its own).
@@ -68,8 +75,10 @@ profile_run() {
         "$bin" serve >"$work/server.log" 2>&1 &
     server=$!
     reviewd_info "run $1: waiting for the server under callgrind (slow: every instruction is counted)"
+    local healthy=""
     for _ in $(seq 1 600); do
         if curl -sf "http://127.0.0.1:${port}/api/health" >/dev/null 2>&1; then
+            healthy=1
             break
         fi
         if ! kill -0 "$server" 2>/dev/null; then
@@ -79,6 +88,10 @@ profile_run() {
         fi
         sleep 0.5
     done
+    if [ -z "$healthy" ]; then
+        reviewd_error "the server was not healthy after 300 s under callgrind"
+        exit 1
+    fi
     sleep 15
     kill -INT "$server"
     wait "$server" || true
@@ -89,9 +102,10 @@ redis-cli -u "${REVIEWD_LOCAL_REDIS_URL}/0" --scan --pattern 'link-order:*' |
 profile_run first
 profile_run again
 
-# Every function callgrind saw run, first seen first, kept when the binary defines it.
+# Every function callgrind saw run (in the order of its output, which is not the order they ran),
+# kept when the binary defines it, each once.
 nm --defined-only "$bin" | awk '$2 ~ /^[tTwW]$/ {print $3}' | sort -u >"$work/defined"
-cat "$work/callgrind.first" "$work/callgrind.again" | grep -E '^c?fn=' | sed -E 's/^c?fn=(\([0-9]+\) )?//' |
+cat "$work/callgrind.first" "$work/callgrind.again" | { grep -E '^c?fn=' || true; } | sed -E 's/^c?fn=(\([0-9]+\) )?//' |
     awk 'NR == FNR {defined[$0] = 1; next} ($0 in defined) && !seen[$0]++' "$work/defined" - \
         >"$work/startup.order"
 count="$(wc -l <"$work/startup.order")"

@@ -6,23 +6,37 @@
 //!   (each fault maps the page-cache folio and its neighbours); side by side, about 7 MB.
 //! - Relative relocations are packed (`DT_RELR`): the loader reads 18 KB of them at
 //!   start instead of 1.25 MB, which stayed resident. Only where the build machine's
-//!   glibc is 2.36 or newer, since a packed binary needs that glibc to run.
+//!   glibc is 2.36 or newer and the build is not a cross build, since a packed binary
+//!   needs that glibc to run (`REVIEWD_PACKED_RELOCS=0` turns this alone off).
 //!
 //! Both need LLD, the linker of Rust's `x86_64-unknown-linux-gnu` target since 1.90, so
-//! they apply only there and only when no other linker is configured through the
-//! environment. `REVIEWD_LINK_LAYOUT=0` turns both off. Debug builds are untouched.
+//! they apply only to that target with rustc 1.90 or newer, and only when no other
+//! linker is configured (`target.<triple>.linker` in Cargo's configuration or its
+//! environment variable, or linker flags in `RUSTFLAGS`). `REVIEWD_LINK_LAYOUT=0` turns
+//! both off. Debug builds are untouched.
 
 use std::env;
 use std::path::Path;
 use std::process::Command;
 
 const LAYOUT_SWITCH: &str = "REVIEWD_LINK_LAYOUT";
-const TARGET_LINKER: &str = "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER";
+const RELR_SWITCH: &str = "REVIEWD_PACKED_RELOCS";
+/// Cargo sets it for build scripts when a linker is configured for the target.
+const CONFIGURED_LINKER: &str = "RUSTC_LINKER";
+/// `RUSTFLAGS` that choose another linker or change how it is driven.
+const LINKER_FLAGS: [&str; 5] = [
+    "linker=",
+    "linker-flavor",
+    "linker-features",
+    "link-self-contained",
+    "-fuse-ld",
+];
 
 fn main() {
     println!("cargo:rerun-if-changed=link/startup.order");
-    println!("cargo:rerun-if-env-changed={LAYOUT_SWITCH}");
-    println!("cargo:rerun-if-env-changed={TARGET_LINKER}");
+    for switch in [LAYOUT_SWITCH, RELR_SWITCH, CONFIGURED_LINKER] {
+        println!("cargo:rerun-if-env-changed={switch}");
+    }
     if !wanted() {
         return;
     }
@@ -30,13 +44,16 @@ fn main() {
         .join("link")
         .join("startup.order");
     if order.is_file() {
-        link_arg(&format!("-Wl,--symbol-ordering-file={}", order.display()));
+        // `-Xlinker` pairs rather than `-Wl,`, which would split a path at its commas.
+        linker_arg(&format!("--symbol-ordering-file={}", order.display()));
         // Names the build no longer has (a function inlined away, a dependency
         // upgraded) are skipped: a stale list costs memory, not a failed build.
-        link_arg("-Wl,--no-warn-symbol-ordering");
+        linker_arg("--no-warn-symbol-ordering");
     }
-    if glibc_at_least(2, 36) {
-        link_arg("-Wl,-z,pack-relative-relocs");
+    let native = env::var("HOST").ok() == env::var("TARGET").ok();
+    if native && env::var(RELR_SWITCH).as_deref() != Ok("0") && glibc_at_least(2, 36) {
+        linker_arg("-z");
+        linker_arg("pack-relative-relocs");
     }
 }
 
@@ -45,12 +62,28 @@ fn wanted() -> bool {
     let var = |name: &str| env::var(name).unwrap_or_default();
     let release = var("PROFILE") == "release";
     let lld_target = var("TARGET") == "x86_64-unknown-linux-gnu";
-    let own_linker = env::var_os(TARGET_LINKER).is_some()
-        || var("CARGO_ENCODED_RUSTFLAGS").contains("link");
-    release && lld_target && !own_linker && var(LAYOUT_SWITCH) != "0"
+    let rustflags = var("CARGO_ENCODED_RUSTFLAGS");
+    let own_linker = env::var_os(CONFIGURED_LINKER).is_some()
+        || LINKER_FLAGS.iter().any(|flag| rustflags.contains(flag));
+    release && lld_target && rustc_at_least(90) && !own_linker && var(LAYOUT_SWITCH) != "0"
 }
 
-fn link_arg(arg: &str) {
+/// Whether the compiler is 1.`minor` or newer (`rustc -vV`: "release: 1.95.0").
+fn rustc_at_least(minor: u32) -> bool {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let Ok(out) = Command::new(rustc).arg("-vV").output() else {
+        return false;
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("release: 1."))
+        .and_then(|rest| rest.split('.').next()?.parse::<u32>().ok())
+        .is_some_and(|found| found >= minor)
+}
+
+/// One argument for the linker itself, through the compiler driver.
+fn linker_arg(arg: &str) {
+    println!("cargo:rustc-link-arg-bin=reviewd=-Xlinker");
     println!("cargo:rustc-link-arg-bin=reviewd={arg}");
 }
 

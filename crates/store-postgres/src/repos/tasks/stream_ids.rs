@@ -86,7 +86,7 @@ async fn write(pool: &PgPool, ids: &[Uuid], stream_ids: &[String]) -> Result<(),
         ),
     )
     .execute(&mut conn)
-        .await
-        .map(drop)
-        .map_err(|e| e.to_string())
+    .await
+    .map(drop)
+    .map_err(|e| e.to_string())
 }
