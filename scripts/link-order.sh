@@ -102,12 +102,13 @@ redis-cli -u "${REVIEWD_LOCAL_REDIS_URL}/0" --scan --pattern 'link-order:*' |
 profile_run first
 profile_run again
 
-# Every function callgrind saw run (in the order of its output, which is not the order they ran),
-# kept when the binary defines it, each once.
+# Every function callgrind saw run, kept when the binary defines it, each once, sorted by name: the
+# order of callgrind's output follows its own pointers (not the order the functions ran) and
+# changed from one run to the next; sorted, a new list differs from the old by what changed.
 nm --defined-only "$bin" | awk '$2 ~ /^[tTwW]$/ {print $3}' | sort -u >"$work/defined"
 cat "$work/callgrind.first" "$work/callgrind.again" | { grep -E '^c?fn=' || true; } | sed -E 's/^c?fn=(\([0-9]+\) )?//' |
-    awk 'NR == FNR {defined[$0] = 1; next} ($0 in defined) && !seen[$0]++' "$work/defined" - \
-        >"$work/startup.order"
+    awk 'NR == FNR {defined[$0] = 1; next} ($0 in defined)' "$work/defined" - |
+    LC_ALL=C sort -u >"$work/startup.order"
 count="$(wc -l <"$work/startup.order")"
 if [ "$count" -lt 1000 ]; then
     reviewd_error "only $count functions found: callgrind's output was not what this script expects"
