@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Writes crates/server/link/startup.order: the functions the release server runs from its start
-# through its first health answer and 15 s of idle with the periodic jobs on (a first start
-# and a restart), which the release
-# link places first in `.text` (crates/server/build.rs). With them side by side, the start and
-# the idle loop touch a few megabytes of code instead of pages spread over the whole binary
-# (see docs/benchmarks.md, "Memory: the code the start touches, in one place").
+# through its first health answer and 15 s of idle with the periodic jobs on (a first start and a
+# restart), which the release link places first in `.text` (crates/server/build.rs). With them side
+# by side, the start and the idle loop touch a few megabytes of code instead of pages spread over
+# the whole binary (see docs/benchmarks.md, "Memory, 2026-11-27: the code the start touches, in one
+# place").
 #
 #   ./scripts/link-order.sh
 #
@@ -106,7 +106,8 @@ profile_run again
 # order of callgrind's output follows its own pointers (not the order the functions ran) and
 # changed from one run to the next; sorted, a new list differs from the old by what changed.
 nm --defined-only "$bin" | awk '$2 ~ /^[tTwW]$/ {print $3}' | sort -u >"$work/defined"
-cat "$work/callgrind.first" "$work/callgrind.again" | { grep -E '^c?fn=' || true; } | sed -E 's/^c?fn=(\([0-9]+\) )?//' |
+{ grep -h -E '^c?fn=' "$work/callgrind.first" "$work/callgrind.again" || true; } |
+    sed -E 's/^c?fn=(\([0-9]+\) )?//' |
     awk 'NR == FNR {defined[$0] = 1; next} ($0 in defined)' "$work/defined" - |
     LC_ALL=C sort -u >"$work/startup.order"
 count="$(wc -l <"$work/startup.order")"
