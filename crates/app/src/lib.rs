@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod notify;
 pub mod openapi;
 pub mod platforms;
+pub mod preparer;
 pub mod request_id;
 pub mod routes;
 pub mod sampler;

@@ -344,7 +344,7 @@ impl Application {
                 claim_grace: Duration::from_millis(config.runner_claim_grace_ms),
                 retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
                 prepared_max_age: Duration::from_secs(config.runner_prepared_max_age_secs),
-                prepare_concurrency: PREPARE_CONCURRENCY,
+                prepare_concurrency: crate::preparer::PREPARE_CONCURRENCY,
             },
             Arc::new(crate::clock::SystemClock),
         ));
@@ -376,6 +376,7 @@ impl Application {
             None
         };
 
+        let preparer_wake = crate::preparer::PreparerWake::default();
         if config.periodic_jobs_enabled {
             let interval = crate::jobs::collect_interval(&config);
             let mut jobs = crate::jobs::shared(&config, &monitoring);
@@ -388,7 +389,7 @@ impl Application {
                 crate::jobs::local(&config, &monitoring),
             );
             if config.runner_prepared_max_age_secs > 0 {
-                spawn_preparer(runners.clone());
+                crate::preparer::spawn(runners.clone(), preparer_wake.clone());
             }
         }
         let system_reset = SystemResetService::new(vec![
@@ -418,6 +419,7 @@ impl Application {
             monitoring: monitoring.clone(),
             system_reset,
             runners,
+            preparer_wake,
             notifications,
             health: HealthService::new(
                 Arc::new(PgHealthProbe::new(pool.clone())),
@@ -615,34 +617,4 @@ fn ai_configs(
             },
         },
     ))
-}
-
-/// Rounds one preparer pass begins at once (each holds a pooled connection).
-const PREPARE_CONCURRENCY: usize = 4;
-/// The preparer's pause when a pass found nothing to do.
-const PREPARE_IDLE: Duration = Duration::from_millis(250);
-/// Its pause when no runner was online: it is on by default, and a deployment
-/// without runners should not pay for a few queries every 250 ms. A runner that
-/// comes online meanwhile has its first rounds prepared by its claims.
-const PREPARE_NO_RUNNER: Duration = Duration::from_secs(5);
-
-/// This replica's preparer: passes of `RunnerService::prepare_ahead` back to back
-/// while they find work, else every `PREPARE_IDLE`, so runners' claims find rounds
-/// ready. It dies with the process; a hold it had on an MR ends with its connection.
-fn spawn_preparer(runners: Arc<RunnerService>) {
-    tokio::spawn(async move {
-        loop {
-            match runners.prepare_ahead().await {
-                Ok(report) if report.busy() => tokio::task::yield_now().await,
-                Ok(report) if !report.runners_online => {
-                    tokio::time::sleep(PREPARE_NO_RUNNER).await;
-                }
-                Ok(_) => tokio::time::sleep(PREPARE_IDLE).await,
-                Err(e) => {
-                    tracing::warn!(error = %e, "runners.prepare_failed");
-                    tokio::time::sleep(PREPARE_IDLE * 4).await;
-                }
-            }
-        }
-    });
 }

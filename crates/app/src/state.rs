@@ -1,6 +1,7 @@
 //! What every handler can reach: configuration and the domain services.
 
 use crate::config::Config;
+use crate::preparer::PreparerWake;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
     AiConfigService, ApiKeyService, AuthService, Budgets, CatalogService, FeedbackService,
@@ -33,6 +34,8 @@ pub struct AppState {
     pub monitoring: Arc<MonitoringService>,
     pub system_reset: SystemResetService,
     pub runners: Arc<RunnerService>,
+    /// Told of runners registering and claiming (see `crate::preparer`).
+    pub preparer_wake: PreparerWake,
     pub notifications: Arc<NotificationService>,
     pub engine: Arc<ReviewEngine>,
     /// Dependencies reported by `GET /api/health/detailed`.

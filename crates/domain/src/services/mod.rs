@@ -44,7 +44,7 @@ pub use platform_configs::{
 pub use projects::{ProjectService, ResolvedProjectConfig, SyncFailure, SyncReport, Workspace};
 pub use review_engine::{EngineSettings, ReviewEngine, RunOutcome};
 pub use review_history::ReviewHistory;
-pub use runners::{RunnerService, RunnerSettings};
+pub use runners::{PrepareReport, RunnerService, RunnerSettings};
 pub use system_reset::SystemResetService;
 pub use tasks::{Enqueued, TaskService};
 pub use users::{NewUserInput, UserService, UserUpdateInput};

@@ -114,6 +114,7 @@ pub(super) async fn register_runner(
         api_key_id: Some(key_id),
     };
     let runner = state.runners.register(&registration).await?;
+    state.preparer_wake.runner_online();
     Ok(envelope::ok(runner_dto(runner)))
 }
 

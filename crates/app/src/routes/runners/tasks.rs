@@ -50,6 +50,7 @@ pub(super) async fn claim_pending_tasks(
             })?,
     };
     let tasks = state.runners.claim(key, runner_id, limit).await?;
+    state.preparer_wake.runner_online();
     Ok(envelope::ok(
         tasks.into_iter().map(claimed_task_dto).collect::<Vec<_>>(),
     ))
