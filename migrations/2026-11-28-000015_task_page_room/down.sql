@@ -1,0 +1,1 @@
+ALTER TABLE review_tasks SET (fillfactor = 90);
