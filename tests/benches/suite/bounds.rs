@@ -1,15 +1,21 @@
 //! The bounds the webhook rows are read against, measured on the same cluster and
 //! Redis in the same run: what PostgreSQL commits in single-row inserts a second
-//! (pgbench, 32 clients) and the SETs a second Redis takes (redis-benchmark).
+//! (pgbench, 32 clients), how long one such commit takes when they are offered at
+//! the open loop's 1000/s (pgbench `--rate`, latency from each transaction's
+//! scheduled start, as the open loop counts from each request's due time), and the
+//! SETs a second Redis takes (redis-benchmark).
 
 use crate::stack::Stack;
 use crate::stores::pg_bin;
-use crate::table::{Row, Table};
+use crate::table::{Row, Table, ms};
+use hdrhistogram::Histogram;
 use std::process::Command;
 
 pub struct Bounds {
     /// Single-row insert transactions PostgreSQL commits per second.
     pub pg_inserts: f64,
+    /// The latency of those commits offered at 1000/s, µs.
+    pub pg_at_1k: Histogram<u64>,
     pub redis_sets: f64,
 }
 
@@ -48,6 +54,17 @@ pub fn measure(stack: &mut Stack, table: &mut Table) -> Bounds {
         "PostgreSQL single-row insert commits, pgbench 32 clients 10 s",
         format!("{pg_inserts:.0}/s"),
     ));
+    let pg_at_1k = pgbench_at_rate(stack, &script, &url, 1000);
+    table.push(Row::info(
+        "bounds",
+        "PostgreSQL single-row insert commits offered at 1000/s, pgbench --rate 8 clients 10 s",
+        format!(
+            "p50 {}, p99 {}, p99.9 {}",
+            ms(pg_at_1k.value_at_quantile(0.5)),
+            ms(pg_at_1k.value_at_quantile(0.99)),
+            ms(pg_at_1k.value_at_quantile(0.999))
+        ),
+    ));
     let out = Command::new("redis-benchmark")
         .args(["-p", &stack.redis.port.to_string()])
         .args(["-t", "set", "-c", "32", "-n", "200000", "-q"])
@@ -68,6 +85,80 @@ pub fn measure(stack: &mut Stack, table: &mut Table) -> Bounds {
     ));
     Bounds {
         pg_inserts,
+        pg_at_1k,
         redis_sets,
     }
+}
+
+/// pgbench at a fixed rate with a log of every transaction; its latencies, µs.
+/// With `--rate` the log's latency counts from the transaction's scheduled start,
+/// so a commit that waited behind a slow one is charged for the wait.
+fn pgbench_at_rate(
+    stack: &Stack,
+    script: &std::path::Path,
+    url: &str,
+    rate: u32,
+) -> Histogram<u64> {
+    let prefix = stack.dir.join("pgbench-rate");
+    let out = Command::new(pg_bin().join("pgbench"))
+        .args([
+            "-n",
+            "-c",
+            "8",
+            "-j",
+            "2",
+            "-T",
+            "10",
+            "-R",
+            &rate.to_string(),
+            "-l",
+        ])
+        .arg("--log-prefix")
+        .arg(&prefix)
+        .arg("-f")
+        .arg(script)
+        .arg(url)
+        .current_dir(&stack.dir)
+        .output()
+        .expect("pgbench runs");
+    assert!(
+        out.status.success(),
+        "pgbench --rate: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut latencies = Histogram::new_with_bounds(1, 120_000_000, 3).expect("histogram bounds");
+    let name = prefix
+        .file_name()
+        .expect("a prefix")
+        .to_string_lossy()
+        .into_owned();
+    for entry in std::fs::read_dir(&stack.dir).expect("the stack's directory") {
+        let path = entry.expect("an entry").path();
+        if !path
+            .file_name()
+            .is_some_and(|f| f.to_string_lossy().starts_with(&name))
+        {
+            continue;
+        }
+        // "client_id transaction_no time script_no time_epoch time_us [schedule_lag]"
+        for line in std::fs::read_to_string(&path)
+            .expect("a pgbench log")
+            .lines()
+        {
+            if let Some(us) = line
+                .split_whitespace()
+                .nth(2)
+                .and_then(|t| t.parse::<u64>().ok())
+            {
+                latencies.record(us.max(1)).expect("a latency in bounds");
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+    assert!(
+        latencies.len() > u64::from(rate),
+        "pgbench logged its transactions"
+    );
+    latencies
 }
