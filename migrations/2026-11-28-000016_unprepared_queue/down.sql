@@ -1,0 +1,1 @@
+DROP INDEX review_tasks_unprepared_idx;
