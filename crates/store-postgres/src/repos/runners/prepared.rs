@@ -19,7 +19,7 @@
 
 use crate::PgPool;
 use crate::error::{corrupt, map_diesel_error};
-use crate::kept::{bind, kept};
+use crate::kept::{Bind, bind, kept};
 use crate::pool::PgConn;
 use crate::repos::conn;
 use crate::rows::TaskRow;
@@ -230,23 +230,47 @@ enum Wanted {
     Orphaned,
 }
 
-/// SQL: the queued task aliased `t` may be prepared now (`$1` the retry delay in
-/// ms, `$2` the freshness bound, `$3` the heartbeat bound): its retry delay is over,
-/// an online runner has its tags, and no other task of its MR is in progress or
-/// prepared.
-fn ready_to_prepare() -> String {
+/// SQL: queued tasks aliased `t` that pass `filter` and may be prepared now, then
+/// `tail` (an order and a limit, or nothing). `$1` is the retry delay in ms, `$2`
+/// the freshness bound, `$3` the heartbeat bound: the retry delay is over, an
+/// online runner has the task's tags, and no other task of its MR is in progress
+/// or prepared.
+fn to_prepare_sql(filter: &str, tail: &str) -> String {
     format!(
-        "(t.error_message IS NULL OR t.updated_at <= now() - ($1 * interval '1 millisecond'))
-         AND EXISTS (SELECT 1 FROM runners r
-                      WHERE r.status <> 'offline' AND r.last_heartbeat > $3
-                        AND t.required_tags <@ r.tags)
-         AND NOT EXISTS (SELECT 1 FROM review_tasks o
-                          WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
-                            AND o.id <> t.id
-                            AND (o.status IN ('processing', 'in_progress')
-                                 OR (o.status = 'queued' AND o.assignment ? 'prepared'
-                                     AND {fresh_o})) OFFSET 0)",
+        "SELECT t.id, t.project_id, t.mr_iid FROM review_tasks t
+          WHERE t.status = 'queued' AND {filter}
+            AND (t.error_message IS NULL OR t.updated_at <= now() - ($1 * interval '1 millisecond'))
+            AND EXISTS (SELECT 1 FROM runners r
+                         WHERE r.status <> 'offline' AND r.last_heartbeat > $3
+                           AND t.required_tags <@ r.tags)
+            AND NOT EXISTS (SELECT 1 FROM review_tasks o
+                             WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
+                               AND o.id <> t.id
+                               AND (o.status IN ('processing', 'in_progress')
+                                    OR (o.status = 'queued' AND o.assignment ? 'prepared'
+                                        AND {fresh_o})) OFFSET 0)
+          {tail}",
         fresh_o = fresh("o", "$2"),
+    )
+}
+
+/// The values of `to_prepare_sql`'s `$1` to `$3`, then `fourth` as `$4`.
+fn to_prepare_binds<B>(
+    retry_ms: i64,
+    fresh_after: DateTime<Utc>,
+    heard_after: DateTime<Utc>,
+    fourth: B,
+) -> (
+    Bind<BigInt, i64>,
+    Bind<Timestamptz, DateTime<Utc>>,
+    Bind<Timestamptz, DateTime<Utc>>,
+    B,
+) {
+    (
+        bind::<BigInt, _>(retry_ms),
+        bind::<Timestamptz, _>(fresh_after),
+        bind::<Timestamptz, _>(heard_after),
+        fourth,
     )
 }
 
@@ -257,40 +281,35 @@ async fn candidates(
     only: Option<Uuid>,
 ) -> Result<Vec<Candidate>, diesel::result::Error> {
     match wanted {
-        Wanted::ToPrepare(retry_ms, fresh_after, heard_after) => {
-            let binds = || {
-                (
-                    bind::<BigInt, _>(retry_ms),
-                    bind::<Timestamptz, _>(fresh_after),
-                    bind::<Timestamptz, _>(heard_after),
-                )
-            };
-            if let Some(id) = only {
-                // By its key: in one statement with the list's (`$4 IS NULL OR
-                // t.id = $4`), the kept plan walked the queue up to the task, past
-                // every task already prepared.
-                let (retry, fresh_bound, heard) = binds();
-                return kept(
-                    &format!("SELECT t.id, t.project_id, t.mr_iid FROM review_tasks t
-                               WHERE t.id = $4 AND t.status = 'queued' AND NOT {fresh_t} AND {ready}",
-                        fresh_t = fresh("t", "$2"),
-                        ready = ready_to_prepare(),
+        Wanted::ToPrepare(retry_ms, fresh_after, heard_after) => match only {
+            // By its key: in one statement with the list's (`$4 IS NULL OR t.id =
+            // $4`), the kept plan walked the queue up to the task, past every task
+            // already prepared.
+            Some(id) => {
+                kept(
+                    &to_prepare_sql(&format!("t.id = $4 AND NOT {}", fresh("t", "$2")), ""),
+                    to_prepare_binds(
+                        retry_ms,
+                        fresh_after,
+                        heard_after,
+                        bind::<diesel::sql_types::Uuid, _>(id),
                     ),
-                    (retry, fresh_bound, heard, bind::<diesel::sql_types::Uuid, _>(id)),
                 )
                 .load(c)
-                .await;
+                .await
             }
             // In a transaction whose first statement turns bitmap scans off, as a
             // claim's does, and for the same reason: on statistics taken while the
             // queue was short, the planner read every unprepared task through a
             // bitmap and sorted them, 6,558 buffers a call for 16 candidates.
-            c.transaction(async move |c| {
-                c.batch_execute("SET LOCAL enable_bitmapscan = off").await?;
-                to_prepare(c, retry_ms, fresh_after, heard_after).await
-            })
-            .await
-        }
+            None => {
+                c.transaction(async move |c| {
+                    c.batch_execute("SET LOCAL enable_bitmapscan = off").await?;
+                    to_prepare(c, retry_ms, fresh_after, heard_after).await
+                })
+                .await
+            }
+        },
         Wanted::Orphaned => {
             diesel::sql_query(
                 "SELECT t.id, t.project_id, t.mr_iid FROM review_tasks t
@@ -306,56 +325,36 @@ async fn candidates(
     }
 }
 
-/// The oldest queued tasks to prepare: never prepared first, then stale ones.
+/// The oldest queued tasks never prepared, through their own partial index; only
+/// when there is none, the oldest whose preparation went stale (too old, or made
+/// at another attempt), which is rare. Walking the queue in order read every
+/// prepared task before the first that was not: 4,400 pages and 7.7 ms a call
+/// with 4,000 of them, the largest statement cost of the claims bench.
 async fn to_prepare(
     c: &mut AsyncPgConnection,
     retry_ms: i64,
     fresh_after: DateTime<Utc>,
     heard_after: DateTime<Utc>,
 ) -> Result<Vec<Candidate>, diesel::result::Error> {
-    let binds = || {
-        (
-            bind::<BigInt, _>(retry_ms),
-            bind::<Timestamptz, _>(fresh_after),
-            bind::<Timestamptz, _>(heard_after),
-        )
-    };
-    // Never prepared first, through their own partial index: with a backlog
-    // prepared ahead, walking the queue in order read every prepared task
-    // before the first that was not (4,400 pages and 7.7 ms a call with
-    // 4,000 of them, the largest statement cost of the claims bench).
-    let (retry, fresh_bound, heard) = binds();
-    let mut found: Vec<Candidate> = kept(
-        &format!(
-            "SELECT t.id, t.project_id, t.mr_iid FROM review_tasks t
-                   WHERE t.status = 'queued' AND (t.assignment ? 'prepared') IS NOT TRUE
-                     AND {ready}
-                   ORDER BY t.created_at LIMIT $4",
-            ready = ready_to_prepare(),
-        ),
-        (retry, fresh_bound, heard, bind::<BigInt, _>(CANDIDATES)),
-    )
-    .load(c)
-    .await?;
-    if found.is_empty() {
-        // Then preparations gone stale (too old, or made at another
-        // attempt): rare, and looked for only when nothing new waits.
-        let (retry, fresh_bound, heard) = binds();
-        found = kept(
-            &format!(
-                "SELECT t.id, t.project_id, t.mr_iid FROM review_tasks t
-                       WHERE t.status = 'queued' AND t.assignment ? 'prepared'
-                         AND NOT {fresh_t} AND {ready}
-                       ORDER BY t.created_at LIMIT $4",
-                fresh_t = fresh("t", "$2"),
-                ready = ready_to_prepare(),
+    let tail = "ORDER BY t.created_at LIMIT $4";
+    let stale = format!("t.assignment ? 'prepared' AND NOT {}", fresh("t", "$2"));
+    for filter in ["(t.assignment ? 'prepared') IS NOT TRUE", stale.as_str()] {
+        let found: Vec<Candidate> = kept(
+            &to_prepare_sql(filter, tail),
+            to_prepare_binds(
+                retry_ms,
+                fresh_after,
+                heard_after,
+                bind::<BigInt, _>(CANDIDATES),
             ),
-            (retry, fresh_bound, heard, bind::<BigInt, _>(CANDIDATES)),
         )
         .load(c)
         .await?;
+        if !found.is_empty() {
+            return Ok(found);
+        }
     }
-    Ok(found)
+    Ok(Vec::new())
 }
 
 /// Holds the first wanted task whose MR lock is free and which is still wanted
