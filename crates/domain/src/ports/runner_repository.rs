@@ -187,10 +187,11 @@ pub trait RunnerRepository: Send + Sync {
         fresh_after: Option<DateTime<Utc>>,
     ) -> Result<ClaimBatch, RepoError>;
 
-    /// The oldest queued task to prepare ahead, held with its MR: queued (past its
+    /// The next queued task to prepare ahead, held with its MR: queued (past its
     /// retry delay), not prepared since `fresh_after`, some runner heard from since
     /// `heard_after` has its tags, and no other task of its MR is under way or
-    /// prepared. `None` when there is none (or all are held).
+    /// prepared. The oldest never prepared comes first, then the oldest whose
+    /// preparation went stale. `None` when there is none (or all are held).
     ///
     /// # Errors
     /// Store failures.

@@ -36,6 +36,7 @@ pub async fn run(s: &Stores) {
     runner_can_take_needs_a_fresh_task_and_a_capable_runner(s).await;
     prepared_rounds_are_claimed_first_and_orphans_found(s).await;
     preparations_are_passed_over_with_preparation_off(s).await;
+    never_prepared_tasks_come_before_stale_preparations(s).await;
 }
 
 async fn claim(
@@ -817,4 +818,61 @@ async fn preparations_are_passed_over_with_preparation_off(s: &Stores) {
     );
     s.runners.deregister(runner).await.unwrap();
     done(s, &[task.id]).await;
+}
+
+/// The preparer takes a task never prepared before an older one whose preparation
+/// went stale, and comes back to the stale one once none is left.
+async fn never_prepared_tasks_come_before_stale_preparations(s: &Stores) {
+    let long_ago = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
+    // Later than any preparation made here: every stored one counts as stale.
+    let stale_after = chrono::Utc::now() + chrono::Duration::days(365);
+    let (old_project, old_review, old_round) = seed::review_in_first_round(s, 44).await;
+    let old = seed::task(s, &old_project, 44, "h1").await;
+    let (new_project, new_review, new_round) = seed::review_in_first_round(s, 45).await;
+    let (_, registration) = keyed_runner(s).await;
+
+    let held = reserve_oldest(s).await;
+    assert_eq!(held.task().id, old.id);
+    let old_assignment = prepared_assignment(old_review.id, old_round.id, "h1");
+    assert!(
+        held.save(&preparation(&old, "Old"), Some(&old_assignment))
+            .await
+            .unwrap()
+    );
+    let new = seed::task(s, &new_project, 45, "h1").await;
+    let held = s
+        .runners
+        .reserve_to_prepare(RETRY, stale_after, long_ago)
+        .await
+        .unwrap()
+        .expect("a task to prepare");
+    assert_eq!(
+        held.task().id,
+        new.id,
+        "the task never prepared comes before the older stale one"
+    );
+    let new_assignment = prepared_assignment(new_review.id, new_round.id, "h1");
+    assert!(
+        held.save(&preparation(&new, "New"), Some(&new_assignment))
+            .await
+            .unwrap()
+    );
+    let held = s
+        .runners
+        .reserve_to_prepare(RETRY, stale_after, long_ago)
+        .await
+        .unwrap()
+        .expect("a stale preparation to make again");
+    assert_eq!(held.task().id, old.id, "then the oldest stale one");
+    held.release().await;
+    assert!(
+        s.runners
+            .reserve_to_prepare(RETRY, long_ago, long_ago)
+            .await
+            .unwrap()
+            .is_none(),
+        "fresh preparations are not held again"
+    );
+    s.runners.deregister(&registration.id).await.unwrap();
+    done(s, &[old.id, new.id]).await;
 }

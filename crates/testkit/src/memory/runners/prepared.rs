@@ -202,7 +202,8 @@ impl MemoryStore {
             .tasks
             .iter()
             .filter(|r| t.wants_preparing(r, retry_since, fresh_after, heard_after))
-            .min_by_key(|r| r.task.created_at)?
+            // Never prepared first, then stale preparations, as the Postgres store.
+            .min_by_key(|r| (t.preparations.contains_key(&r.task.id), r.task.created_at))?
             .task
             .clone();
         t.preparing.insert((task.project_id, task.mr_iid));
