@@ -254,18 +254,20 @@ fn to_prepare_sql(filter: &str, tail: &str) -> String {
     )
 }
 
-/// The values of `to_prepare_sql`'s `$1` to `$3`, then `fourth` as `$4`.
+/// The values of `to_prepare_sql`'s `$1` to `$3`, then a fourth as `$4`.
+type ToPrepareBinds<B> = (
+    Bind<BigInt, i64>,
+    Bind<Timestamptz, DateTime<Utc>>,
+    Bind<Timestamptz, DateTime<Utc>>,
+    B,
+);
+
 fn to_prepare_binds<B>(
     retry_ms: i64,
     fresh_after: DateTime<Utc>,
     heard_after: DateTime<Utc>,
     fourth: B,
-) -> (
-    Bind<BigInt, i64>,
-    Bind<Timestamptz, DateTime<Utc>>,
-    Bind<Timestamptz, DateTime<Utc>>,
-    B,
-) {
+) -> ToPrepareBinds<B> {
     (
         bind::<BigInt, _>(retry_ms),
         bind::<Timestamptz, _>(fresh_after),
