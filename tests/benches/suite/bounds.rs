@@ -127,7 +127,7 @@ fn pgbench_at_rate(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut latencies = Histogram::new_with_bounds(1, 120_000_000, 3).expect("histogram bounds");
+    let mut latencies = crate::load::histogram();
     let name = prefix
         .file_name()
         .expect("a prefix")

@@ -88,7 +88,7 @@ impl Outcome {
     }
 }
 
-fn histogram() -> Histogram<u64> {
+pub fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 120_000_000, 3).expect("histogram bounds")
 }
 
