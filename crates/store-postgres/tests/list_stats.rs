@@ -12,21 +12,16 @@
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Date, Double, Nullable, Text, Timestamptz, Uuid as SqlUuid};
-use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::RunQueryDsl;
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::notification::HistoryFilter;
 use reviewd_domain::model::review_views::{COST_DAYS, ReviewFilter};
 use reviewd_domain::ports::{NotificationRepository, ReviewQueries};
 use reviewd_store_postgres::{PgNotificationRepository, PgPool, PgReviewQueries};
-use reviewd_testkit::TestDb;
+use reviewd_testkit::{TestDb, execute_sql};
 
 /// The seed's second project: 2 of every 5 reviews.
 const PROJECT_Q: uuid::Uuid = uuid::Uuid::from_u128(0x0000_0000_0000_4000_8000_0000_0000_0003);
-
-async fn sql(pool: &PgPool, statements: &str) {
-    let mut conn = pool.get().await.unwrap();
-    conn.batch_execute(statements).await.unwrap();
-}
 
 /// 60 reviews over the last 5 days (a few hours apart, so days are partial at the
 /// filters' edges), 2 priced calls and 1 notification each.
@@ -408,13 +403,13 @@ async fn assert_notification_totals_match_rows(pool: &PgPool) {
 async fn rollups_equal_a_recount_of_the_rows_after_inserts_updates_and_deletes() {
     let db = TestDb::new().await;
     let pool = db.pool().await;
-    sql(&pool, SEED).await;
+    execute_sql(&pool, SEED).await;
     assert_eq!(mismatches(&pool).await, 0, "after the inserts");
     assert_stats_match_rows(&pool).await;
     assert_ratings_match_rows(&pool).await;
     assert_notification_totals_match_rows(&pool).await;
 
-    sql(&pool, MUTATIONS).await;
+    execute_sql(&pool, MUTATIONS).await;
     assert_eq!(mismatches(&pool).await, 0, "after the updates and deletes");
     assert_stats_match_rows(&pool).await;
     assert_ratings_match_rows(&pool).await;
@@ -422,7 +417,7 @@ async fn rollups_equal_a_recount_of_the_rows_after_inserts_updates_and_deletes()
 
     // The backfill (and the bench seed's rebuild) recounts to the same cells.
     // Emptied first, so that only the rebuild can make them right again.
-    sql(
+    execute_sql(
         &pool,
         "TRUNCATE review_daily_stats, review_daily_ratings; SELECT reviewd_rebuild_list_stats();",
     )

@@ -9,7 +9,7 @@
 
 use chrono::{Duration, Utc};
 use diesel::prelude::*;
-use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::RunQueryDsl;
 use reviewd_crypto::SecretBox;
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::notification::{
@@ -18,8 +18,8 @@ use reviewd_domain::model::notification::{
 use reviewd_domain::ports::{NewDelivery, NotificationRepository, RepoError};
 use reviewd_store_postgres::schema::notification_configs;
 use reviewd_store_postgres::{PgNotificationRepository, PgPool};
-use reviewd_testkit::TestDb;
 use reviewd_testkit::contract::notifications::{full_config, without_time};
+use reviewd_testkit::{TestDb, execute_sql};
 use uuid::Uuid;
 
 fn secrets() -> SecretBox {
@@ -29,11 +29,6 @@ fn secrets() -> SecretBox {
 async fn repo(db: &TestDb) -> (PgNotificationRepository, PgPool) {
     let pool = db.pool().await;
     (PgNotificationRepository::new(pool.clone(), secrets()), pool)
-}
-
-async fn sql(pool: &PgPool, statements: &str) {
-    let mut conn = pool.get().await.unwrap();
-    conn.batch_execute(statements).await.unwrap();
 }
 
 /// A platform config, a project and `n` reviews of it (history and digest events
@@ -57,7 +52,7 @@ async fn reviews(pool: &PgPool, n: usize) -> Vec<Uuid> {
                           'auto', 'abc');"
         ));
     }
-    sql(pool, &statements).await;
+    execute_sql(pool, &statements).await;
     ids
 }
 
@@ -143,7 +138,7 @@ async fn every_secret_is_sealed_at_rest() {
 async fn a_missing_config_row_reads_as_the_defaults_and_save_recreates_it() {
     let db = TestDb::new().await;
     let (notifications, pool) = repo(&db).await;
-    sql(&pool, "DELETE FROM notification_configs").await;
+    execute_sql(&pool, "DELETE FROM notification_configs").await;
     let missing = notifications.config().await.unwrap();
     assert_eq!(missing, NotificationConfig::default());
     let saved = notifications.save_config(&full_config()).await.unwrap();
@@ -168,7 +163,7 @@ async fn unknown_enum_text_in_a_row_is_a_corrupt_row() {
         })
         .await
         .unwrap();
-    sql(
+    execute_sql(
         &pool,
         &format!(
             "ALTER TABLE notification_history DROP CONSTRAINT notification_history_channel_check;
@@ -202,7 +197,7 @@ async fn an_unreadable_digest_payload_marks_nothing_digested() {
         .add_digest_event(NotificationType::ReviewCompleted, &event(review))
         .await
         .unwrap();
-    sql(
+    execute_sql(
         &pool,
         "INSERT INTO notification_digest_events (event_type, payload)
               VALUES ('review_failed', '{\"reviewId\": \"not-a-uuid\"}')",
@@ -213,7 +208,7 @@ async fn an_unreadable_digest_payload_marks_nothing_digested() {
         notifications.take_digest_events(now).await,
         Err(RepoError::Other(_))
     ));
-    sql(
+    execute_sql(
         &pool,
         "DELETE FROM notification_digest_events WHERE review_id IS NULL",
     )

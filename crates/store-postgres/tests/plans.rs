@@ -14,11 +14,11 @@
 
 use diesel::QueryableByName;
 use diesel::sql_types::Text;
-use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::RunQueryDsl;
 use reviewd_domain::model::{NewReviewTask, TriggeredBy};
 use reviewd_domain::ports::{TaskInsert, TaskRepository};
 use reviewd_store_postgres::{PgPool, PgTaskRepository, connect};
-use reviewd_testkit::TestDb;
+use reviewd_testkit::{TestDb, execute_sql};
 use std::time::{Duration, Instant};
 use uuid::Uuid;
 
@@ -52,9 +52,27 @@ struct PlanLine {
     line: String,
 }
 
-async fn sql(pool: &PgPool, statements: &str) {
-    let mut conn = pool.get().await.unwrap();
-    conn.batch_execute(statements).await.unwrap();
+/// A migrated database with one project, and the task store on a pool of one
+/// connection, so that the plans a test reads are those the store's statements used.
+struct OneConnection {
+    _db: TestDb,
+    admin: PgPool,
+    pool: PgPool,
+    tasks: PgTaskRepository,
+}
+
+async fn one_connection() -> OneConnection {
+    let db = TestDb::new().await;
+    let admin = db.pool().await;
+    execute_sql(&admin, SEED).await;
+    let pool = connect(db.url(), 1, Duration::from_secs(10)).await.unwrap();
+    let tasks = PgTaskRepository::new(pool.clone());
+    OneConnection {
+        _db: db,
+        admin,
+        pool,
+        tasks,
+    }
 }
 
 async fn queue(tasks: &PgTaskRepository, mr_iid: i64) -> Uuid {
@@ -129,18 +147,18 @@ async fn held_plan(pool: &PgPool, marker: &str, args: &str) -> String {
 
 #[tokio::test]
 async fn the_message_id_write_finds_its_tasks_by_key_after_the_table_grew() {
-    let db = TestDb::new().await;
-    let admin = db.pool().await;
-    sql(&admin, SEED).await;
-    // One connection, so that the test reads the plan the writer used.
-    let pool = connect(db.url(), 1, Duration::from_secs(10)).await.unwrap();
-    let tasks = PgTaskRepository::new(pool.clone());
+    let OneConnection {
+        _db,
+        admin,
+        pool,
+        tasks,
+    } = one_connection().await;
     // Seven writes while the table is nearly empty: the sixth makes the plan kept.
     for mr_iid in 1..=7 {
         let id = queue(&tasks, mr_iid).await;
         note(&tasks, &admin, id).await;
     }
-    sql(&admin, GROW).await;
+    execute_sql(&admin, GROW).await;
     let id = queue(&tasks, 8).await;
     note(&tasks, &admin, id).await;
 
@@ -158,15 +176,16 @@ async fn the_message_id_write_finds_its_tasks_by_key_after_the_table_grew() {
 
 #[tokio::test]
 async fn queueing_finds_the_head_and_the_mr_by_index_after_the_table_grew() {
-    let db = TestDb::new().await;
-    let admin = db.pool().await;
-    sql(&admin, SEED).await;
-    let pool = connect(db.url(), 1, Duration::from_secs(10)).await.unwrap();
-    let tasks = PgTaskRepository::new(pool.clone());
+    let OneConnection {
+        _db,
+        admin,
+        pool,
+        tasks,
+    } = one_connection().await;
     for mr_iid in 1..=7 {
         queue(&tasks, mr_iid).await;
     }
-    sql(&admin, GROW).await;
+    execute_sql(&admin, GROW).await;
     queue(&tasks, 8).await;
 
     let plan = held_plan(

@@ -23,4 +23,4 @@ pub use fake_gitlab::{FakeGitlab, gitlab_project};
 pub use fake_openai::{USAGE, completion, fake_openai, prompt_of};
 pub use fake_smtp::{FakeSmtp, FakeSmtpBuilder, ReceivedMail};
 pub use memory::MemoryStore;
-pub use test_db::{TestDb, test_redis_url};
+pub use test_db::{TestDb, execute_sql, test_redis_url};

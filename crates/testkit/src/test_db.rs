@@ -92,6 +92,19 @@ impl Drop for TestDb {
     }
 }
 
+/// Runs `statements` (one or more, `;`-separated) on the pool: a test's seed rows,
+/// or a change made behind the repositories' backs.
+///
+/// # Panics
+/// When a statement fails, naming it: the test cannot go on.
+pub async fn execute_sql(pool: &reviewd_store_postgres::PgPool, statements: &str) {
+    use diesel_async::SimpleAsyncConnection;
+    let mut conn = pool.get().await.expect("a connection from the test pool");
+    if let Err(e) = conn.batch_execute(statements).await {
+        panic!("{statements}: {e}");
+    }
+}
+
 async fn run_admin(sql: String) {
     tokio::task::spawn_blocking(move || {
         admin_execute(&sql).expect("admin statement on the test server")

@@ -660,6 +660,26 @@ async fn keyed_runner(s: &Stores) -> (Uuid, RunnerRegistration) {
 
 /// The oldest queued task, held for preparing (any preparation made since the
 /// epoch counts as fresh, for both stores' clocks).
+/// Saves the held task's preparation with a round of `review` at head `h1`, and
+/// returns the assignment saved.
+async fn save_prepared(
+    held: Box<dyn TaskReservation>,
+    task: &ReviewTask,
+    title: &str,
+    review_id: Uuid,
+    round_id: Uuid,
+) -> RunnerAssignment {
+    let assignment = prepared_assignment(review_id, round_id, "h1");
+    assert!(
+        held.save(&preparation(task, title), Some(&assignment))
+            .await
+            .unwrap(),
+        "the preparation of {} is saved",
+        task.id
+    );
+    assignment
+}
+
 async fn reserve_oldest(s: &Stores) -> Box<dyn TaskReservation> {
     let long_ago = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
     s.runners
@@ -691,12 +711,7 @@ async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
         matches!(claimed, ClaimBatch::Held),
         "a held MR is not claimed, and the claim says why: {claimed:?}"
     );
-    let assignment = prepared_assignment(review.id, round.id, "h1");
-    assert!(
-        held.save(&preparation(&task, "Prepared"), Some(&assignment))
-            .await
-            .unwrap()
-    );
+    let assignment = save_prepared(held, &task, "Prepared", review.id, round.id).await;
     let budget = s
         .runners
         .preparation_budget(long_ago, long_ago)
@@ -746,12 +761,7 @@ async fn prepared_rounds_are_claimed_first_and_orphans_found(s: &Stores) {
     let old = seed::task(s, &project, 42, "h1").await;
     let held = reserve_oldest(s).await;
     assert_eq!(held.task().id, old.id);
-    let assignment2 = prepared_assignment(review2.id, round2.id, "h1");
-    assert!(
-        held.save(&preparation(&old, "Old"), Some(&assignment2))
-            .await
-            .unwrap()
-    );
+    let assignment2 = save_prepared(held, &old, "Old", review2.id, round2.id).await;
     let newer = seed::task(s, &project, 42, "h2").await;
     assert_eq!(status(s, old.id).await, TaskStatus::Superseded);
     let orphan = s
@@ -785,12 +795,7 @@ async fn preparations_are_passed_over_with_preparation_off(s: &Stores) {
     let (key, registration) = keyed_runner(s).await;
     let runner = registration.id.as_str();
     let held = reserve_oldest(s).await;
-    let assignment = prepared_assignment(review.id, round.id, "h1");
-    assert!(
-        held.save(&preparation(&task, "Prepared"), Some(&assignment))
-            .await
-            .unwrap()
-    );
+    save_prepared(held, &task, "Prepared", review.id, round.id).await;
     assert_eq!(
         s.runners
             .preparation_budget(long_ago, long_ago)
@@ -833,12 +838,7 @@ async fn never_prepared_tasks_come_before_stale_preparations(s: &Stores) {
 
     let held = reserve_oldest(s).await;
     assert_eq!(held.task().id, old.id);
-    let old_assignment = prepared_assignment(old_review.id, old_round.id, "h1");
-    assert!(
-        held.save(&preparation(&old, "Old"), Some(&old_assignment))
-            .await
-            .unwrap()
-    );
+    save_prepared(held, &old, "Old", old_review.id, old_round.id).await;
     let new = seed::task(s, &new_project, 45, "h1").await;
     let held = s
         .runners
@@ -851,12 +851,7 @@ async fn never_prepared_tasks_come_before_stale_preparations(s: &Stores) {
         new.id,
         "the task never prepared comes before the older stale one"
     );
-    let new_assignment = prepared_assignment(new_review.id, new_round.id, "h1");
-    assert!(
-        held.save(&preparation(&new, "New"), Some(&new_assignment))
-            .await
-            .unwrap()
-    );
+    save_prepared(held, &new, "New", new_review.id, new_round.id).await;
     let held = s
         .runners
         .reserve_to_prepare(RETRY, stale_after, long_ago)
