@@ -295,7 +295,7 @@ async fn the_runner_binary_clones_reviews_and_reports_and_the_server_posts_its_c
         })
         .collect();
     assert_eq!(prompts.len(), 1, "{prompts:?}");
-    assert!(prompts[0].contains("File: src/app.rs"));
+    assert!(prompts[0].contains("File under review: src/app.rs"));
     assert!(prompts[0].contains("let x = foo().unwrap();"));
 
     // Placed and posted by the server exactly as its own reviews are.

@@ -60,6 +60,13 @@ struct Usage {
     prompt_tokens: Option<u32>,
     completion_tokens: Option<u32>,
     total_tokens: Option<u32>,
+    /// OpenAI's prompt caching: how many prompt tokens were a cached prefix.
+    prompt_tokens_details: Option<PromptTokensDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptTokensDetails {
+    cached_tokens: Option<u32>,
 }
 
 fn ai_error(err: HttpError) -> AiError {
@@ -106,12 +113,17 @@ impl AiProvider for OpenAiProvider {
     }
 
     async fn complete(&self, request: &AiRequest) -> Result<AiCompletion, AiError> {
+        // The round's shared part is its own message between the system prompt and
+        // the file's: the prefix that repeats across a round's calls, which
+        // providers with prompt caching serve from their cache.
+        let mut messages = vec![json!({ "role": "system", "content": request.system })];
+        if let Some(shared) = &request.shared {
+            messages.push(json!({ "role": "user", "content": shared }));
+        }
+        messages.push(json!({ "role": "user", "content": request.user }));
         let mut body = json!({
             "model": request.model,
-            "messages": [
-                { "role": "system", "content": request.system },
-                { "role": "user", "content": request.user },
-            ],
+            "messages": messages,
         });
         if let Some(max) = request.max_tokens {
             body["max_tokens"] = json!(max);
@@ -164,6 +176,11 @@ impl AiProvider for OpenAiProvider {
                 prompt,
                 completion,
                 total: u.total_tokens.unwrap_or(prompt + completion),
+                cached: u
+                    .prompt_tokens_details
+                    .and_then(|d| d.cached_tokens)
+                    .unwrap_or(0)
+                    .min(prompt),
             }
         });
         Ok(AiCompletion {

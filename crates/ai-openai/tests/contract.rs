@@ -70,10 +70,23 @@ fn sent(body: &Value) -> AiRequest {
         found.unwrap_or_default().to_owned()
     };
     let format = &body["response_format"];
+    // The round's shared part is a user message of its own before the file's.
+    let users: Vec<String> = body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str().map(str::to_owned))
+        .collect();
+    let (shared, user) = match users.as_slice() {
+        [shared, user] => (Some(shared.clone()), user.clone()),
+        _ => (None, message("user")),
+    };
     AiRequest {
         model: body["model"].as_str().unwrap_or_default().to_owned(),
         system: message("system"),
-        user: message("user"),
+        shared,
+        user,
         max_tokens: body["max_tokens"]
             .as_u64()
             .map(|n| u32::try_from(n).unwrap()),

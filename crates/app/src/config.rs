@@ -174,6 +174,18 @@ pub struct Config {
     pub queue_orphan_age_secs: u64,
     /// HTTP worker threads (`HTTP_WORKERS`); actix picks one per core when unset.
     pub http_workers: Option<usize>,
+    /// Tokens of context per prompt besides the diff (`REVIEW_CONTEXT_TOKENS`,
+    /// default 6000; a project's `contextBudgetTokens` and `.reviewd.yml` refine it).
+    pub review_context_tokens: u32,
+    /// Platform calls a review's context may make (`REVIEW_CONTEXT_MAX_CALLS`).
+    pub review_context_max_calls: u32,
+    /// Megabytes a review's context may download (`REVIEW_CONTEXT_MAX_MB`).
+    pub review_context_max_mb: u64,
+    /// Whether the whole repository at head is indexed for definitions and callers
+    /// (`REVIEW_CONTEXT_INDEX`, default true; one archive download per head).
+    pub review_context_index: bool,
+    /// Megabytes of file contents kept between reviews (`REVIEW_CONTEXT_CACHE_MB`).
+    pub review_context_cache_mb: usize,
 }
 
 const MIN_AUTH_SECRET_LEN: usize = 32;
@@ -359,6 +371,16 @@ impl Config {
             queue_consumer_name: get("QUEUE_CONSUMER_NAME").filter(|n| !n.trim().is_empty()),
             queue_retry_delay_secs: number(&get, "QUEUE_RETRY_DELAY_SECS", 30)?,
             queue_orphan_age_secs: number(&get, "QUEUE_ORPHAN_AGE_SECS", 30)?,
+            review_context_tokens: bounded(
+                &get,
+                "REVIEW_CONTEXT_TOKENS",
+                reviewd_domain::context::settings::DEFAULT_BUDGET_TOKENS,
+                reviewd_domain::context::settings::BUDGET_RANGE,
+            )?,
+            review_context_max_calls: bounded(&get, "REVIEW_CONTEXT_MAX_CALLS", 60, 0..=10_000)?,
+            review_context_max_mb: bounded(&get, "REVIEW_CONTEXT_MAX_MB", 64, 0..=4_096)?,
+            review_context_index: boolean(&get, "REVIEW_CONTEXT_INDEX", true)?,
+            review_context_cache_mb: bounded(&get, "REVIEW_CONTEXT_CACHE_MB", 64, 0..=16_384)?,
             http_workers: get("HTTP_WORKERS")
                 .map(|_| number(&get, "HTTP_WORKERS", 1))
                 .transpose()?,
@@ -385,6 +407,31 @@ fn number<T: std::str::FromStr>(
                 format!("must be a non-negative whole number, not `{v}`"),
             )
         }),
+    }
+}
+
+/// A whole number within `range`.
+fn bounded<T>(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: T,
+    range: std::ops::RangeInclusive<T>,
+) -> Result<T, ConfigError>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    let value = number(get, name, default)?;
+    if range.contains(&value) {
+        Ok(value)
+    } else {
+        Err(ConfigError::new(
+            name,
+            format!(
+                "must be from {} to {}, not {value}",
+                range.start(),
+                range.end()
+            ),
+        ))
     }
 }
 

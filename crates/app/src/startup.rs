@@ -17,6 +17,7 @@ use actix_web::middleware::{Compress, from_fn};
 use actix_web::{App, HttpServer, web};
 use reviewd_ai_openai::OpenAiProvider;
 use reviewd_crypto::{Argon2PasswordHasher, HmacTokenHasher, SecretBox, derive};
+use reviewd_domain::context::{CacheLimits, ContextCaches, ContextSettings};
 use reviewd_domain::model::{BuiltinAi, SecretString};
 use reviewd_domain::ports::{
     AiProvider, HealthProbe, PasswordHasher, PlatformClients, TaskQueue, TaskRepository,
@@ -317,9 +318,21 @@ impl Application {
                 EngineSettings {
                     file_concurrency: concurrency,
                     attempt_lease: reclaim_idle,
+                    context: ContextSettings {
+                        budget_tokens: config.review_context_tokens,
+                        max_calls: config.review_context_max_calls,
+                        max_bytes: config.review_context_max_mb * 1024 * 1024,
+                        index_repository: config.review_context_index,
+                        ..ContextSettings::default()
+                    },
                     ..EngineSettings::default()
                 },
             )
+            .parses_code_with(Arc::new(reviewd_syntax::TreeSitterAnalyzer::new()))
+            .shares_context_caches(Arc::new(ContextCaches::new(CacheLimits {
+                blob_bytes: config.review_context_cache_mb * 1024 * 1024,
+                ..CacheLimits::default()
+            })))
             .observed_by(Arc::new(NotifyOnFinish(notifications.clone())))
             .reads_repo_config(Arc::new(reviewd_repo_config::YamlRepoConfig))
             .tracks_feedback(feedback.clone()),

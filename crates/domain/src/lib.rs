@@ -3,6 +3,7 @@
 //! implement. This crate knows no web, database or HTTP-client crate; adapters
 //! depend on it, never the other way round.
 
+pub mod context;
 pub mod error_code;
 pub mod http_url;
 pub mod model;

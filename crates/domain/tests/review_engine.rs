@@ -9,7 +9,7 @@ use reviewd_domain::ports::{AiError, AttemptStart, RuleChanges};
 use reviewd_domain::services::{EngineSettings, RunOutcome};
 use reviewd_testkit::fakes::ai::ScriptedAi;
 use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
-use support::{World, added_lines, answer, prompt_file};
+use support::{World, added_lines, answer, is_summary, prompt_file, summary_answer};
 
 fn mr_with_files(iid: i64, head: &str, files: &[&str]) -> MrFixture {
     files
@@ -26,6 +26,9 @@ fn mr_with_files(iid: i64, head: &str, files: &[&str]) -> MrFixture {
 async fn a_round_posts_its_comments_and_summary_and_completes_the_review() {
     let world = World::new();
     world.ai.answer_with(|req| {
+        if is_summary(req) {
+            return Ok(summary_answer(req, "Adds the value a to the library."));
+        }
         Ok(match prompt_file(req).as_str() {
             "src/lib.rs" => answer("Adds a.", &[(2, "error", "a is never used")]),
             _ => answer("Fine.", &[]),
@@ -58,11 +61,18 @@ async fn a_round_posts_its_comments_and_summary_and_completes_the_review() {
         ("src/lib.rs", 2)
     );
     assert!(inline[0].body.contains("a is never used"));
+    let note = posted
+        .iter()
+        .find_map(|p| match p {
+            Posted::Comment { body, .. } => Some(body.clone()),
+            _ => None,
+        })
+        .expect("a summary note");
     assert!(
-        posted
-            .iter()
-            .any(|p| matches!(p, Posted::Comment { body, .. } if body.contains("Adds a."))),
-        "a summary note with the file summaries: {posted:?}"
+        note.contains("Adds the value a to the library.")
+            && note.contains("| `src/lib.rs` | changed |")
+            && note.contains("| `README.md` | changed |"),
+        "the note is written for the MR, with a table of its files: {note}"
     );
     let review = world.stores.reviews.get(review_id).await.unwrap();
     assert_eq!(
@@ -80,7 +90,16 @@ async fn a_round_posts_its_comments_and_summary_and_completes_the_review() {
         .ai_logs(review_id, None, None, 50, 0)
         .await
         .unwrap();
-    assert_eq!(calls.1, 2, "one AI call per file is logged");
+    let per_file = calls
+        .0
+        .iter()
+        .filter(|c| c.file_path.as_deref() != Some("(summary)"))
+        .count();
+    assert_eq!(
+        (per_file, calls.1),
+        (2, 3),
+        "one AI call per file is logged, and the summary's"
+    );
 }
 
 #[tokio::test]
@@ -119,6 +138,7 @@ async fn a_new_head_reviews_only_what_changed_and_never_repeats_a_comment() {
 
     let reviewed: Vec<_> = world.ai.requests()[requests_before..]
         .iter()
+        .filter(|r| !is_summary(r))
         .map(prompt_file)
         .collect();
     assert_eq!(
@@ -178,7 +198,12 @@ async fn ignored_files_are_not_sent_and_rules_reach_only_their_paths() {
         panic!("not completed");
     };
 
-    let requests = world.ai.requests();
+    let requests: Vec<_> = world
+        .ai
+        .requests()
+        .into_iter()
+        .filter(|r| !is_summary(r))
+        .collect();
     let mut files: Vec<_> = requests.iter().map(prompt_file).collect();
     files.sort();
     assert_eq!(files, vec!["src/api/users.rs", "src/ui/page.tsx"]);

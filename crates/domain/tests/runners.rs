@@ -34,6 +34,7 @@ fn result_of(runner_id: &str) -> RunnerResult {
             comments: vec![],
             summary: Some("Fine.".into()),
             error: None,
+            context: None,
         }],
         total_comments: 0,
         rating: Some("A".into()),
@@ -46,9 +47,12 @@ fn result_of(runner_id: &str) -> RunnerResult {
             tokens_used: None,
             prompt_tokens: None,
             completion_tokens: None,
+            cached_tokens: None,
         },
         error: None,
         logs: None,
+        summary: None,
+        context: None,
     }
 }
 

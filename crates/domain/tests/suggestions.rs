@@ -152,6 +152,7 @@ fn runner_result(comments: Vec<RunnerComment>) -> RunnerResult {
             comments,
             summary: Some("Adds a, b and c.".into()),
             error: None,
+            context: None,
         }],
         rating: Some("B".into()),
         metrics: RunnerMetrics {
@@ -163,9 +164,12 @@ fn runner_result(comments: Vec<RunnerComment>) -> RunnerResult {
             tokens_used: None,
             prompt_tokens: None,
             completion_tokens: None,
+            cached_tokens: None,
         },
         error: None,
         logs: None,
+        summary: None,
+        context: None,
     }
 }
 

@@ -1,6 +1,6 @@
 use super::*;
 use reviewd_domain::model::grade::Severity;
-use reviewd_domain::review::repo_config::{RepoRule, read};
+use reviewd_domain::review::repo_config::{RepoContext, RepoRule, read};
 
 fn parse(text: &str) -> Result<RepoConfig, String> {
     read(text.as_bytes(), &YamlRepoConfig)
@@ -9,7 +9,7 @@ fn parse(text: &str) -> Result<RepoConfig, String> {
 #[test]
 fn every_key_is_read() {
     let config = parse(
-        "ignore: [\"docs/**\", \"*.lock\"]\nrules:\n  - name: SQL\n    paths: [\"src/db/**\"]\n    instructions: Queries must be parameterised.\ntemplate: Security\nminSeverity: warning\nlanguage: French\nskipDrafts: true\n",
+        "ignore: [\"docs/**\", \"*.lock\"]\nrules:\n  - name: SQL\n    paths: [\"src/db/**\"]\n    instructions: Queries must be parameterised.\ntemplate: Security\nminSeverity: warning\nlanguage: French\nskipDrafts: true\ninstructions: Every query goes through db::query.\ncontext:\n  budgetTokens: 8000\n  always: [docs/architecture.md]\n  never: [\"fixtures/**\"]\n",
     )
     .unwrap();
     assert_eq!(
@@ -25,6 +25,12 @@ fn every_key_is_read() {
             min_severity: Some(Severity::Warning),
             language: Some("French".into()),
             skip_drafts: true,
+            instructions: Some("Every query goes through db::query.".into()),
+            context: Some(RepoContext {
+                budget_tokens: Some(8_000),
+                always: vec!["docs/architecture.md".into()],
+                never: vec!["fixtures/**".into()],
+            }),
         }
     );
     assert_eq!(parse("{}\n").unwrap(), RepoConfig::default());

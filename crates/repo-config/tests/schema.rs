@@ -37,6 +37,7 @@ fn violations(schema: &Value, value: &Value, at: &str) -> Vec<String> {
         Some("array") => value.is_array(),
         Some("string") => value.is_string(),
         Some("boolean") => value.is_boolean(),
+        Some("integer") => value.is_u64() || value.is_i64(),
         Some(other) => panic!("type {other} not handled"),
         None => true,
     };
@@ -70,6 +71,14 @@ fn violations(schema: &Value, value: &Value, at: &str) -> Vec<String> {
         }
         for (i, item) in items.iter().enumerate() {
             found.extend(violations(&schema["items"], item, &format!("{at}[{i}]")));
+        }
+    }
+    if let Some(n) = value.as_i64() {
+        if schema["minimum"].as_i64().is_some_and(|min| n < min) {
+            found.push(format!("{at}: below the minimum"));
+        }
+        if schema["maximum"].as_i64().is_some_and(|max| n > max) {
+            found.push(format!("{at}: above the maximum"));
         }
     }
     if let Some(text) = value.as_str() {
@@ -126,7 +135,9 @@ fn the_schema_names_exactly_the_keys_the_parser_knows() {
     assert_eq!(
         keys,
         [
+            "context",
             "ignore",
+            "instructions",
             "language",
             "minSeverity",
             "rules",
@@ -141,6 +152,10 @@ fn the_schema_names_exactly_the_keys_the_parser_knows() {
             "rules" => "rules: [{name: a, instructions: b}]\n".to_owned(),
             "minSeverity" => "minSeverity: info\n".to_owned(),
             "skipDrafts" => "skipDrafts: false\n".to_owned(),
+            "context" => {
+                "context: {budgetTokens: 4000, always: [docs/arch.md], never: [\"fixtures/**\"]}\n"
+                    .to_owned()
+            }
             other => format!("{other}: English\n"),
         };
         assert!(schema_accepts(&yaml) && parser_accepts(&yaml), "{yaml}");
@@ -165,6 +180,14 @@ fn schema_and_parser_refuse_the_same_mistakes() {
         ("template: \"\"\n", false),
         ("language: Brazilian Portuguese\n", true),
         ("{}\n", true),
+        ("instructions: Prefer early returns.\n", true),
+        ("instructions: \"\"\n", false),
+        ("context: {budgetTokens: 8000}\n", true),
+        ("context: {budgetTokens: 200000}\n", false),
+        ("context: {budgetTokens: -1}\n", false),
+        ("context: {budget: 8000}\n", false),
+        ("context: {always: docs/arch.md}\n", false),
+        ("context: {never: [\"fixtures/**\"]}\n", true),
     ];
     for (yaml, valid) in cases {
         assert_eq!(schema_accepts(yaml), valid, "schema on {yaml}");

@@ -158,4 +158,8 @@ pub struct ClaimedTask {
     pub attempt: i32,
     /// The lease: a task silent for this long is given to another runner.
     pub timeout_ms: u64,
+    /// What context to read beyond each file's diff (absent from older servers:
+    /// the runner's defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::ContextSettings>,
 }

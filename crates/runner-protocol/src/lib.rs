@@ -20,12 +20,17 @@
 //! ([`RunnerStatus`], [`RunnerPhase`], [`Rating`]) write and read them.
 
 mod claim;
+mod context;
 mod report;
 mod runner;
 
 pub use claim::{
     AssignedFile, ChangeType, ClaimedTask, CloneCredentials, PendingTasksQuery, RunnerAiConfig,
     RunnerRule,
+};
+pub use context::{
+    ContextMode, ContextPiece, ContextReport, ContextSettings, ContextStats, FileChange, MrSummary,
+    PieceKind,
 };
 pub use report::{
     LogBatch, LogsAck, MAX_LOG_LINES, PhaseAck, PhaseUpdate, Rating, ResultAck, RunnerComment,

@@ -192,6 +192,10 @@ pub struct RunnerFileResult {
     pub summary: Option<String>,
     #[serde(default)]
     pub error: Option<String>,
+    /// What the file's review was given besides its diff (left out by older
+    /// runners).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::ContextReport>,
 }
 
 /// How long each step took.
@@ -213,6 +217,9 @@ pub struct RunnerMetrics {
     pub prompt_tokens: Option<u64>,
     #[serde(default)]
     pub completion_tokens: Option<u64>,
+    /// Of `promptTokens`, those the provider served from its prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
 }
 
 /// The body of `POST /api/runners/tasks/{task_id}/result`: accepted once per task,
@@ -238,6 +245,13 @@ pub struct RunnerResult {
     /// Log lines not sent yet, appended to the task's log.
     #[serde(default)]
     pub logs: Option<Vec<String>>,
+    /// The summary note's text, written by the runner's model for the MR (left
+    /// out by older runners: the files' summaries stand in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<crate::MrSummary>,
+    /// What gathering the round's context cost and found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::ContextStats>,
 }
 
 /// A queue task's state.

@@ -22,6 +22,9 @@ pub struct Agent {
     server: ServerClient,
     me: Identity,
     running: Arc<AtomicU32>,
+    /// File contents, outlines and symbol indexes kept between this runner's
+    /// tasks (a later round of an MR reads and parses only what changed).
+    caches: Arc<reviewd_domain::context::ContextCaches>,
 }
 
 impl Agent {
@@ -56,6 +59,7 @@ impl Agent {
             server,
             me,
             running: Arc::new(AtomicU32::new(0)),
+            caches: Arc::default(),
         })
     }
 
@@ -81,6 +85,8 @@ impl Agent {
                 timeout: Duration::from_secs(self.config.http_timeout_secs.max(1)),
                 ..RetryPolicy::default()
             },
+            analyzer: Arc::new(reviewd_syntax::TreeSitterAnalyzer::new()),
+            caches: self.caches.clone(),
         };
         let mut poll = tokio::time::interval(self.config.poll_interval());
         poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

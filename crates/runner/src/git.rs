@@ -120,6 +120,60 @@ impl Workspace {
         Ok(hunks_only(&text))
     }
 
+    /// Every file of `commit`: `(path, blob id, size)` (`git ls-tree -r -l`;
+    /// submodules and symlinks left out).
+    ///
+    /// # Errors
+    /// git failed (an unknown commit).
+    pub async fn tree(&self, commit: &str) -> Result<Vec<(String, String, u64)>, GitError> {
+        let output = self
+            .output(
+                "ls-tree",
+                &["ls-tree", "-r", "-l", "-z", "--full-tree", commit],
+            )
+            .await?;
+        Ok(parse_tree(&output.stdout))
+    }
+
+    /// The bytes of the given blobs, in order, read by one `git cat-file --batch`.
+    ///
+    /// # Errors
+    /// git failed or printed something else than the blobs asked for.
+    pub async fn blobs(&self, ids: &[String]) -> Result<Vec<Vec<u8>>, GitError> {
+        use tokio::io::AsyncWriteExt as _;
+        let mut cmd = self.command(&["cat-file", "--batch"]);
+        cmd.stdin(Stdio::piped());
+        let mut child = cmd.spawn().map_err(|e| GitError::Spawn(e.to_string()))?;
+        let mut stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| GitError::Spawn("no stdin".into()))?;
+        let input = ids.iter().fold(String::new(), |mut acc, id| {
+            acc.push_str(id);
+            acc.push('\n');
+            acc
+        });
+        let writer = tokio::spawn(async move {
+            let _ = stdin.write_all(input.as_bytes()).await;
+            // Dropping stdin ends git's input.
+        });
+        let output = child
+            .wait_with_output()
+            .await
+            .map_err(|e| GitError::Spawn(e.to_string()))?;
+        let _ = writer.await;
+        if !output.status.success() {
+            return Err(GitError::Failed {
+                step: "cat-file",
+                message: last_lines(&String::from_utf8_lossy(&output.stderr)),
+            });
+        }
+        parse_batch(&output.stdout, ids.len()).ok_or(GitError::Failed {
+            step: "cat-file",
+            message: "unexpected output".into(),
+        })
+    }
+
     fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(&self.git);
         cmd.args(args)
@@ -175,6 +229,37 @@ impl Workspace {
     }
 }
 
+/// `git ls-tree -r -l -z` output: `<mode> blob <id> <size>\t<path>\0` entries;
+/// anything but a blob (a submodule's commit) is left out, and so are symlinks.
+fn parse_tree(out: &[u8]) -> Vec<(String, String, u64)> {
+    out.split(|b| *b == 0)
+        .filter_map(|entry| {
+            let entry = std::str::from_utf8(entry).ok()?;
+            let (meta, path) = entry.split_once('\t')?;
+            let mut parts = meta.split_whitespace();
+            let mode = parts.next()?;
+            let kind = parts.next()?;
+            let id = parts.next()?;
+            let size = parts.next()?.parse().ok()?;
+            (kind == "blob" && mode != "120000").then(|| (path.to_owned(), id.to_owned(), size))
+        })
+        .collect()
+}
+
+/// `git cat-file --batch` output: `<id> blob <size>\n<bytes>\n` per object asked.
+fn parse_batch(mut out: &[u8], expected: usize) -> Option<Vec<Vec<u8>>> {
+    let mut blobs = Vec::with_capacity(expected);
+    while !out.is_empty() {
+        let end = out.iter().position(|b| *b == b'\n')?;
+        let header = std::str::from_utf8(&out[..end]).ok()?;
+        let size: usize = header.rsplit(' ').next()?.parse().ok()?;
+        let body = out.get(end + 1..end + 1 + size)?;
+        blobs.push(body.to_vec());
+        out = out.get(end + 2 + size..).unwrap_or_default();
+    }
+    (blobs.len() == expected).then_some(blobs)
+}
+
 /// The last few lines of git's complaint (the useful part).
 fn last_lines(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -206,6 +291,28 @@ mod tests {
             None
         );
         assert_eq!(hunks_only(""), None);
+    }
+
+    #[test]
+    fn trees_and_batches_are_read_from_git_output() {
+        let tree = b"100644 blob aaa 12\tsrc/a.rs\x00120000 blob bbb 5\tlink\x00160000 commit ccc -\tsub\x00100755 blob ddd 3\tbin/run\x00";
+        assert_eq!(
+            parse_tree(tree),
+            vec![
+                ("src/a.rs".to_owned(), "aaa".to_owned(), 12),
+                ("bin/run".to_owned(), "ddd".to_owned(), 3),
+            ]
+        );
+        let batch = b"aaa blob 3\nabc\nddd blob 0\n\n";
+        assert_eq!(
+            parse_batch(batch, 2),
+            Some(vec![b"abc".to_vec(), Vec::new()])
+        );
+        assert_eq!(
+            parse_batch(batch, 3),
+            None,
+            "a missing object is not silently dropped"
+        );
     }
 
     #[test]

@@ -2,18 +2,21 @@
 //! reported, the log streamed, every step timed, the workspace removed whatever
 //! happens.
 
+use crate::checkout::CheckoutSource;
 use crate::config::RunnerConfig;
 use crate::git::Workspace;
 use crate::logs::TaskLog;
 use crate::server::{ServerClient, ServerError};
 use futures_util::StreamExt;
 use reviewd_ai_openai::OpenAiProvider;
+use reviewd_domain::context::{self, CodeReader, ContextCaches, RoundContext, RoundRequest};
 use reviewd_domain::model::SecretString;
-use reviewd_domain::model::diff::ChangeType;
-use reviewd_domain::ports::{ActiveRule, AiProvider};
+use reviewd_domain::model::diff::{ChangeType, FileDiff};
+use reviewd_domain::ports::{ActiveRule, AiProvider, SyntaxAnalyzer};
 use reviewd_domain::review::file_review::{
     AskSettings, CallRecorder, FileContext, FileReview, ModelCall,
 };
+use reviewd_domain::review::mr_summary::{self, FileOutcome};
 use reviewd_domain::review::rating::{Severity, rating, score};
 use reviewd_domain::review::rules;
 use reviewd_http::{HttpClient, RetryPolicy};
@@ -33,12 +36,25 @@ const ANSWER_ATTEMPTS: u32 = 2;
 const LOG_FLUSH_EVERY: Duration = Duration::from_secs(1);
 
 /// What every job shares.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct JobContext {
     pub server: ServerClient,
     pub config: Arc<RunnerConfig>,
     pub runner_id: String,
     pub ai_policy: RetryPolicy,
+    /// The parser of the code read for context.
+    pub analyzer: Arc<dyn SyntaxAnalyzer>,
+    /// Contents, outlines and indexes shared by this runner's tasks.
+    pub caches: Arc<ContextCaches>,
+}
+
+impl std::fmt::Debug for JobContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JobContext")
+            .field("server", &self.server)
+            .field("runner_id", &self.runner_id)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -60,6 +76,8 @@ struct Work<'a> {
     /// Of `tokens`, the prompt's and the completion's: the server prices each.
     prompt_tokens: AtomicU64,
     completion_tokens: AtomicU64,
+    /// Of the prompt's, those the provider served from its cache.
+    cached_tokens: AtomicU64,
 }
 
 /// What the work produced.
@@ -67,6 +85,10 @@ struct Reviewed {
     files: Vec<RunnerFileResult>,
     /// A provider outage or rate limit: the whole task is worth another attempt.
     retry_reason: Option<String>,
+    /// The note's summary, written by the model for the MR.
+    summary: Option<protocol::MrSummary>,
+    /// What gathering the context cost and found.
+    context: Option<protocol::ContextStats>,
 }
 
 fn ms(since: Instant) -> u64 {
@@ -115,6 +137,7 @@ pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
         tokens: AtomicU64::new(0),
         prompt_tokens: AtomicU64::new(0),
         completion_tokens: AtomicU64::new(0),
+        cached_tokens: AtomicU64::new(0),
     };
     // Stop a tenth before the server's lease ends, so the result (a failure) still
     // reaches it while the task is ours.
@@ -132,16 +155,20 @@ pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
     if let Err(e) = ctx.server.phase(task.id, RunnerPhase::Submitting).await {
         tracing::warn!(task.id = %task.id, error = %e, "runner.phase_not_reported");
     }
-    let (status, files, error) = match outcome {
+    let (status, files, error, summary, context) = match outcome {
         Ok(Reviewed {
             files,
             retry_reason: None,
-        }) => (RunnerOutcome::Success, files, None),
+            summary,
+            context,
+        }) => (RunnerOutcome::Success, files, None, summary, context),
         Ok(Reviewed {
             files,
             retry_reason: Some(reason),
-        }) => (RunnerOutcome::Failed, files, Some(reason)),
-        Err(e) => (RunnerOutcome::Failed, Vec::new(), Some(e)),
+            context,
+            ..
+        }) => (RunnerOutcome::Failed, files, Some(reason), None, context),
+        Err(e) => (RunnerOutcome::Failed, Vec::new(), Some(e), None, None),
     };
     match &error {
         Some(e) => log.line(format!("failed: {e}")),
@@ -179,9 +206,12 @@ pub async fn run(ctx: &JobContext, task: ClaimedTask, stop: CancellationToken) {
             tokens_used: (tokens > 0).then_some(tokens),
             prompt_tokens: (tokens > 0).then(|| work.prompt_tokens.load(Ordering::Relaxed)),
             completion_tokens: (tokens > 0).then(|| work.completion_tokens.load(Ordering::Relaxed)),
+            cached_tokens: (tokens > 0).then(|| work.cached_tokens.load(Ordering::Relaxed)),
         },
         error,
         logs: Some(log.remainder()).filter(|l| !l.is_empty()),
+        summary,
+        context,
     };
     match ctx.server.result(task.id, &result).await {
         Ok(()) => {
@@ -259,12 +289,12 @@ impl Work<'_> {
 
         self.phase(RunnerPhase::Reviewing).await?;
         let started = Instant::now();
-        let reviewed = self.review(&workspace).await?;
+        let reviewed = self.review(Arc::new(workspace)).await?;
         self.time(started, |t| &mut t.review_ms);
         Ok(reviewed)
     }
 
-    async fn review(&self, workspace: &Workspace) -> Result<Reviewed, String> {
+    async fn review(&self, workspace: Arc<Workspace>) -> Result<Reviewed, String> {
         let (task, config) = (self.task, &self.ctx.config);
         let endpoint = config
             .ai_endpoint
@@ -298,12 +328,25 @@ impl Work<'_> {
             max_diff_chars: task.ai.max_diff_chars.max(1_000),
             answer_attempts: ANSWER_ATTEMPTS,
         };
+        let mut diffs = Vec::with_capacity(task.files.len());
+        for file in &task.files {
+            let diff = workspace
+                .file_diff(
+                    &task.base_sha,
+                    &task.commit_sha,
+                    &file.file_path,
+                    file.old_path.as_deref(),
+                )
+                .await
+                .map_err(|e| e.to_string());
+            diffs.push((file, diff));
+        }
+        let round = self.gather(workspace, &diffs).await;
         // Futures made first, then run a few at once (a closure inside the stream
         // would not be `Send` for every lifetime tokio asks about).
-        let pending: Vec<_> = task
-            .files
+        let pending: Vec<_> = diffs
             .iter()
-            .map(|file| self.review_file(workspace, &ai, &settings, file))
+            .map(|(file, diff)| self.review_file(&ai, &settings, &round, file, diff.clone()))
             .collect();
         let results: Vec<(RunnerFileResult, Option<String>)> = futures_util::stream::iter(pending)
             .buffered(concurrency)
@@ -316,19 +359,123 @@ impl Work<'_> {
         } else {
             None
         };
+        let files: Vec<RunnerFileResult> = results.into_iter().map(|(f, _)| f).collect();
+        let summary = if retry_reason.is_none() {
+            self.summarize(&ai, &settings, &round, &files).await
+        } else {
+            None
+        };
         Ok(Reviewed {
-            files: results.into_iter().map(|(f, _)| f).collect(),
+            files,
             retry_reason,
+            summary,
+            context: Some(crate::context::stats(round.stats())),
         })
+    }
+
+    /// The round's context, read from the clone.
+    async fn gather(
+        &self,
+        workspace: Arc<Workspace>,
+        diffs: &[(&AssignedFile, Result<Option<String>, String>)],
+    ) -> RoundContext {
+        let task = self.task;
+        let settings = crate::context::settings(task.context.clone());
+        let reader = CodeReader::new(
+            Arc::new(CheckoutSource::new(workspace)),
+            self.ctx.caches.clone(),
+            task.project_id.to_string(),
+            &settings,
+        );
+        let files: Vec<FileDiff> = diffs
+            .iter()
+            .map(|(f, diff)| FileDiff {
+                new_path: f.file_path.clone(),
+                old_path: f.old_path.clone(),
+                change_type: change_type(f.change_type),
+                diff: diff.as_ref().ok().cloned().flatten(),
+            })
+            .collect();
+        let reviewed: Vec<String> = files
+            .iter()
+            .filter(|f| f.diff.is_some())
+            .map(|f| f.new_path.clone())
+            .collect();
+        let request = RoundRequest {
+            mr_title: &task.mr_title,
+            mr_description: task.mr_description.as_deref(),
+            base: &task.base_sha,
+            head: &task.commit_sha,
+            files: &files,
+            reviewed: &reviewed,
+        };
+        let round = context::prepare(
+            request,
+            Some(&reader),
+            Some(self.ctx.analyzer.as_ref()),
+            &settings,
+        )
+        .await;
+        let stats = round.stats();
+        self.log.line(format!(
+            "context: {} file(s) indexed ({} lines), {} guidance file(s), {} read(s), {} ms",
+            stats.indexed_files,
+            stats.indexed_lines,
+            stats.guidance.len(),
+            stats.calls,
+            stats.elapsed_ms
+        ));
+        round
+    }
+
+    /// The note's summary from the files' results; `None` when the call fails
+    /// (the server then uses the files' own summaries).
+    async fn summarize(
+        &self,
+        ai: &dyn AiProvider,
+        settings: &AskSettings,
+        round: &RoundContext,
+        files: &[RunnerFileResult],
+    ) -> Option<protocol::MrSummary> {
+        let outcomes: Vec<FileOutcome> = files
+            .iter()
+            .map(|f| FileOutcome {
+                path: f.file_path.clone(),
+                summary: f.summary.clone().unwrap_or_default(),
+                comments: f
+                    .comments
+                    .iter()
+                    .map(|c| {
+                        (
+                            severity(c.severity),
+                            u32::try_from(c.line).unwrap_or(0),
+                            c.message.clone(),
+                        )
+                    })
+                    .collect(),
+                failed: f.status == RunnerOutcome::Failed,
+            })
+            .collect();
+        if outcomes.iter().all(|o| o.failed) {
+            return None;
+        }
+        match mr_summary::summarize(ai, settings, round, &outcomes, self).await {
+            Ok(summary) => Some(crate::context::summary(summary)),
+            Err(e) => {
+                self.log.line(format!("the summary call failed: {e}"));
+                None
+            }
+        }
     }
 
     /// One file; the second member says the provider was unavailable.
     async fn review_file(
         &self,
-        workspace: &Workspace,
         ai: &dyn AiProvider,
         settings: &AskSettings,
+        round: &RoundContext,
         file: &AssignedFile,
+        diff: Result<Option<String>, String>,
     ) -> (RunnerFileResult, Option<String>) {
         let task = self.task;
         let failed = |error: String| RunnerFileResult {
@@ -337,16 +484,9 @@ impl Work<'_> {
             comments: Vec::new(),
             summary: None,
             error: Some(error),
+            context: None,
         };
-        let diff = match workspace
-            .file_diff(
-                &task.base_sha,
-                &task.commit_sha,
-                &file.file_path,
-                file.old_path.as_deref(),
-            )
-            .await
-        {
+        let diff = match diff {
             Ok(Some(diff)) => diff,
             Ok(None) => {
                 self.log.line(format!(
@@ -359,10 +499,11 @@ impl Work<'_> {
                     comments: Vec::new(),
                     summary: None,
                     error: None,
+                    context: None,
                 };
                 return (result, None);
             }
-            Err(e) => return (failed(e.to_string()), None),
+            Err(e) => return (failed(e), None),
         };
         let review = FileReview::new(&diff, settings.max_diff_chars);
         self.log.line(format!(
@@ -373,8 +514,7 @@ impl Work<'_> {
         ));
         let file_rules = rules::for_file(&self.rules, &file.file_path);
         let context = FileContext {
-            mr_title: &task.mr_title,
-            mr_description: task.mr_description.as_deref(),
+            round,
             system: &task.system_prompt,
             rules: &file_rules,
             path: &file.file_path,
@@ -403,6 +543,7 @@ impl Work<'_> {
                     .collect(),
                 summary: Some(verdict.summary).filter(|s| !s.is_empty()),
                 error: None,
+                context: Some(crate::context::report(verdict.context)),
             },
         };
         let retry = unavailable.then(|| {
@@ -427,6 +568,8 @@ impl CallRecorder for Work<'_> {
                     .fetch_add(u64::from(c.usage.prompt), Ordering::Relaxed);
                 self.completion_tokens
                     .fetch_add(u64::from(c.usage.completion), Ordering::Relaxed);
+                self.cached_tokens
+                    .fetch_add(u64::from(c.usage.cached), Ordering::Relaxed);
                 self.log.line(format!(
                     "{}: model {} answered in {} ms, {} token(s){}",
                     call.file_path,

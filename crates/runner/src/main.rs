@@ -2,7 +2,9 @@
 //! this machine. Settings come from `RUNNER_*` variables (see `--help`).
 
 mod agent;
+mod checkout;
 mod config;
+mod context;
 mod git;
 mod job;
 mod logs;

@@ -31,6 +31,7 @@ diesel::table! {
         error_message -> Nullable<Text>,
         created_at -> Timestamptz,
         cost_usd -> Nullable<Float8>,
+        cached_tokens -> Int4,
     }
 }
 
@@ -294,6 +295,7 @@ diesel::table! {
         monthly_budget_usd -> Nullable<Float8>,
         budget_alerted_month -> Nullable<Date>,
         suppress_rejected -> Bool,
+        context_budget_tokens -> Nullable<Int4>,
     }
 }
 
@@ -390,6 +392,7 @@ diesel::table! {
         completed_at -> Nullable<Timestamptz>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        context -> Nullable<Jsonb>,
     }
 }
 
@@ -419,6 +422,7 @@ diesel::table! {
         comment_count -> Int4,
         created_at -> Timestamptz,
         completed_at -> Nullable<Timestamptz>,
+        context -> Nullable<Jsonb>,
     }
 }
 

@@ -113,7 +113,7 @@ fn reviewed_files(prompts: &[(String, String)]) -> Vec<&'static str> {
     .filter(|f| {
         prompts
             .iter()
-            .any(|(_, p)| p.contains(&format!("File: {f} ")))
+            .any(|(_, p)| p.contains(&format!("File under review: {f} ")))
     })
     .collect();
     files.sort_unstable();
@@ -123,7 +123,7 @@ fn reviewed_files(prompts: &[(String, String)]) -> Vec<&'static str> {
 fn prompt_for<'a>(prompts: &'a [(String, String)], file: &str) -> &'a str {
     &prompts
         .iter()
-        .find(|(_, p)| p.contains(&format!("File: {file} ")))
+        .find(|(_, p)| p.contains(&format!("File under review: {file} ")))
         .unwrap()
         .1
 }

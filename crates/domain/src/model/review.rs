@@ -103,6 +103,9 @@ pub struct FileProgress {
     pub comment_count: i32,
     pub prompt_summary: Option<String>,
     pub error_message: Option<String>,
+    /// What the file's review was given besides its diff (kept as it was when
+    /// `None`: a progress update before the model is asked).
+    pub context: Option<crate::context::ContextReport>,
 }
 
 /// A comment placed on a diff line, ready to store and post.
@@ -132,6 +135,8 @@ pub struct AiCallRecord {
     pub prompt_tokens: u32,
     pub completion_tokens: u32,
     pub total_tokens: u32,
+    /// Prompt tokens the provider served from its cache.
+    pub cached_tokens: u32,
     /// USD, from the configuration's prices at the time of the call; `None` when it
     /// has none (or, for a runner, the split of its tokens is unknown).
     pub cost_usd: Option<f64>,

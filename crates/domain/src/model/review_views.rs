@@ -111,6 +111,8 @@ pub struct FileItem {
     pub round_number: i32,
     pub started_at: Option<DateTime<Utc>>,
     pub completed_at: Option<DateTime<Utc>>,
+    /// What the file's review was given besides its diff.
+    pub context: Option<crate::context::ContextReport>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -124,6 +126,8 @@ pub struct RoundItem {
     pub comment_count: i32,
     pub created_at: DateTime<Utc>,
     pub completed_at: Option<DateTime<Utc>>,
+    /// What gathering the round's context cost and found.
+    pub context: Option<crate::context::ContextStats>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -145,6 +149,8 @@ pub struct AiLogItem {
     pub prompt_tokens: i32,
     pub completion_tokens: i32,
     pub total_tokens: i32,
+    /// Prompt tokens the provider served from its cache.
+    pub cached_tokens: i32,
     /// USD; `None` when the configuration had no prices.
     pub cost_usd: Option<f64>,
     pub file_path: Option<String>,

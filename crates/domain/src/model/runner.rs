@@ -125,6 +125,10 @@ pub struct RunnerAssignment {
     /// back (absent in older assignments: everything posted).
     #[serde(default)]
     pub min_severity: Option<crate::model::grade::Severity>,
+    /// What context the runner reads beyond each file's diff (absent in older
+    /// assignments: the defaults).
+    #[serde(default)]
+    pub context: Option<crate::context::ContextSettings>,
 }
 
 /// Outcome of a runner task (and of each file).
@@ -156,6 +160,9 @@ pub struct RunnerFileResult {
     pub summary: Option<String>,
     #[serde(default)]
     pub error: Option<String>,
+    /// What the file's review was given besides its diff.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::context::ContextReport>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,6 +179,9 @@ pub struct RunnerMetrics {
     pub prompt_tokens: Option<u64>,
     #[serde(default)]
     pub completion_tokens: Option<u64>,
+    /// Prompt tokens the provider served from its cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
 }
 
 /// The body of `POST /api/runners/tasks/:id/result`.
@@ -189,6 +199,13 @@ pub struct RunnerResult {
     pub error: Option<String>,
     #[serde(default)]
     pub logs: Option<Vec<String>>,
+    /// The summary note's text, written by the runner's model for the MR
+    /// (absent from older runners: the files' summaries stand in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<crate::review::mr_summary::MrSummary>,
+    /// What gathering the round's context cost and found on the runner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::context::ContextStats>,
 }
 
 /// Credentials for cloning over HTTPS, valid for the task's platform.
@@ -271,4 +288,6 @@ pub struct ClaimedTask {
     pub ai: RunnerAiConfig,
     pub attempt: i32,
     pub timeout_ms: u64,
+    /// What context to read beyond each file's diff.
+    pub context: crate::context::ContextSettings,
 }

@@ -10,6 +10,10 @@ use std::time::Duration;
 pub struct AiRequest {
     pub model: String,
     pub system: String,
+    /// The part of the prompt every call of a round shares (the MR, its
+    /// overview, the team's guidance), sent between `system` and `user` so that
+    /// providers that cache a repeated prefix serve it from their cache.
+    pub shared: Option<String>,
     pub user: String,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
@@ -22,6 +26,9 @@ pub struct TokenUsage {
     pub prompt: u32,
     pub completion: u32,
     pub total: u32,
+    /// Prompt tokens the provider served from its cache (OpenAI's
+    /// `usage.prompt_tokens_details.cached_tokens`), 0 when it does not say.
+    pub cached: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]

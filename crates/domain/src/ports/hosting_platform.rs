@@ -8,6 +8,7 @@ use crate::model::{
     MergeRequest, MrState, OAuthTokens, PlatformConnection, PlatformPage, PlatformProject,
     PlatformType, PlatformUser, PlatformWebhook, RunnerToken, TokenIdentity,
 };
+use crate::ports::code_source::{Archive, ArchiveLimits, RepoTree};
 use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
@@ -127,6 +128,50 @@ pub trait HostingPlatform: Send + Sync {
         path: &str,
         sha: &str,
     ) -> Result<Option<Vec<u8>>, PlatformError>;
+
+    /// Every file of the repository at commit `sha`, with its blob id (GitLab's
+    /// repository tree, paged; GitHub's recursive git tree, one call).
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown commit; `Unsupported` where the platform
+    /// offers no listing.
+    async fn repository_tree(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+    ) -> Result<RepoTree, PlatformError> {
+        let _ = (project, sha);
+        Err(PlatformError::Unsupported("repository trees"))
+    }
+
+    /// The bytes of one blob of the repository.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown blob; `Unsupported` as above.
+    async fn repository_blob(
+        &self,
+        project: &ProjectRef,
+        blob_id: &str,
+    ) -> Result<Vec<u8>, PlatformError> {
+        let _ = (project, blob_id);
+        Err(PlatformError::Unsupported("repository blobs"))
+    }
+
+    /// The repository at commit `sha` from one download (a `tar.gz` archive),
+    /// unpacked within `limits`, each file with its git blob id.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown commit; `InvalidResponse` for an archive that
+    /// cannot be read; `Unsupported` as above.
+    async fn repository_archive(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+        limits: ArchiveLimits,
+    ) -> Result<Archive, PlatformError> {
+        let _ = (project, sha, limits);
+        Err(PlatformError::Unsupported("repository archives"))
+    }
 
     /// Posts line comments: one discussion each on hostA, one review holding all of
     /// them on hostB. Returns, per comment, the platform's id for it when it has one

@@ -6,6 +6,7 @@ pub mod ai_provider;
 pub mod api_key_repository;
 pub mod catalog_repository;
 pub mod clock;
+pub mod code_source;
 pub mod credentials;
 pub mod feedback_repository;
 pub mod health_checks;
@@ -23,6 +24,7 @@ pub mod review_repository;
 pub mod runner_repository;
 pub mod session_repository;
 pub mod settings_repository;
+pub mod syntax;
 pub mod task_queue;
 pub mod task_repository;
 pub mod user_repository;
@@ -34,6 +36,7 @@ pub use ai_provider::{AiCompletion, AiError, AiProvider, AiProviders, AiRequest,
 pub use api_key_repository::ApiKeyRepository;
 pub use catalog_repository::{ActiveRule, CatalogRepository, RuleChanges, TemplateChanges};
 pub use clock::Clock;
+pub use code_source::{Archive, ArchiveLimits, ArchivedFile, CodeSource, RepoTree, TreeEntry};
 pub use credentials::{CredentialError, PasswordHasher, TokenHasher};
 pub use feedback_repository::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
@@ -63,6 +66,7 @@ pub use review_repository::ReviewRepository;
 pub use runner_repository::{HeldTask, RunnerRepository, SweepReport};
 pub use session_repository::SessionRepository;
 pub use settings_repository::SettingsRepository;
+pub use syntax::{Outline, Reference, SourceFile, Symbol, SymbolKind, SyntaxAnalyzer};
 pub use task_queue::{Delivery, DeliveryLog, QueueError, TaskQueue};
 pub use task_repository::{AttemptEnd, AttemptStart, TaskInsert, TaskRepository};
 pub use user_repository::UserRepository;

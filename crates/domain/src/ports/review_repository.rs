@@ -80,6 +80,16 @@ pub trait ReviewRepository: Send + Sync {
     /// `NotFound` for an unknown file.
     async fn update_file(&self, file_id: Uuid, progress: FileProgress) -> Result<(), RepoError>;
 
+    /// Records what gathering the round's context cost and found.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown round.
+    async fn record_round_context(
+        &self,
+        round_id: Uuid,
+        stats: &crate::context::ContextStats,
+    ) -> Result<(), RepoError>;
+
     /// Fingerprints of the comments stored for the review in earlier rounds.
     ///
     /// # Errors

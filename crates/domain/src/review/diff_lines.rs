@@ -8,6 +8,8 @@ struct Hunk {
     start: u32,
     end: u32,
     added: BTreeSet<u32>,
+    /// Old-side numbers of the lines it removes.
+    removed: BTreeSet<u32>,
 }
 
 /// The new-side lines of a file's diff, hunk by hunk, with the lines each adds.
@@ -35,10 +37,11 @@ impl DiffLines {
     #[must_use]
     pub fn parse(diff: &str) -> Self {
         let mut lines = DiffLines::default();
-        let mut current: Option<(Hunk, u32)> = None;
+        // The hunk, its next new-side line and its next old-side line.
+        let mut current: Option<(Hunk, u32, u32)> = None;
         for line in diff.lines() {
             if let Some(start) = hunk_start(line) {
-                if let Some((hunk, _)) = current.take() {
+                if let Some((hunk, _, _)) = current.take() {
                     lines.hunks.push(hunk);
                 }
                 current = Some((
@@ -46,12 +49,14 @@ impl DiffLines {
                         start,
                         end: start.saturating_sub(1),
                         added: BTreeSet::new(),
+                        removed: BTreeSet::new(),
                     },
                     start,
+                    old_start(line).unwrap_or(0),
                 ));
                 continue;
             }
-            let Some((hunk, next)) = current.as_mut() else {
+            let Some((hunk, next, old)) = current.as_mut() else {
                 continue;
             };
             match line.as_bytes().first() {
@@ -63,11 +68,16 @@ impl DiffLines {
                 Some(b' ') | None => {
                     hunk.end = *next;
                     *next += 1;
+                    *old += 1;
                 }
-                _ => {} // removed lines and "\ No newline" markers take no new-side line
+                Some(b'-') => {
+                    hunk.removed.insert(*old);
+                    *old += 1;
+                }
+                _ => {} // "\ No newline" markers take no line
             }
         }
-        if let Some((hunk, _)) = current {
+        if let Some((hunk, _, _)) = current {
             lines.hunks.push(hunk);
         }
         lines
@@ -76,6 +86,24 @@ impl DiffLines {
     /// Lines added by the diff, in order.
     pub fn added(&self) -> impl Iterator<Item = u32> + '_ {
         self.hunks.iter().flat_map(|h| h.added.iter().copied())
+    }
+
+    /// Old-side numbers of the lines the diff removes, in order.
+    pub fn removed(&self) -> impl Iterator<Item = u32> + '_ {
+        self.hunks.iter().flat_map(|h| h.removed.iter().copied())
+    }
+
+    /// Each hunk's new-side span `(first, last)` and whether it adds a line.
+    pub fn spans(&self) -> impl Iterator<Item = (u32, u32, bool)> + '_ {
+        self.hunks
+            .iter()
+            .map(|h| (h.start, h.end.max(h.start), !h.added.is_empty()))
+    }
+
+    /// How many lines the diff removes.
+    #[must_use]
+    pub fn removed_count(&self) -> usize {
+        self.hunks.iter().map(|h| h.removed.len()).sum()
     }
 
     /// How many lines the diff adds.
@@ -110,6 +138,18 @@ impl DiffLines {
     }
 }
 
+/// The old-side start of a hunk header `@@ -a,b +c,d @@ ...`.
+fn old_start(line: &str) -> Option<u32> {
+    let rest = line.strip_prefix("@@ ")?;
+    let minus = rest.split_whitespace().find(|part| part.starts_with('-'))?;
+    minus
+        .trim_start_matches('-')
+        .split(',')
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// The new-side start of a hunk header `@@ -a,b +c,d @@ ...`.
 fn hunk_start(line: &str) -> Option<u32> {
     let rest = line.strip_prefix("@@ ")?;
@@ -128,6 +168,12 @@ mod tests {
         let lines = DiffLines::parse(DIFF);
         assert_eq!(lines.added().collect::<Vec<_>>(), vec![2, 3, 22]);
         assert_eq!(lines.added_count(), 3);
+        assert_eq!(lines.removed().collect::<Vec<_>>(), vec![2, 21]);
+        assert_eq!(lines.removed_count(), 2);
+        assert_eq!(
+            lines.spans().collect::<Vec<_>>(),
+            vec![(1, 5, true), (21, 23, true)]
+        );
         assert_eq!(
             lines.place(1),
             Placement::Nearest(2),

@@ -6,6 +6,7 @@
 use super::diff_lines::{DiffLines, Placement};
 use super::output::{self, ProposedComment};
 use super::{chunking, prompt};
+use crate::context::{ContextReport, RoundContext, secrets};
 use crate::model::diff::ChangeType;
 use crate::ports::{ActiveRule, AiCompletion, AiError, AiProvider, AiRequest};
 use async_trait::async_trait;
@@ -26,8 +27,8 @@ pub struct AskSettings {
 /// What the prompt is built from besides the diff.
 #[derive(Debug, Clone, Copy)]
 pub struct FileContext<'a> {
-    pub mr_title: &'a str,
-    pub mr_description: Option<&'a str>,
+    /// The round's context: the shared part of every prompt, and this file's.
+    pub round: &'a RoundContext,
     pub system: &'a str,
     pub rules: &'a [&'a ActiveRule],
     pub path: &'a str,
@@ -63,6 +64,8 @@ pub struct FileVerdict {
     pub summary: String,
     /// The failure that ended the file, if any (comments found before it are kept).
     pub error: Option<AiError>,
+    /// What its prompts carried besides the diff.
+    pub context: ContextReport,
 }
 
 impl FileVerdict {
@@ -114,8 +117,14 @@ impl FileReview {
         let mut comments = Vec::new();
         let mut summaries = Vec::new();
         let mut error = None;
+        let mut report: Option<ContextReport> = None;
         for piece in &self.pieces {
-            match ask(ai, settings, context, piece, recorder).await {
+            let gathered = context.round.for_piece(context.path, piece);
+            match &mut report {
+                Some(r) => r.absorb(gathered.report),
+                None => report = Some(gathered.report),
+            }
+            match ask(ai, settings, context, &gathered.text, piece, recorder).await {
                 Ok(answer) => {
                     summaries.push(answer.summary);
                     comments.extend(
@@ -139,6 +148,7 @@ impl FileReview {
                 .collect::<Vec<_>>()
                 .join(" "),
             error,
+            context: report.unwrap_or_default(),
         }
     }
 }
@@ -169,19 +179,21 @@ async fn ask(
     ai: &dyn AiProvider,
     settings: &AskSettings,
     context: FileContext<'_>,
+    gathered: &str,
     piece: &str,
     recorder: &dyn CallRecorder,
 ) -> Result<output::FileAnswer, AiError> {
+    let (piece, _) = secrets::mask_diff(piece);
     let request = AiRequest {
         model: settings.model.clone(),
         system: context.system.to_owned(),
+        shared: Some(context.round.shared().to_owned()).filter(|s| !s.is_empty()),
         user: prompt::user_prompt(
-            context.mr_title,
-            context.mr_description,
             context.path,
             context.change_type,
             context.rules,
-            piece,
+            gathered,
+            &piece,
         ),
         max_tokens: settings.max_tokens,
         temperature: settings.temperature,

@@ -11,6 +11,7 @@ pub mod file_review;
 pub mod fingerprint;
 pub mod globs;
 pub mod markers;
+pub mod mr_summary;
 pub mod output;
 pub mod prompt;
 pub mod rating;

@@ -25,6 +25,9 @@ const MAX_RULES: usize = 50;
 const MAX_RULE_NAME: usize = 100;
 const MAX_INSTRUCTIONS: usize = 4_000;
 const MAX_LANGUAGE: usize = 40;
+const MAX_GUIDANCE: usize = 8_000;
+/// Files `context.always` may name (each costs budget in every prompt).
+const MAX_ALWAYS: usize = 20;
 
 /// The file as written. Unknown keys are refused, so a typo is reported rather
 /// than silently ignored.
@@ -48,6 +51,27 @@ pub struct RepoConfig {
     /// Draft MRs are not reviewed.
     #[serde(default)]
     pub skip_drafts: bool,
+    /// The team's guidance for the reviewer, sent with every file's review.
+    #[serde(default)]
+    pub instructions: Option<String>,
+    /// What context the reviewer reads beyond the diff.
+    #[serde(default)]
+    pub context: Option<RepoContext>,
+}
+
+/// `context:` of the file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RepoContext {
+    /// Tokens of context per prompt besides the diff; replaces the project's.
+    #[serde(default)]
+    pub budget_tokens: Option<u32>,
+    /// Globs of files sent with every file's review.
+    #[serde(default)]
+    pub always: Vec<String>,
+    /// Globs of files never read for context.
+    #[serde(default)]
+    pub never: Vec<String>,
 }
 
 /// A review rule of the file: instructions for the files its globs match.
@@ -124,6 +148,28 @@ impl RepoConfig {
             && template.trim().is_empty()
         {
             return Err("template: a template's name, not empty".into());
+        }
+        if let Some(instructions) = &self.instructions {
+            let n = instructions.trim().chars().count();
+            if n == 0 || n > MAX_GUIDANCE {
+                return Err(format!("instructions: 1 to {MAX_GUIDANCE} characters"));
+            }
+        }
+        if let Some(context) = &self.context {
+            if let Some(budget) = context.budget_tokens
+                && !crate::context::settings::BUDGET_RANGE.contains(&budget)
+            {
+                return Err(format!(
+                    "context.budgetTokens: {} to {}",
+                    crate::context::settings::BUDGET_RANGE.start(),
+                    crate::context::settings::BUDGET_RANGE.end()
+                ));
+            }
+            if context.always.len() > MAX_ALWAYS {
+                return Err(format!("context.always: at most {MAX_ALWAYS} patterns"));
+            }
+            check_patterns("context.always", &context.always)?;
+            check_patterns("context.never", &context.never)?;
         }
         if let Some(language) = &self.language {
             let ok = !language.trim().is_empty()
@@ -277,6 +323,26 @@ mod tests {
             ..RepoConfig::default()
         };
         assert_eq!(fine.validate(), Ok(()));
+        let context = RepoConfig {
+            instructions: Some("Every query goes through `db::query`.".into()),
+            context: Some(RepoContext {
+                budget_tokens: Some(200_000),
+                always: vec!["docs/arch.md".into()],
+                never: vec!["fixtures/**".into()],
+            }),
+            ..RepoConfig::default()
+        };
+        assert!(
+            context
+                .validate()
+                .unwrap_err()
+                .starts_with("context.budgetTokens")
+        );
+        let blank = RepoConfig {
+            instructions: Some("  ".into()),
+            ..RepoConfig::default()
+        };
+        assert!(blank.validate().unwrap_err().starts_with("instructions"));
         assert_eq!(
             read(b"x: [", &Fixed(Err("line 1: bad".into()))).unwrap_err(),
             "line 1: bad"

@@ -199,12 +199,31 @@ pub fn answer(summary: &str, comments: &[(u32, &str, &str)]) -> String {
     serde_json::json!({"summary": summary, "comments": comments}).to_string()
 }
 
+/// Whether a request is the round's last call, the MR's summary.
+pub fn is_summary(request: &reviewd_domain::ports::AiRequest) -> bool {
+    request
+        .json_schema
+        .as_ref()
+        .is_some_and(|(name, _)| name == "mr_summary")
+}
+
+/// A summary call's answer: `summary`, and each file of the prompt as `changed`.
+pub fn summary_answer(request: &reviewd_domain::ports::AiRequest, summary: &str) -> String {
+    let files: Vec<_> = request
+        .user
+        .lines()
+        .filter_map(|l| l.strip_prefix("Reviewed file ")?.strip_suffix(':'))
+        .map(|path| serde_json::json!({"path": path, "change": "changed"}))
+        .collect();
+    serde_json::json!({"summary": summary, "files": files, "risks": []}).to_string()
+}
+
 /// The file path the prompt of a request is about.
 pub fn prompt_file(request: &reviewd_domain::ports::AiRequest) -> String {
     request
         .user
         .lines()
-        .find_map(|l| l.strip_prefix("File: "))
+        .find_map(|l| l.strip_prefix("File under review: "))
         .and_then(|l| l.rsplit_once(" (").map(|(path, _)| path.to_owned()))
         .unwrap_or_default()
 }

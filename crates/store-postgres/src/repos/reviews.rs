@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use chrono::Utc;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
+use reviewd_domain::context::ContextStats;
 use reviewd_domain::model::review::{
     AiCallRecord, FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome,
     ReviewStatus, RoundRef,
@@ -221,6 +222,14 @@ impl ReviewRepository for PgReviewRepository {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
+        if let Some(context) = p.context {
+            let value = serde_json::to_value(context).map_err(|e| RepoError::Other(Box::new(e)))?;
+            diesel::update(review_files::table.find(file_id))
+                .set(review_files::context.eq(value))
+                .execute(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+        }
         if p.status == "processing" {
             diesel::update(review_files::table.find(file_id))
                 .set((
@@ -231,6 +240,21 @@ impl ReviewRepository for PgReviewRepository {
                 .await
                 .map_err(map_diesel_error)?;
         }
+        found(n)
+    }
+
+    async fn record_round_context(
+        &self,
+        round_id: Uuid,
+        stats: &ContextStats,
+    ) -> Result<(), RepoError> {
+        let value = serde_json::to_value(stats).map_err(|e| RepoError::Other(Box::new(e)))?;
+        let mut conn = conn(&self.pool).await?;
+        let n = diesel::update(review_rounds::table.find(round_id))
+            .set(review_rounds::context.eq(value))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
         found(n)
     }
 
@@ -381,6 +405,7 @@ impl ReviewRepository for PgReviewRepository {
                 ai_call_logs::prompt_tokens.eq(clamp32(call.prompt_tokens)),
                 ai_call_logs::completion_tokens.eq(clamp32(call.completion_tokens)),
                 ai_call_logs::total_tokens.eq(clamp32(call.total_tokens)),
+                ai_call_logs::cached_tokens.eq(clamp32(call.cached_tokens)),
                 ai_call_logs::cost_usd.eq(call.cost_usd),
                 ai_call_logs::error_message.eq(call.error_message),
             ))

@@ -278,6 +278,7 @@ pub(crate) struct FileRow {
     round_number: i32,
     started_at: Option<DateTime<Utc>>,
     completed_at: Option<DateTime<Utc>>,
+    context: Option<serde_json::Value>,
 }
 
 impl From<FileRow> for FileItem {
@@ -296,6 +297,9 @@ impl From<FileRow> for FileItem {
             round_number: r.round_number,
             started_at: r.started_at,
             completed_at: r.completed_at,
+            // Written by this store from the same type: a value it cannot read
+            // back costs only the display of the context.
+            context: r.context.and_then(|v| serde_json::from_value(v).ok()),
         }
     }
 }
@@ -312,6 +316,7 @@ pub(crate) struct RoundRow {
     comment_count: i32,
     created_at: DateTime<Utc>,
     completed_at: Option<DateTime<Utc>>,
+    context: Option<serde_json::Value>,
 }
 
 impl From<RoundRow> for RoundItem {
@@ -326,6 +331,7 @@ impl From<RoundRow> for RoundItem {
             comment_count: r.comment_count,
             created_at: r.created_at,
             completed_at: r.completed_at,
+            context: r.context.and_then(|v| serde_json::from_value(v).ok()),
         }
     }
 }
@@ -363,6 +369,7 @@ pub(crate) struct AiLogRow {
     prompt_tokens: i32,
     completion_tokens: i32,
     total_tokens: i32,
+    cached_tokens: i32,
     cost_usd: Option<f64>,
     file_path: Option<String>,
     error_message: Option<String>,
@@ -380,6 +387,7 @@ impl From<AiLogRow> for AiLogItem {
             prompt_tokens: r.prompt_tokens,
             completion_tokens: r.completion_tokens,
             total_tokens: r.total_tokens,
+            cached_tokens: r.cached_tokens,
             cost_usd: r.cost_usd,
             file_path: r.file_path,
             error_message: r.error_message,

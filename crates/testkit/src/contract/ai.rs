@@ -47,6 +47,7 @@ fn request() -> AiRequest {
     AiRequest {
         model: "gpt-test".into(),
         system: "You review code.".into(),
+        shared: Some("Merge request: Fix".into()),
         user: "File: src/lib.rs (modified)\n\n1 + fn main() {}".into(),
         max_tokens: Some(800),
         temperature: Some(0.25),

@@ -276,6 +276,7 @@ async fn ai_logs_newest_first(s: &Stores) {
             prompt_tokens: 1,
             completion_tokens: 1,
             total_tokens: 2,
+            cached_tokens: 0,
             cost_usd: None,
             error_message: None,
         };

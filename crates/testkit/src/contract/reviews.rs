@@ -23,6 +23,7 @@ pub async fn run(s: &Stores) {
     finish_writes_the_outcome(s).await;
     a_failed_round_is_not_completed(s).await;
     ai_calls_are_logged(s).await;
+    context_is_kept_with_files_and_rounds(s).await;
 }
 
 fn progress(status: &'static str) -> FileProgress {
@@ -32,6 +33,7 @@ fn progress(status: &'static str) -> FileProgress {
         comment_count: 0,
         prompt_summary: None,
         error_message: None,
+        context: None,
     }
 }
 
@@ -397,6 +399,7 @@ async fn ai_calls_are_logged(s: &Stores) {
         prompt_tokens: 100,
         completion_tokens: 20,
         total_tokens: 120,
+        cached_tokens: 64,
         cost_usd: Some(0.000_45),
         error_message: (!success).then(|| "rate limited".into()),
     };
@@ -418,8 +421,91 @@ async fn ai_calls_are_logged(s: &Stores) {
     );
     assert_eq!(log.error_message.as_deref(), Some("rate limited"));
     assert_eq!(
+        log.cached_tokens, 64,
+        "the provider's cached tokens are kept"
+    );
+    assert_eq!(
         log.cost_usd,
         Some(0.000_45),
         "the cost is stored as computed"
     );
+}
+
+/// What each file's review was given, and what gathering the round's context
+/// cost, are read back as written; a progress update without a context keeps
+/// the one recorded.
+async fn context_is_kept_with_files_and_rounds(s: &Stores) {
+    use reviewd_domain::context::{ContextReport, ContextStats, PieceKind, PieceReport};
+    let project = seed::project(s).await;
+    let review = seed::review(s, &project, 14, "h1").await;
+    let round = s
+        .reviews
+        .start_round(review.id, 1, false, None, "h1")
+        .await
+        .unwrap();
+    let file = s
+        .reviews
+        .add_file(
+            review.id,
+            round,
+            NewReviewFile {
+                file_path: "src/app.py".into(),
+                old_path: None,
+                change_type: ChangeType::Modified,
+                status: "pending",
+            },
+        )
+        .await
+        .unwrap();
+    let report = ContextReport {
+        tokens: 420,
+        budget: 6_000,
+        pieces: vec![PieceReport {
+            kind: PieceKind::Definition,
+            path: "src/users.py".into(),
+            symbol: Some("find_user".into()),
+            start_line: 3,
+            end_line: 9,
+            tokens: 80,
+            reason: "defines function `find_user`, used by the changed lines".into(),
+        }],
+        dropped: 2,
+        masked: 1,
+    };
+    s.reviews
+        .update_file(
+            file,
+            FileProgress {
+                context: Some(report.clone()),
+                ..progress("completed")
+            },
+        )
+        .await
+        .unwrap();
+    s.reviews
+        .update_file(file, progress("completed"))
+        .await
+        .unwrap();
+    assert_eq!(file_item(s, review.id, file).await.context, Some(report));
+
+    let stats = ContextStats {
+        mode: "full".into(),
+        source: "hostA API".into(),
+        calls: 3,
+        bytes: 52_000,
+        indexed_files: 120,
+        guidance: vec!["AGENTS.md".into()],
+        ..ContextStats::default()
+    };
+    s.reviews
+        .record_round_context(round.id, &stats)
+        .await
+        .unwrap();
+    let rounds = s.review_queries.rounds(review.id).await.unwrap();
+    let kept = rounds.iter().find(|r| r.id == round.id).unwrap();
+    assert_eq!(kept.context.as_ref(), Some(&stats));
+    assert!(matches!(
+        s.reviews.record_round_context(Uuid::new_v4(), &stats).await,
+        Err(RepoError::NotFound)
+    ));
 }

@@ -369,6 +369,13 @@ async fn only_the_holder_moves_a_held_task(s: &Stores) {
         files: vec![],
         applied_rule_ids: vec!["rule-1".into()],
         ai_model: Some("model-b".into()),
+        // The context a runner is told to read goes with the assignment.
+        context: Some(reviewd_domain::context::ContextSettings {
+            budget_tokens: 1_234,
+            always: vec!["docs/arch.md".into()],
+            instructions: Some("Queries go through db::query.".into()),
+            ..reviewd_domain::context::ContextSettings::default()
+        }),
     };
     s.runners.save_assignment(task, &assignment).await.unwrap();
     let held = s.runners.held(task).await.unwrap();
@@ -621,6 +628,7 @@ fn prepared_assignment(review_id: Uuid, round_id: Uuid, head: &str) -> RunnerAss
         applied_rule_ids: vec![],
         ai_model: Some("model-1".into()),
         min_severity: None,
+        context: None,
     }
 }
 

@@ -351,6 +351,7 @@ pub fn ai_call(review_id: Option<Uuid>, model: &str, cost_usd: Option<f64>) -> A
         prompt_tokens: 100,
         completion_tokens: 20,
         total_tokens: 120,
+        cached_tokens: 0,
         cost_usd,
         error_message: None,
     }

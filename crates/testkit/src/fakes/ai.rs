@@ -166,12 +166,14 @@ fn tokens(text: &str) -> u32 {
 }
 
 fn usage(request: &AiRequest, content: &str) -> TokenUsage {
-    let prompt = tokens(&request.system) + tokens(&request.user);
+    let shared = request.shared.as_deref().map_or(0, tokens);
+    let prompt = tokens(&request.system) + shared + tokens(&request.user);
     let completion = tokens(content);
     TokenUsage {
         prompt,
         completion,
         total: prompt + completion,
+        cached: 0,
     }
 }
 
@@ -256,6 +258,7 @@ mod tests {
         AiRequest {
             model: "m".into(),
             system: "s".into(),
+            shared: None,
             user: "src/a.rs".into(),
             max_tokens: None,
             temperature: None,

@@ -278,6 +278,7 @@ impl ReviewRepository for MemoryStore {
             comment_count: 0,
             created_at: now,
             completed_at: None,
+            context: None,
         };
         let id = round.id;
         t.rounds.push(RoundRow { review_id, round });
@@ -317,6 +318,7 @@ impl ReviewRepository for MemoryStore {
                 round_number,
                 started_at: None,
                 completed_at: None,
+                context: None,
             },
         });
         Ok(id)
@@ -338,10 +340,28 @@ impl ReviewRepository for MemoryStore {
         f.prompt_summary = p.prompt_summary;
         f.error_message = p.error_message;
         f.completed_at = finished.then_some(now);
+        if p.context.is_some() {
+            f.context = p.context;
+        }
         if p.status == "processing" {
             f.started_at = Some(now);
             f.attempts += 1;
         }
+        Ok(())
+    }
+
+    async fn record_round_context(
+        &self,
+        round_id: Uuid,
+        stats: &reviewd_domain::context::ContextStats,
+    ) -> Result<(), RepoError> {
+        let mut t = self.tables();
+        let round = t
+            .rounds
+            .iter_mut()
+            .find(|r| r.round.id == round_id)
+            .ok_or(RepoError::NotFound)?;
+        round.round.context = Some(stats.clone());
         Ok(())
     }
 
@@ -447,6 +467,7 @@ impl ReviewRepository for MemoryStore {
                 prompt_tokens: clamp32(call.prompt_tokens),
                 completion_tokens: clamp32(call.completion_tokens),
                 total_tokens: clamp32(call.total_tokens),
+                cached_tokens: clamp32(call.cached_tokens),
                 cost_usd: call.cost_usd,
                 file_path: call.file_path,
                 error_message: call.error_message,

@@ -10,6 +10,7 @@
 //! session too; delete accepts any authenticated caller. List, get and register answer
 //! the record or array directly as `data`.
 
+mod context;
 mod registry;
 mod result;
 mod tasks;

@@ -99,6 +99,7 @@ fn runner_result(r: protocol::RunnerResult) -> domain::RunnerResult {
                     .collect(),
                 summary: f.summary,
                 error: f.error,
+                context: f.context.map(super::context::report),
             })
             .collect(),
         total_comments: r.total_comments,
@@ -112,8 +113,11 @@ fn runner_result(r: protocol::RunnerResult) -> domain::RunnerResult {
             tokens_used: r.metrics.tokens_used,
             prompt_tokens: r.metrics.prompt_tokens,
             completion_tokens: r.metrics.completion_tokens,
+            cached_tokens: r.metrics.cached_tokens,
         },
         error: r.error,
         logs: r.logs,
+        summary: r.summary.map(super::context::summary),
+        context: r.context.map(super::context::stats),
     }
 }

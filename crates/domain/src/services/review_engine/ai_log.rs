@@ -33,6 +33,7 @@ impl CallRecorder for AiCallLog<'_> {
             prompt_tokens,
             completion_tokens,
             total_tokens: completion.map_or(0, |c| c.usage.total),
+            cached_tokens: completion.map_or(0, |c| c.usage.cached),
             cost_usd: self.prices.cost_usd(prompt_tokens, completion_tokens),
             error_message: call.error,
         };

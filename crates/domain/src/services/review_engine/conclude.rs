@@ -7,6 +7,7 @@ use crate::model::review::{PlacedComment, Review, ReviewOutcome, ReviewStatus, R
 use crate::model::{Project, ReviewTask};
 use crate::ports::{HostingPlatform, PlatformError};
 use crate::review::markers::{AlreadyPosted, already_posted, comment_marker, summary_marker};
+use crate::review::mr_summary::{self, MrSummary};
 use crate::review::rating::{rating, score};
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -19,6 +20,7 @@ impl ReviewEngine {
         task: &ReviewTask,
         plan: &RoundPlan,
         results: Vec<FileResult>,
+        note: &MrSummary,
     ) -> Result<Uuid, Failure> {
         let RoundPlan {
             project,
@@ -65,12 +67,8 @@ impl ReviewEngine {
 
         let value = score(all.iter().map(|c| c.severity));
         let grade = rating(value);
-        let summaries: Vec<String> = results
-            .iter()
-            .filter_map(|r| r.summary.clone())
-            .filter(|s| !s.is_empty())
-            .collect();
-        let summary = summaries.join(" ");
+        let summary = note.summary.clone();
+        let note_text = mr_summary::render(note);
         let mut error_message =
             (failed > 0).then(|| format!("{failed} of {reviewed} file(s) could not be reviewed"));
         let mut summary_comment_id = review.summary_comment_id.clone();
@@ -135,7 +133,7 @@ impl ReviewEngine {
                     value,
                     &all,
                     fresh.len(),
-                    &summary,
+                    &note_text,
                     reviewed,
                     failed,
                 ),
@@ -318,7 +316,7 @@ pub(super) fn summary_body(
         ));
     }
     if !summary.is_empty() {
-        body.push_str(&format!("\n{summary}\n"));
+        body.push_str(&format!("\n{}\n", summary.trim_end()));
     }
     body
 }

@@ -4,6 +4,7 @@
 
 mod ai_log;
 mod conclude;
+mod context;
 mod repo_file;
 mod retry;
 mod round;
@@ -37,6 +38,9 @@ pub struct EngineSettings {
     /// of the same MR waits that long at most, and another worker takes the task over
     /// after it (the queue's reclaim idle time).
     pub attempt_lease: std::time::Duration,
+    /// The context read beyond each file's diff (a project's budget and the
+    /// repository's `.reviewd.yml` refine it per round).
+    pub context: crate::context::ContextSettings,
 }
 
 impl Default for EngineSettings {
@@ -48,6 +52,7 @@ impl Default for EngineSettings {
             temperature: Some(0.1),
             answer_attempts: 2,
             attempt_lease: std::time::Duration::from_secs(60),
+            context: crate::context::ContextSettings::default(),
         }
     }
 }
@@ -146,6 +151,16 @@ pub struct ReviewEngine {
     /// Marks comments a later round implemented and leaves out those a project
     /// rejected; without it neither happens.
     feedback: Option<Arc<crate::services::FeedbackService>>,
+    /// The parser and the caches of the code read for context.
+    code: CodeReading,
+}
+
+/// How the engine reads code for context: the parser (none: windows of lines
+/// around each hunk, no symbol index) and the caches shared by its rounds.
+#[derive(Clone, Default)]
+struct CodeReading {
+    analyzer: Option<Arc<dyn crate::ports::SyntaxAnalyzer>>,
+    caches: Arc<crate::context::ContextCaches>,
 }
 
 impl ReviewEngine {
@@ -167,7 +182,24 @@ impl ReviewEngine {
             observer: None,
             repo_config: None,
             feedback: None,
+            code: CodeReading::default(),
         }
+    }
+
+    /// Parses code with `analyzer` for context: enclosing symbols, the symbol
+    /// index, definitions and callers.
+    #[must_use]
+    pub fn parses_code_with(mut self, analyzer: Arc<dyn crate::ports::SyntaxAnalyzer>) -> Self {
+        self.code.analyzer = Some(analyzer);
+        self
+    }
+
+    /// Shares `caches` (contents by blob id, outlines, indexes) with the rest of
+    /// the process.
+    #[must_use]
+    pub fn shares_context_caches(mut self, caches: Arc<crate::context::ContextCaches>) -> Self {
+        self.code.caches = caches;
+        self
     }
 
     /// Marks implemented comments and leaves out rejected ones through `feedback`.
@@ -366,13 +398,19 @@ impl ReviewEngine {
                 ai.name
             ))
         })?;
-        let results = self.review_files(&plan, provider.as_ref(), &ai).await;
+        let gathered = self.gather_context(&plan).await;
+        let results = self
+            .review_files(&plan, &gathered, provider.as_ref(), &ai)
+            .await;
+        let summary = self
+            .summarize(&plan, &gathered, (provider.as_ref(), &ai), &results)
+            .await;
         // The model's work can outlast the lease (a frozen or cut-off process, whose
         // task another worker took over): post only while the attempt is still ours.
         if !self.tasks.renew_attempt(task.id, worker).await? {
             return Ok(Reviewed::TakenOver);
         }
-        self.conclude(task, &plan, results)
+        self.conclude(task, &plan, results, &summary)
             .await
             .map(Reviewed::Review)
     }

@@ -47,12 +47,21 @@ impl ReviewEngine {
         let provider = self.ai.provider(&ai).map_err(|e| {
             ServiceError::Unavailable(format!("the AI configuration `{}`: {e}", ai.name))
         })?;
+        let settings = self.context_settings(None, None, &config.file_ignore_patterns);
+        let gathered = self
+            .gather(
+                (&project, platform.clone()),
+                (&mr, &diff),
+                std::slice::from_ref(&file.new_path),
+                &settings,
+            )
+            .await;
         let result = self
             .review_file(
                 review_id,
                 file_id,
                 file,
-                &mr,
+                &gathered,
                 &guidance,
                 (provider.as_ref(), &ai),
             )

@@ -4,6 +4,8 @@
 use super::ai_log::AiCallLog;
 use super::repo_file;
 use super::{Failure, ReviewEngine};
+use crate::context::secrets::is_secret_file;
+use crate::context::{ContextSettings, RoundContext};
 use crate::model::diff::{ChangeType, FileDiff, MergeRequestDiff};
 use crate::model::review::{
     FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewStatus, RoundRef,
@@ -20,6 +22,7 @@ use uuid::Uuid;
 
 /// The result of one file.
 pub(super) struct FileResult {
+    pub(super) path: String,
     pub(super) comments: Vec<PlacedComment>,
     pub(super) summary: Option<String>,
     pub(super) added_lines: usize,
@@ -43,6 +46,8 @@ pub(super) struct RoundPlan {
     pub(super) applied: Vec<String>,
     /// `.reviewd.yml`'s `minSeverity`: lower comments are not posted.
     pub(super) min_severity: Option<crate::model::grade::Severity>,
+    /// What context the round reads.
+    pub(super) context: ContextSettings,
 }
 
 pub(super) enum Begun {
@@ -169,12 +174,15 @@ impl ReviewEngine {
         repo_file::apply_to_guidance(&mut guidance, file.as_ref(), file_template);
         let (ignore, ignored_by) =
             repo_file::ignore_patterns(file.as_ref(), &config.file_ignore_patterns);
+        let context = self.context_settings(None, file.as_ref(), ignore);
         let ignore = Patterns::new(ignore).map_err(|e| Failure::permanent(e.to_string()))?;
 
         let mut to_review = Vec::new();
         for file in &diff.files {
             let skip = if ignore.matches(&file.new_path) {
                 Some(ignored_by)
+            } else if is_secret_file(&file.new_path) {
+                Some("a secret file (keys, credentials): never sent to a model")
             } else if file.change_type == ChangeType::Deleted {
                 Some("deleted")
             } else if file.diff.is_none() {
@@ -209,6 +217,7 @@ impl ReviewEngine {
                         comment_count: 0,
                         prompt_summary: Some(reason.into()),
                         error_message: None,
+                        context: None,
                     };
                     self.reviews.update_file(file_id, progress).await?;
                 }
@@ -239,6 +248,7 @@ impl ReviewEngine {
                 to_review,
                 applied,
                 min_severity: file.and_then(|f| f.min_severity),
+                context,
             }),
             ai,
         ))
@@ -269,17 +279,18 @@ impl ReviewEngine {
     pub(super) async fn review_files(
         &self,
         plan: &RoundPlan,
+        gathered: &RoundContext,
         ai: &dyn AiProvider,
         target: &AiTarget,
     ) -> Vec<FileResult> {
-        let (review_id, mr_ref, guidance_ref) = (plan.review.id, &plan.mr, &plan.guidance);
+        let (review_id, guidance_ref) = (plan.review.id, &plan.guidance);
         futures_util::stream::iter(plan.to_review.iter().cloned())
             .map(move |(file_id, file)| async move {
                 self.review_file(
                     review_id,
                     file_id,
                     &file,
-                    mr_ref,
+                    gathered,
                     guidance_ref,
                     (ai, target),
                 )
@@ -322,7 +333,7 @@ impl ReviewEngine {
         review_id: Uuid,
         file_id: Uuid,
         file: &FileDiff,
-        mr: &MergeRequest,
+        gathered: &RoundContext,
         guidance: &Guidance,
         (ai, target): (&dyn AiProvider, &AiTarget),
     ) -> FileResult {
@@ -341,13 +352,13 @@ impl ReviewEngine {
                 review.prompts()
             )),
             error_message: None,
+            context: None,
         };
         if let Err(e) = self.reviews.update_file(file_id, processing.clone()).await {
             tracing::warn!(error = %e, "review.file_progress_failed");
         }
         let context = FileContext {
-            mr_title: &mr.title,
-            mr_description: mr.description.as_deref(),
+            round: gathered,
             system: &guidance.system,
             rules: &file_rules,
             path: &file.new_path,
@@ -386,11 +397,13 @@ impl ReviewEngine {
             comment_count: i32::try_from(comments.len()).unwrap_or(i32::MAX),
             prompt_summary: processing.prompt_summary,
             error_message: error,
+            context: Some(verdict.context),
         };
         if let Err(e) = self.reviews.update_file(file_id, progress).await {
             tracing::warn!(error = %e, "review.file_progress_failed");
         }
         FileResult {
+            path: file.new_path.clone(),
             comments,
             summary: Some(verdict.summary),
             added_lines: review.added_lines(),

@@ -2,6 +2,7 @@
 
 use super::round::{Begun, FileResult, Guidance, RoundPlan};
 use super::{Failure, ReviewEngine};
+use crate::context::ContextSettings;
 use crate::model::diff::FileDiff;
 use crate::model::review::{AiCallRecord, FileProgress, PlacedComment, RoundRef};
 use crate::model::runner::{
@@ -11,6 +12,7 @@ use crate::model::runner::{
 use crate::model::{AiSource, AiTarget, MergeRequest, Project, ReviewTask};
 use crate::ports::ActiveRule;
 use crate::review::diff_lines::DiffLines;
+use crate::review::mr_summary;
 use crate::review::output::{self, ProposedComment};
 use crate::review::suggestion::Suggestion;
 use crate::review::{file_review, fingerprint::fingerprint};
@@ -70,6 +72,7 @@ impl ReviewEngine {
                 applied_rule_ids: plan.applied.clone(),
                 ai_model: Some(ai.model.clone()),
                 min_severity: plan.min_severity,
+                context: Some(plan.context.clone()),
             },
             project: plan.project.clone(),
             mr: plan.mr.clone(),
@@ -148,6 +151,11 @@ impl ReviewEngine {
             let file = diff.files.iter().find(|f| f.new_path == assigned.file_path);
             results.push(self.runner_file(assigned, file, answer).await);
         }
+        if let Some(stats) = &result.context
+            && let Err(e) = self.reviews.record_round_context(round.id, stats).await
+        {
+            tracing::warn!(review.id = %review.id, error = %e, "review.context_not_recorded");
+        }
         let cost_usd = self.runner_cost(&project, &result.metrics).await;
         if let Err(e) = self
             .reviews
@@ -165,6 +173,7 @@ impl ReviewEngine {
                 prompt_tokens: tokens(result.metrics.prompt_tokens),
                 completion_tokens: tokens(result.metrics.completion_tokens),
                 total_tokens: tokens(result.metrics.tokens_used),
+                cached_tokens: tokens(result.metrics.cached_tokens),
                 cost_usd,
                 error_message: result.error.clone(),
             })
@@ -188,8 +197,15 @@ impl ReviewEngine {
             to_review: Vec::new(),
             applied: assignment.applied_rule_ids.clone(),
             min_severity: assignment.min_severity,
+            context: ContextSettings::default(),
         };
-        self.conclude(task, &plan, results).await
+        // The runner wrote the note's summary with its model; an older runner
+        // did not, and its files' summaries stand in.
+        let summary = result
+            .summary
+            .clone()
+            .unwrap_or_else(|| mr_summary::fallback(&super::context::outcomes(&results)));
+        self.conclude(task, &plan, results, &summary).await
     }
 
     /// What a runner's calls cost, priced here with the project's AI configuration
@@ -273,11 +289,13 @@ impl ReviewEngine {
                 lines.added_count()
             )),
             error_message: error,
+            context: answer.and_then(|a| a.context.clone()),
         };
         if let Err(e) = self.reviews.update_file(assigned.file_id, progress).await {
             tracing::warn!(error = %e, "review.file_progress_failed");
         }
         FileResult {
+            path: assigned.file_path.clone(),
             comments,
             summary,
             added_lines: lines.added_count(),

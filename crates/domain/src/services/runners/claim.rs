@@ -67,6 +67,7 @@ impl RunnerService {
             ai,
             attempt: task.attempts,
             timeout_ms: self.timeout_ms(),
+            context: assignment.context.unwrap_or_default(),
         }))
     }
 
@@ -151,6 +152,7 @@ impl RunnerService {
             ai,
             attempt: task.attempts,
             timeout_ms: self.timeout_ms(),
+            context: assignment.context.unwrap_or_default(),
         }
     }
 }
