@@ -95,6 +95,39 @@ pub async fn migrate(config: &Config) -> Result<Vec<String>, StartupError> {
         .map_err(|e| StartupError::new("DATABASE_URL", e.to_string()))
 }
 
+/// The stored AI configuration named `name_or_id` (its id or its name), key
+/// decrypted, for `reviewd eval` to run cases against (no server is built).
+///
+/// # Errors
+/// `DATABASE_URL` unreachable, or no configuration of that name or id.
+pub async fn stored_ai_target(
+    config: &Config,
+    name_or_id: &str,
+) -> Result<reviewd_domain::model::AiTarget, StartupError> {
+    let pool = reviewd_store_postgres::connect(config.database_url.expose(), 2, CONNECT_TIMEOUT)
+        .await
+        .map_err(|e| StartupError::new("DATABASE_URL", format!("PostgreSQL {e}")))?;
+    let secrets = SecretBox::from_config(
+        config.encryption_key.as_ref().map(|k| k.expose()),
+        config.auth_secret.expose(),
+    );
+    let repo = PgAiConfigRepository::new(pool, secrets);
+    let configs = reviewd_domain::ports::AiConfigRepository::list(&repo)
+        .await
+        .map_err(|e| StartupError::new("DATABASE_URL", e.to_string()))?;
+    let id = uuid::Uuid::parse_str(name_or_id).ok();
+    configs
+        .iter()
+        .find(|c| Some(c.id) == id || c.name == name_or_id)
+        .map(reviewd_domain::model::AiTarget::stored)
+        .ok_or_else(|| {
+            StartupError::new(
+                "--ai",
+                format!("no stored AI configuration is named `{name_or_id}`"),
+            )
+        })
+}
+
 /// A built server bound to its port, not yet running.
 pub struct Application {
     port: u16,

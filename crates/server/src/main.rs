@@ -1,6 +1,9 @@
 //! `reviewd serve` runs the server (the API and the dashboard); `reviewd migrate`
-//! applies database migrations. Wiring only: the API is `reviewd-app`, the pages
-//! `reviewd-web`.
+//! applies database migrations; `reviewd eval` scores the reviewer on a set of
+//! cases. Wiring only: the API is `reviewd-app`, the pages `reviewd-web`, the
+//! eval `reviewd-eval`.
+
+mod eval;
 
 use clap::{Parser, Subcommand};
 use reviewd_app::{Application, Config, startup, telemetry};
@@ -26,6 +29,9 @@ enum Command {
     Serve,
     /// Apply pending database migrations and exit.
     Migrate,
+    /// Run the review engine on a set of cases and score its findings (no
+    /// database, Redis or platform needed).
+    Eval(eval::EvalArgs),
 }
 
 /// Exit status for configuration and start-up failures.
@@ -33,21 +39,28 @@ const EXIT_CONFIG: u8 = 2;
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let config = match Config::from_env() {
-        Ok(config) => config,
-        Err(err) => return fail(&err),
-    };
-    let _logs = telemetry::init(&config);
-    match cli.command {
-        Command::Migrate => match startup::migrate(&config).await {
-            Ok(applied) => {
-                println!("reviewd: {} migration(s) applied", applied.len());
-                ExitCode::SUCCESS
+    match Cli::parse().command {
+        Command::Eval(args) => eval::main(args).await,
+        Command::Migrate => {
+            let config = match Config::from_env() {
+                Ok(config) => config,
+                Err(err) => return fail(&err),
+            };
+            let _logs = telemetry::init(&config);
+            match startup::migrate(&config).await {
+                Ok(applied) => {
+                    println!("reviewd: {} migration(s) applied", applied.len());
+                    ExitCode::SUCCESS
+                }
+                Err(err) => fail(&err),
             }
-            Err(err) => fail(&err),
-        },
+        }
         Command::Serve => {
+            let config = match Config::from_env() {
+                Ok(config) => config,
+                Err(err) => return fail(&err),
+            };
+            let _logs = telemetry::init(&config);
             let app = match Application::build_with(config, reviewd_web::configure).await {
                 Ok(app) => app,
                 Err(err) => return fail(&err),
