@@ -103,6 +103,7 @@ fn ai_error(err: HttpError) -> AiError {
         HttpError::Timeout(d) => AiError::Unavailable(format!("no answer within {d:?}")),
         HttpError::Connect(e) | HttpError::Interrupted(e) => AiError::Unavailable(e),
         HttpError::Decode(e) => AiError::InvalidResponse(e),
+        e @ HttpError::TooLarge(_) => AiError::InvalidResponse(e.to_string()),
     }
 }
 

@@ -3,7 +3,6 @@
 //! context's recall is asserted here, in CI, and what the context buys is shown
 //! by the same cases reviewed from their diff alone.
 #![expect(
-    clippy::unwrap_used,
     clippy::expect_used,
     reason = "tests: a panic fails the test, with its message"
 )]

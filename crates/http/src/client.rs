@@ -103,10 +103,34 @@ impl HttpClient {
         self.send_with(build, true).await
     }
 
+    /// As [`HttpClient::send`] for a `GET` whose body may be large (a repository
+    /// archive): the body is read up to `max_body` bytes, and a longer one is
+    /// refused as [`HttpError::TooLarge`] as soon as it passes the bound, without
+    /// reading the rest.
+    ///
+    /// # Errors
+    /// As [`HttpClient::send`], and `TooLarge`.
+    pub async fn send_bounded(
+        &self,
+        build: impl Fn(&Client) -> RequestBuilder,
+        max_body: u64,
+    ) -> Result<HttpResponse, HttpError> {
+        self.send_inner(build, false, Some(max_body)).await
+    }
+
     async fn send_with(
         &self,
         build: impl Fn(&Client) -> RequestBuilder,
         repeatable: bool,
+    ) -> Result<HttpResponse, HttpError> {
+        self.send_inner(build, repeatable, None).await
+    }
+
+    async fn send_inner(
+        &self,
+        build: impl Fn(&Client) -> RequestBuilder,
+        repeatable: bool,
+        max_body: Option<u64>,
     ) -> Result<HttpResponse, HttpError> {
         let build_request = || {
             build(&self.client)
@@ -132,7 +156,10 @@ impl HttpClient {
             let request = first.take().map_or_else(build_request, Ok);
             async move {
                 match client.execute(request?).await {
-                    Ok(response) => read(response).await,
+                    Ok(response) => match max_body {
+                        None => read(response).await,
+                        Some(max) => read_bounded(response, max).await,
+                    },
                     Err(e) => Err(transport_error(&e, timeout)),
                 }
             }
@@ -151,6 +178,33 @@ async fn read(response: reqwest::Response) -> Result<HttpResponse, HttpError> {
         status,
         headers,
         body,
+    })
+}
+
+async fn read_bounded(
+    mut response: reqwest::Response,
+    max: u64,
+) -> Result<HttpResponse, HttpError> {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    if response.content_length().is_some_and(|n| n > max) {
+        return Err(HttpError::TooLarge(max));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| HttpError::Interrupted(format!("reading the body: {}", e.without_url_ref())))?
+    {
+        if body.len() as u64 + chunk.len() as u64 > max {
+            return Err(HttpError::TooLarge(max));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(HttpResponse {
+        status,
+        headers,
+        body: Bytes::from(body),
     })
 }
 

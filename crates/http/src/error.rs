@@ -27,6 +27,9 @@ pub enum HttpError {
     /// The body was not what the caller expected.
     #[error("unexpected response body: {0}")]
     Decode(String),
+    /// The body is longer than the caller reads ([`crate::HttpClient::send_bounded`]).
+    #[error("the answer is larger than {0} bytes")]
+    TooLarge(u64),
 }
 
 impl HttpError {

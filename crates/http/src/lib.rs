@@ -10,6 +10,7 @@
 //! `reviewd-platform-github`) is driven by the same loop and the same reqwest client
 //! rather than by its own retry rules.
 
+pub mod archive;
 mod client;
 mod error;
 mod pages;

@@ -36,5 +36,6 @@ pub fn platform_error(err: HttpError) -> PlatformError {
         HttpError::Timeout(d) => PlatformError::Unavailable(format!("no answer within {d:?}")),
         HttpError::Connect(e) | HttpError::Interrupted(e) => PlatformError::Unavailable(e),
         HttpError::Decode(e) => PlatformError::InvalidResponse(e),
+        e @ HttpError::TooLarge(_) => PlatformError::Rejected(e.to_string()),
     }
 }

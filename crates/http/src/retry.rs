@@ -116,7 +116,7 @@ where
             ),
             HttpError::Connect(_) => (true, None),
             HttpError::Timeout(_) | HttpError::Interrupted(_) => (idempotent, None),
-            HttpError::Decode(_) => (false, None),
+            HttpError::Decode(_) | HttpError::TooLarge(_) => (false, None),
         };
         let delay = (retryable && number < policy.max_attempts)
             .then(|| policy.delay(number, hint))

@@ -27,6 +27,7 @@ pub(crate) fn from_http(err: HttpError, secrets: &[&str]) -> NotifyError {
             NotifyError::Unavailable(scrub(&e, secrets))
         }
         HttpError::Decode(e) => NotifyError::Rejected(scrub(&e, secrets)),
+        e @ HttpError::TooLarge(_) => NotifyError::Rejected(e.to_string()),
     }
 }
 

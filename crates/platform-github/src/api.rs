@@ -274,3 +274,53 @@ pub struct GhInstallationToken {
     pub token: String,
     pub expires_at: DateTime<Utc>,
 }
+
+/// `GET /repos/{owner}/{repo}/git/trees/{sha}?recursive=1`.
+#[derive(Debug, Deserialize)]
+pub struct GhTree {
+    pub tree: Vec<GhTreeEntry>,
+    #[serde(default)]
+    pub truncated: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GhTreeEntry {
+    pub path: String,
+    #[serde(default)]
+    pub mode: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub sha: String,
+    #[serde(default)]
+    pub size: Option<u64>,
+}
+
+/// `GET /repos/{owner}/{repo}/git/blobs/{sha}`: the bytes in base64.
+#[derive(Debug, Deserialize)]
+pub struct GhBlob {
+    pub content: String,
+    #[serde(default)]
+    pub encoding: String,
+}
+
+impl GhBlob {
+    /// # Errors
+    /// `InvalidResponse` for an encoding other than base64 or UTF-8 text.
+    pub fn decoded(self) -> Result<Vec<u8>, reviewd_domain::ports::PlatformError> {
+        use base64::Engine as _;
+        match self.encoding.as_str() {
+            "base64" => {
+                let compact: String = self.content.split_whitespace().collect();
+                base64::engine::general_purpose::STANDARD
+                    .decode(compact)
+                    .map_err(|e| {
+                        reviewd_domain::ports::PlatformError::InvalidResponse(format!("blob: {e}"))
+                    })
+            }
+            "utf-8" | "utf8" => Ok(self.content.into_bytes()),
+            other => Err(reviewd_domain::ports::PlatformError::InvalidResponse(
+                format!("blob in an unknown encoding `{other}`"),
+            )),
+        }
+    }
+}

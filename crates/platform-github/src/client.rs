@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// octocrab on the shared reqwest client and retry policy: one client for a token,
 /// or for a GitHub App one for the App (its JWT) and one per installation.
 pub struct GithubPlatform {
-    http: HttpClient,
+    pub(crate) http: HttpClient,
     /// What the client is built from, or why it cannot be.
     setup: Result<Setup, PlatformError>,
     /// The client of the config's own credentials: its token, or the App's JWT.
@@ -95,7 +95,7 @@ impl GithubAuth {
 }
 
 /// What an octocrab call answers before its body is read.
-type RawResponse = http::Response<BoxBody<Bytes, octocrab::Error>>;
+pub(crate) type RawResponse = http::Response<BoxBody<Bytes, octocrab::Error>>;
 
 /// `https://github.com` and `https://api.github.com` mean the public API; any other
 /// base is an Enterprise Server, whose API lives under `/api/v3`.
@@ -347,7 +347,7 @@ pub(crate) async fn get_all_on<T: DeserializeOwned>(
 }
 
 /// The response of a 2xx; a failure as [`github_error`] reports it.
-async fn succeeded(response: RawResponse) -> Result<RawResponse, PlatformError> {
+pub(crate) async fn succeeded(response: RawResponse) -> Result<RawResponse, PlatformError> {
     octocrab::map_github_error(response)
         .await
         .map_err(github_error)

@@ -22,6 +22,7 @@ mod app;
 mod client;
 mod graphql;
 mod platform;
+mod repository;
 mod stack;
 mod suggestion;
 mod threads;

@@ -9,7 +9,9 @@ use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
     PlatformWebhook, RunnerToken, TokenIdentity,
 };
-use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
+use reviewd_domain::ports::{
+    Archive, ArchiveLimits, HostingPlatform, PlatformError, ProjectRef, RepoTree,
+};
 use serde_json::json;
 
 /// `/repos/{owner}/{name}` of a project; numeric ids go through `/repositories/{id}`.
@@ -227,6 +229,31 @@ impl HostingPlatform for GithubPlatform {
             Err(other) => return Err(other),
         };
         content.decoded()
+    }
+
+    async fn repository_tree(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+    ) -> Result<RepoTree, PlatformError> {
+        self.tree(&repo(project), sha).await
+    }
+
+    async fn repository_blob(
+        &self,
+        project: &ProjectRef,
+        blob_id: &str,
+    ) -> Result<Vec<u8>, PlatformError> {
+        self.blob(&repo(project), blob_id).await
+    }
+
+    async fn repository_archive(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+        limits: ArchiveLimits,
+    ) -> Result<Archive, PlatformError> {
+        self.archive(&repo(project), sha, limits).await
     }
 
     async fn post_inline_comments(

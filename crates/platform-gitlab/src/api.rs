@@ -301,3 +301,14 @@ pub struct GlOAuthToken {
     pub created_at: Option<i64>,
     pub scope: Option<String>,
 }
+
+/// An entry of `GET /projects/:id/repository/tree`.
+#[derive(Debug, Deserialize)]
+pub struct GlTreeEntry {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub path: String,
+    #[serde(default)]
+    pub mode: String,
+}

@@ -127,3 +127,52 @@ impl Endpoint for OAuthToken<'_> {
         params.into_body()
     }
 }
+
+/// `GET /projects/:id/repository/tree?ref=&recursive=true`: every entry of a
+/// commit's tree, 100 a page. The crate's `Tree` sends its parameters as a form
+/// body on a GET and asks for keyset pages; this one uses the query and offset
+/// pages, as every other list here.
+pub(crate) struct RepositoryTree<'a> {
+    pub project: &'a str,
+    pub sha: &'a str,
+}
+
+impl Endpoint for RepositoryTree<'_> {
+    fn method(&self) -> Method {
+        Method::GET
+    }
+
+    fn endpoint(&self) -> Cow<'static, str> {
+        format!("projects/{}/repository/tree", path_escaped(self.project)).into()
+    }
+
+    fn parameters(&self) -> QueryParams<'_> {
+        let mut params = QueryParams::default();
+        params.push("ref", self.sha).push("recursive", true);
+        params
+    }
+}
+
+impl Pageable for RepositoryTree<'_> {}
+
+/// `GET /projects/:id/repository/blobs/:sha/raw`: one blob's bytes (not in the
+/// crate).
+pub(crate) struct BlobRaw<'a> {
+    pub project: &'a str,
+    pub sha: &'a str,
+}
+
+impl Endpoint for BlobRaw<'_> {
+    fn method(&self) -> Method {
+        Method::GET
+    }
+
+    fn endpoint(&self) -> Cow<'static, str> {
+        format!(
+            "projects/{}/repository/blobs/{}/raw",
+            path_escaped(self.project),
+            self.sha
+        )
+        .into()
+    }
+}

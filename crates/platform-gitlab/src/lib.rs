@@ -15,6 +15,7 @@ mod client;
 mod endpoints;
 mod oauth;
 mod platform;
+mod repository;
 mod rest;
 mod suggestion;
 

@@ -22,7 +22,9 @@ use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
     PlatformWebhook, TokenIdentity,
 };
-use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
+use reviewd_domain::ports::{
+    Archive, ArchiveLimits, HostingPlatform, PlatformError, ProjectRef, RepoTree,
+};
 
 fn mr_state(state: MrState) -> Option<MergeRequestState> {
     match state {
@@ -285,6 +287,31 @@ impl HostingPlatform for GitlabPlatform {
             Err(PlatformError::NotFound(_)) => Ok(None),
             Err(other) => Err(other),
         }
+    }
+
+    async fn repository_tree(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+    ) -> Result<RepoTree, PlatformError> {
+        self.tree(project, sha).await
+    }
+
+    async fn repository_blob(
+        &self,
+        project: &ProjectRef,
+        blob_id: &str,
+    ) -> Result<Vec<u8>, PlatformError> {
+        self.blob(project, blob_id).await
+    }
+
+    async fn repository_archive(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+        limits: ArchiveLimits,
+    ) -> Result<Archive, PlatformError> {
+        self.archive(project, sha, limits).await
     }
 
     async fn post_inline_comments(

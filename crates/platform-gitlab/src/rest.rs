@@ -80,6 +80,25 @@ impl GlRest {
         Ok(items)
     }
 
+    /// The body of `GET {base}/api/v4/{path}?{query}`, read up to `max_body` bytes
+    /// (an archive): a longer one is refused rather than held in memory.
+    pub(crate) async fn download(
+        &self,
+        path: &str,
+        query: &[(&str, &str)],
+        max_body: u64,
+    ) -> Result<Bytes, PlatformError> {
+        let mut url = self.rest_endpoint(path).map_err(gl_error)?;
+        url.query_pairs_mut().extend_pairs(query);
+        self.guard(&url).map_err(gl_error)?;
+        let response = self
+            .http
+            .send_bounded(|c| self.authorize(c.get(url.clone())), max_body)
+            .await
+            .map_err(platform_error)?;
+        Ok(response.body)
+    }
+
     /// Page `page` of a list with GitLab's `X-Total` / `X-Next-Page` read: the crate's
     /// `paged` starts at page 1 and never shows the headers.
     pub(crate) async fn one_page<E, T>(

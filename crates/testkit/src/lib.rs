@@ -16,6 +16,7 @@ mod fake_openai;
 pub mod fake_smtp;
 pub mod fakes;
 pub mod memory;
+pub mod repository;
 mod test_db;
 
 pub use fake_github::{FakeGithub, TokenMint, github_repo};

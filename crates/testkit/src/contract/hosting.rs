@@ -13,7 +13,7 @@ use reviewd_domain::model::{
     AuthType, MergeRequest, MrState, PlatformConnection, PlatformPage, PlatformType, PlatformUser,
     SecretString, TokenIdentity,
 };
-use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
+use reviewd_domain::ports::{ArchiveLimits, HostingPlatform, PlatformError, ProjectRef};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use wiremock::MockServer;
@@ -167,6 +167,7 @@ pub async fn run(world: &impl PlatformWorld) {
     the_diff_has_every_file_and_the_refs(world).await;
     compare_gives_the_files_between_commits(world).await;
     a_file_is_read_at_a_commit(world).await;
+    a_repository_is_read_at_a_commit(world).await;
     line_comments_get_one_id_slot_each(world).await;
     a_line_outside_the_diff_is_rejected(world).await;
     a_suggestion_past_the_hunk_is_refused_by_host_b_only(world).await;
@@ -412,6 +413,93 @@ async fn a_file_is_read_at_a_commit(world: &impl PlatformWorld) {
         None,
         "not at another commit"
     );
+}
+
+/// The context's reads: a commit's tree (files only, with git blob ids), a blob
+/// by its id, and the whole commit from one archive within limits; the base
+/// commit is read as well as the head.
+async fn a_repository_is_read_at_a_commit(world: &impl PlatformWorld) {
+    let platform = world.platform();
+    let head = "a11ea11ea11ea11ea11ea11ea11ea11ea11ea11e";
+    let base = "b11eb11eb11eb11eb11eb11eb11eb11eb11eb11e";
+    let users = "def find_user(user_id):\n    return None\n";
+    let big = "x".repeat(4_000);
+    let mr = MrFixture::new(16)
+        .head(head)
+        .base(base)
+        .repo_file("app/users.py", users)
+        .repo_file("app/orders.py", "from app.users import find_user\n")
+        .repo_file("data/big.json", &big)
+        .base_file("app/users.py", "def find_user(uid):\n    return None\n");
+    let project = world
+        .add_project(&ProjectFixture::new("contract/repository").mr(mr))
+        .await;
+
+    let tree = platform.repository_tree(&project, head).await.unwrap();
+    let mut paths: Vec<&str> = tree.entries.iter().map(|e| e.path.as_str()).collect();
+    paths.sort_unstable();
+    assert_eq!(
+        paths,
+        ["app/orders.py", "app/users.py", "data/big.json"],
+        "files only, directories left out"
+    );
+    let entry = tree
+        .entries
+        .iter()
+        .find(|e| e.path == "app/users.py")
+        .unwrap();
+    assert_eq!(
+        entry.blob_id,
+        crate::repository::git_blob_id(users.as_bytes())
+    );
+    assert_eq!(
+        platform
+            .repository_blob(&project, &entry.blob_id)
+            .await
+            .unwrap(),
+        users.as_bytes()
+    );
+
+    let limits = ArchiveLimits {
+        max_total_bytes: 1 << 20,
+        max_file_bytes: 1_000,
+        max_download_bytes: 1 << 20,
+    };
+    let archive = platform
+        .repository_archive(&project, head, limits)
+        .await
+        .unwrap();
+    let mut unpacked: Vec<(&str, &str)> = archive
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.blob_id.as_str()))
+        .collect();
+    unpacked.sort_unstable();
+    let orders_id = crate::repository::git_blob_id(b"from app.users import find_user\n");
+    assert_eq!(
+        unpacked,
+        [
+            ("app/orders.py", orders_id.as_str()),
+            ("app/users.py", entry.blob_id.as_str()),
+        ],
+        "the same ids as the tree's; the file over the limit is skipped"
+    );
+    assert!(!archive.truncated && archive.downloaded_bytes > 0);
+
+    let at_base = platform
+        .read_file(&project, "app/users.py", base)
+        .await
+        .unwrap();
+    assert_eq!(
+        at_base.as_deref(),
+        Some(&b"def find_user(uid):\n    return None\n"[..])
+    );
+    assert!(matches!(
+        platform
+            .repository_tree(&project, "0000000000000000000000000000000000000000")
+            .await,
+        Err(PlatformError::NotFound(_))
+    ));
 }
 
 async fn compare_gives_the_files_between_commits(world: &impl PlatformWorld) {

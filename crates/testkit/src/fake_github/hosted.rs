@@ -13,6 +13,7 @@ use crate::fake_hosted::{
     EditScope, HostedComment, HostedFake, Paged, Shared, body_json, paged, query_value, token_owner,
 };
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};
+use crate::repository::{directories, git_blob_id, tar_gz};
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{ChangeType, FileDiff, InlineComment};
 use reviewd_domain::model::{MrState, PlatformType, PlatformUser};
@@ -23,6 +24,18 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Match, Mock, Request, Respond, ResponseTemplate};
+
+/// `bytes` in base64, wrapped at 60 columns as GitHub wraps file contents.
+fn wrapped_base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    encoded
+        .as_bytes()
+        .chunks(60)
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 /// The request's URL at another page, for `Link`.
 fn page_url(request: &Request, page: usize) -> String {
@@ -313,27 +326,73 @@ impl FakeServer for FakeGithub {
 }
 
 impl FakeGithub {
-    /// `GET /contents/{path}?ref=<head>`: the MR's repository files at its head, as
-    /// the contents API's JSON with the body in base64 (wrapped as GitHub wraps it).
+    /// `GET /contents/{path}?ref=<sha>`: the MR's repository files at its head and
+    /// base, as the contents API's JSON with the body in base64 (wrapped as GitHub
+    /// wraps it); each commit's recursive git tree, its blobs, and its tarball,
+    /// which GitHub serves by a redirect to `codeload` (here `/_codeload/…` on the
+    /// same server, answered without the token as codeload's signed links are).
     async fn serve_repo_files(&self, full_name: &str, mr: &MrFixture) {
-        use base64::Engine as _;
-        for (file, content) in &mr.repo_files {
-            let route = format!("/api/v3/repos/{full_name}/contents/{file}");
-            let head = mr.head_sha.clone();
-            let at_head = move |r: &Request| {
-                r.url.path() == route && query_value(r, "ref").as_deref() == Some(head.as_str())
-            };
-            let encoded = base64::engine::general_purpose::STANDARD.encode(content);
-            let wrapped: Vec<String> = encoded
-                .as_bytes()
-                .chunks(60)
-                .map(|c| String::from_utf8_lossy(c).into_owned())
+        let repo = format!("/api/v3/repos/{full_name}");
+        for (sha, files) in [
+            (&mr.head_sha, &mr.repo_files),
+            (&mr.base_sha, &mr.base_files),
+        ] {
+            for (file, content) in files {
+                let route = format!("{repo}/contents/{file}");
+                let at = sha.clone();
+                let at_commit = move |r: &Request| {
+                    r.url.path() == route && query_value(r, "ref").as_deref() == Some(at.as_str())
+                };
+                let body = json!({
+                    "type": "file", "encoding": "base64", "name": file, "path": file,
+                    "size": content.len(), "content": wrapped_base64(content.as_bytes()),
+                });
+                self.serve_json(at_commit, body).await;
+                let blob = git_blob_id(content.as_bytes());
+                let body = json!({
+                    "sha": blob, "size": content.len(), "encoding": "base64",
+                    "content": wrapped_base64(content.as_bytes()),
+                });
+                self.serve_json(path(format!("{repo}/git/blobs/{blob}")), body)
+                    .await;
+            }
+            let mut tree: Vec<Value> = directories(files)
+                .into_iter()
+                .map(|dir| json!({ "path": dir, "mode": "040000", "type": "tree", "sha": git_blob_id(dir.as_bytes()) }))
                 .collect();
-            let body = json!({
-                "type": "file", "encoding": "base64", "name": file, "path": file,
-                "size": content.len(), "content": wrapped.join("\n"),
-            });
-            self.serve_json(at_head, body).await;
+            tree.extend(files.iter().map(|(file, content)| {
+                json!({ "path": file, "mode": "100644", "type": "blob", "sha": git_blob_id(content.as_bytes()), "size": content.len() })
+            }));
+            let (route, tree_body) = (
+                format!("{repo}/git/trees/{sha}"),
+                json!({ "sha": sha, "tree": tree, "truncated": false }),
+            );
+            let recursive = move |r: &Request| {
+                r.url.path() == route && query_value(r, "recursive").as_deref() == Some("1")
+            };
+            self.serve_json(recursive, tree_body).await;
+            let server = self.account().server;
+            let codeload = format!("/_codeload/{full_name}/legacy.tar.gz/{sha}");
+            let redirect = ResponseTemplate::new(302).insert_header(
+                "location",
+                format!("{}{codeload}?token=codeload-signed", server.uri()),
+            );
+            self.serve("GET", path(format!("{repo}/tarball/{sha}")), redirect)
+                .await;
+            let top = format!(
+                "{}-{}",
+                full_name.replace('/', "-"),
+                &sha[..sha.len().min(7)]
+            );
+            Mock::given(method("GET"))
+                .and(path(codeload))
+                .respond_with(
+                    ResponseTemplate::new(200)
+                        .insert_header("content-type", "application/x-gzip")
+                        .set_body_bytes(tar_gz(&top, files)),
+                )
+                .mount(server)
+                .await;
         }
     }
 

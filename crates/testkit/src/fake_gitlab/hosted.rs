@@ -9,6 +9,7 @@ use crate::fake_hosted::{
     EditScope, Hosted, HostedComment, HostedFake, Shared, paged, query_value, token_owner,
 };
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};
+use crate::repository::{directories, git_blob_id, tar_gz};
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{ChangeType, FileDiff, InlineComment};
 use reviewd_domain::model::{PlatformType, PlatformUser};
@@ -17,6 +18,12 @@ use serde_json::{Value, json};
 use std::cmp::Reverse;
 use wiremock::matchers::{path, path_regex};
 use wiremock::{Request, ResponseTemplate};
+
+fn raw_text(bytes: &[u8]) -> ResponseTemplate {
+    ResponseTemplate::new(200)
+        .insert_header("content-type", "text/plain; charset=utf-8")
+        .set_body_bytes(bytes.to_vec())
+}
 
 fn contains(haystack: &str, needle: Option<&str>) -> bool {
     needle.is_none_or(|n| haystack.to_lowercase().contains(&n.to_lowercase()))
@@ -378,20 +385,58 @@ impl FakeGitlab {
         .await;
     }
 
-    /// `GET /repository/files/:path/raw?ref=<head>`: the MR's repository files at its
-    /// head, raw (any other path or commit is GitLab's 404).
+    /// `GET /repository/files/:path/raw?ref=<sha>`: the MR's repository files at its
+    /// head and base, raw (any other path or commit is GitLab's 404); the tree of
+    /// each commit (paged), its blobs, and its `tar.gz` archive.
     async fn serve_repo_files(&self, id: u64, mr: &MrFixture) {
-        for (file, content) in &mr.repo_files {
-            let encoded: String = url::form_urlencoded::byte_serialize(file.as_bytes()).collect();
-            let route = format!("/api/v4/projects/{id}/repository/files/{encoded}/raw");
-            let head = mr.head_sha.clone();
-            let at_head = move |r: &Request| {
-                r.url.path() == route && query_value(r, "ref").as_deref() == Some(head.as_str())
+        let repo = format!("/api/v4/projects/{id}/repository");
+        for (sha, files) in [
+            (&mr.head_sha, &mr.repo_files),
+            (&mr.base_sha, &mr.base_files),
+        ] {
+            for (file, content) in files {
+                let encoded: String =
+                    url::form_urlencoded::byte_serialize(file.as_bytes()).collect();
+                let route = format!("{repo}/files/{encoded}/raw");
+                let at = sha.clone();
+                let at_commit = move |r: &Request| {
+                    r.url.path() == route && query_value(r, "ref").as_deref() == Some(at.as_str())
+                };
+                self.serve("GET", at_commit, raw_text(content.as_bytes()))
+                    .await;
+                let blob = format!("{repo}/blobs/{}/raw", git_blob_id(content.as_bytes()));
+                self.serve("GET", path(blob), raw_text(content.as_bytes()))
+                    .await;
+            }
+            let mut entries: Vec<Value> = directories(files)
+                .into_iter()
+                .map(|dir| {
+                    let name = dir.rsplit('/').next().unwrap_or(&dir).to_owned();
+                    json!({ "id": git_blob_id(dir.as_bytes()), "name": name, "type": "tree", "path": dir, "mode": "040000" })
+                })
+                .collect();
+            entries.extend(files.iter().map(|(file, content)| {
+                let name = file.rsplit('/').next().unwrap_or(file);
+                json!({ "id": git_blob_id(content.as_bytes()), "name": name, "type": "blob", "path": file, "mode": "100644" })
+            }));
+            let (route, at) = (format!("{repo}/tree"), sha.clone());
+            let tree_at = move |r: &Request| {
+                r.url.path() == route
+                    && query_value(r, "ref").as_deref() == Some(at.as_str())
+                    && query_value(r, "recursive").as_deref() == Some("true")
             };
-            let raw = ResponseTemplate::new(200)
-                .insert_header("content-type", "text/plain; charset=utf-8")
-                .set_body_string(content.clone());
-            self.serve("GET", at_head, raw).await;
+            self.serve("GET", tree_at, move |r: &Request| {
+                Self::page_of(entries.clone(), r)
+            })
+            .await;
+            let (route, at) = (format!("{repo}/archive.tar.gz"), sha.clone());
+            let archive_at = move |r: &Request| {
+                r.url.path() == route && query_value(r, "sha").as_deref() == Some(at.as_str())
+            };
+            let archive = ResponseTemplate::new(200)
+                .insert_header("content-type", "application/gzip")
+                .set_body_bytes(tar_gz(&format!("project-{sha}"), files));
+            self.serve("GET", archive_at, archive).await;
         }
     }
 

@@ -80,8 +80,11 @@ pub struct MrFixture {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub files: Vec<FileDiff>,
-    /// Files of the repository at the MR's head (`.reviewd.yml`), by path.
+    /// Files of the repository at the MR's head (`.reviewd.yml`, the code the
+    /// context reads), by path.
     pub repo_files: Vec<(String, String)>,
+    /// Files of the repository at the MR's base.
+    pub base_files: Vec<(String, String)>,
 }
 
 impl MrFixture {
@@ -104,6 +107,7 @@ impl MrFixture {
             updated_at: at,
             files: Vec::new(),
             repo_files: Vec::new(),
+            base_files: Vec::new(),
         }
     }
 
@@ -112,6 +116,25 @@ impl MrFixture {
     pub fn repo_file(mut self, path: &str, content: &str) -> Self {
         self.repo_files.push((path.to_owned(), content.to_owned()));
         self
+    }
+
+    /// A file of the repository at the MR's base.
+    #[must_use]
+    pub fn base_file(mut self, path: &str, content: &str) -> Self {
+        self.base_files.push((path.to_owned(), content.to_owned()));
+        self
+    }
+
+    /// The repository at `sha`, when it is this MR's head or base.
+    #[must_use]
+    pub fn files_at(&self, sha: &str) -> Option<&[(String, String)]> {
+        if sha == self.head_sha {
+            Some(&self.repo_files)
+        } else if sha == self.base_sha {
+            Some(&self.base_files)
+        } else {
+            None
+        }
     }
 
     #[must_use]

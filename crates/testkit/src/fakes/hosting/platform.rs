@@ -3,6 +3,7 @@
 
 use super::state::{contains, listed_state, not_found, rejected_position, user_matches};
 use super::{Listed, MrFixture, Op, Posted, ScriptedPlatform};
+use crate::repository::git_blob_id;
 use async_trait::async_trait;
 use reviewd_domain::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
@@ -11,7 +12,10 @@ use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
     PlatformWebhook, TokenIdentity,
 };
-use reviewd_domain::ports::{HostingPlatform, PlatformError, ProjectRef};
+use reviewd_domain::ports::{
+    Archive, ArchiveLimits, ArchivedFile, HostingPlatform, PlatformError, ProjectRef, RepoTree,
+    TreeEntry,
+};
 use reviewd_domain::review::markers::comment_fingerprint;
 
 #[async_trait]
@@ -143,16 +147,80 @@ impl HostingPlatform for ScriptedPlatform {
         sha: &str,
     ) -> Result<Option<Vec<u8>>, PlatformError> {
         let state = self.begin(Op::ReadFile)?;
-        // The repository at a commit is what the MR with that head holds.
-        Ok(self
-            .project(&state, project)?
+        // The repository at a commit is what the MR with that head (or base) holds.
+        Ok(files_at(self.project(&state, project)?, sha)
+            .into_iter()
+            .flatten()
+            .find(|(p, _)| p == path)
+            .map(|(_, content)| content.clone().into_bytes()))
+    }
+
+    async fn repository_tree(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+    ) -> Result<RepoTree, PlatformError> {
+        let state = self.begin(Op::RepositoryTree)?;
+        let files = files_at(self.project(&state, project)?, sha)
+            .ok_or_else(|| not_found("commit", sha))?;
+        Ok(RepoTree {
+            entries: files
+                .iter()
+                .map(|(path, content)| TreeEntry {
+                    path: path.clone(),
+                    blob_id: git_blob_id(content.as_bytes()),
+                    size: Some(content.len() as u64),
+                })
+                .collect(),
+            truncated: false,
+        })
+    }
+
+    async fn repository_blob(
+        &self,
+        project: &ProjectRef,
+        blob_id: &str,
+    ) -> Result<Vec<u8>, PlatformError> {
+        let state = self.begin(Op::RepositoryBlob)?;
+        self.project(&state, project)?
             .fixture
             .merge_requests
             .iter()
-            .filter(|m| m.head_sha == sha)
-            .flat_map(|m| m.repo_files.iter())
-            .find(|(p, _)| p == path)
-            .map(|(_, content)| content.clone().into_bytes()))
+            .flat_map(|m| m.repo_files.iter().chain(&m.base_files))
+            .find(|(_, content)| git_blob_id(content.as_bytes()) == blob_id)
+            .map(|(_, content)| content.clone().into_bytes())
+            .ok_or_else(|| not_found("blob", blob_id))
+    }
+
+    async fn repository_archive(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+        limits: ArchiveLimits,
+    ) -> Result<Archive, PlatformError> {
+        let state = self.begin(Op::RepositoryArchive)?;
+        let files = files_at(self.project(&state, project)?, sha)
+            .ok_or_else(|| not_found("commit", sha))?;
+        let mut archive = Archive::default();
+        let mut total = 0u64;
+        for (path, content) in files {
+            let size = content.len() as u64;
+            archive.downloaded_bytes += size;
+            if size > limits.max_file_bytes {
+                continue;
+            }
+            if total + size > limits.max_total_bytes {
+                archive.truncated = true;
+                break;
+            }
+            total += size;
+            archive.files.push(ArchivedFile {
+                path: path.clone(),
+                blob_id: git_blob_id(content.as_bytes()),
+                bytes: content.clone().into_bytes(),
+            });
+        }
+        Ok(archive)
     }
 
     async fn post_inline_comments(
@@ -405,4 +473,14 @@ impl HostingPlatform for ScriptedPlatform {
         users.dedup_by(|a, b| a.id == b.id);
         Ok(self.page(users, |_| true, |u| user_matches(u, search), page, per_page))
     }
+}
+
+/// The repository of `project` at `sha`: the files of the MR whose head (or base)
+/// it is.
+fn files_at<'a>(project: &'a super::Project, sha: &str) -> Option<&'a [(String, String)]> {
+    project
+        .fixture
+        .merge_requests
+        .iter()
+        .find_map(|m| m.files_at(sha))
 }
