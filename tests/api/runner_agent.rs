@@ -75,6 +75,12 @@ fn bare_repository(root: &Path) -> (PathBuf, String, String) {
     git(&work, &["init", "--quiet", "--initial-branch=main"]);
     std::fs::write(work.join("src/app.rs"), "fn main() {\n    run();\n}\n").unwrap();
     std::fs::write(work.join("README.md"), "svc\n").unwrap();
+    // What the change calls, defined in a file the MR does not touch.
+    std::fs::write(
+        work.join("src/foo.rs"),
+        "pub fn foo() -> Option<u32> {\n    None\n}\n",
+    )
+    .unwrap();
     git(&work, &["add", "."]);
     git(&work, &["commit", "--quiet", "-m", "base"]);
     let base = git(&work, &["rev-parse", "HEAD"]);
@@ -283,20 +289,26 @@ async fn the_runner_binary_clones_reviews_and_reports_and_the_server_posts_its_c
         .unwrap()
         .iter()
         .filter(|r| r.url.path() == "/v1/chat/completions")
+        .filter(|r| !reviewd_testkit::is_summary_call(r))
         .map(|r| {
-            let body: Value = serde_json::from_slice(&r.body)
-                .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&r.body)));
             assert_eq!(
                 r.headers.get("authorization").and_then(|v| v.to_str().ok()),
                 Some("Bearer sk-fake"),
                 "the runner uses the task's AI key"
             );
-            body["messages"][1]["content"].as_str().unwrap().to_owned()
+            reviewd_testkit::prompt_of(r)
         })
         .collect();
     assert_eq!(prompts.len(), 1, "{prompts:?}");
     assert!(prompts[0].contains("File under review: src/app.rs"));
     assert!(prompts[0].contains("let x = foo().unwrap();"));
+    assert!(
+        prompts[0].contains("[definition] src/foo.rs lines 1-3 `foo`")
+            && prompts[0].contains("    2     None"),
+        "the runner read the definition of foo from its clone: {}",
+        prompts[0]
+    );
+    assert!(prompts[0].contains("[enclosing] src/app.rs lines 1-4 `main`"));
 
     // Placed and posted by the server exactly as its own reviews are.
     let discussions = posted(&gitlab, "POST", "/discussions").await;
@@ -327,7 +339,33 @@ async fn the_runner_binary_clones_reviews_and_reports_and_the_server_posts_its_c
         "SELECT metrics FROM review_tasks WHERE id = '{task_id}'"
     )))
     .unwrap();
-    assert_eq!(metrics["tokensUsed"], 120, "{metrics}");
+    assert_eq!(
+        metrics["tokensUsed"], 240,
+        "the file's call and the summary's: {metrics}"
+    );
+    let root = app.root().await;
+    let rounds = json(
+        root.get(&format!("/api/reviews/{review_id}/rounds")).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(
+        rounds["data"]["rounds"][0]["context"]["source"], "checkout",
+        "what the runner's context read is recorded with the round: {rounds}"
+    );
+    let files = json(
+        root.get(&format!("/api/reviews/{review_id}/files")).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert!(
+        files["data"]["files"][0]["context"]["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["kind"] == "definition" && p["path"] == "src/foo.rs"),
+        "{files}"
+    );
     assert!(metrics["durationMs"].as_u64().unwrap() >= metrics["reviewMs"].as_u64().unwrap());
     let phases = app.sql(&format!(
         "SELECT string_agg(message, chr(10) ORDER BY line_no) FROM review_task_logs WHERE task_id = '{task_id}'"

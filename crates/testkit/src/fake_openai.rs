@@ -22,17 +22,52 @@ pub fn completion(model: &str, content: &str) -> Value {
     })
 }
 
-/// The user message of a chat completion request (the file's prompt), or "".
+/// The user messages of a chat completion request, joined: the round's shared
+/// part (the MR, its overview, the guidance) and the file's prompt; "" for none.
 #[must_use]
 pub fn prompt_of(request: &Request) -> String {
     serde_json::from_slice::<Value>(&request.body)
         .ok()
-        .and_then(|body| body["messages"][1]["content"].as_str().map(str::to_owned))
+        .map(|body| {
+            body["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|m| m["role"] == "user")
+                .filter_map(|m| m["content"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
         .unwrap_or_default()
 }
 
+/// Whether a request is a round's last call, the MR's summary note (its answer
+/// schema is `mr_summary`).
+#[must_use]
+pub fn is_summary_call(request: &Request) -> bool {
+    serde_json::from_slice::<Value>(&request.body)
+        .ok()
+        .is_some_and(|body| body["response_format"]["json_schema"]["name"] == "mr_summary")
+}
+
+/// The summary note the stand-in writes: a fixed sentence, each file of the
+/// prompt with "changed", no risk.
+#[must_use]
+pub fn summary_answer(prompt: &str) -> Value {
+    let files: Vec<Value> = prompt
+        .lines()
+        .filter_map(|l| l.strip_prefix("Reviewed file ")?.strip_suffix(':'))
+        .map(|path| json!({ "path": path, "change": "changed" }))
+        .collect();
+    json!({ "summary": SUMMARY, "files": files, "risks": [] })
+}
+
+/// What the stand-in's summary note says.
+pub const SUMMARY: &str = "The merge request, as the fake model sums it up.";
+
 /// Starts the stand-in: every completion is answered after `latency` with
-/// `answer(prompt)` (the review JSON the model is asked for), echoing the model asked.
+/// `answer(prompt)` (the review JSON the model is asked for), or a round's
+/// summary call with [`summary_answer`], echoing the model asked.
 /// Tests mount other answers on the server with a higher priority to fail or delay
 /// some calls.
 pub async fn fake_openai(latency: Duration, answer: fn(&str) -> Value) -> MockServer {
@@ -44,7 +79,13 @@ pub async fn fake_openai(latency: Duration, answer: fn(&str) -> Value) -> MockSe
                 .ok()
                 .and_then(|body| body["model"].as_str().map(str::to_owned))
                 .unwrap_or_default();
-            let content = answer(&prompt_of(request)).to_string();
+            let prompt = prompt_of(request);
+            let content = if is_summary_call(request) {
+                summary_answer(&prompt)
+            } else {
+                answer(&prompt)
+            }
+            .to_string();
             ResponseTemplate::new(200)
                 .set_delay(latency)
                 .set_body_json(completion(&model, &content))

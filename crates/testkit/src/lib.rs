@@ -21,7 +21,9 @@ mod test_db;
 
 pub use fake_github::{FakeGithub, TokenMint, github_repo};
 pub use fake_gitlab::{FakeGitlab, gitlab_project};
-pub use fake_openai::{USAGE, completion, fake_openai, prompt_of};
+pub use fake_openai::{
+    SUMMARY, USAGE, completion, fake_openai, is_summary_call, prompt_of, summary_answer,
+};
 pub use fake_smtp::{FakeSmtp, FakeSmtpBuilder, ReceivedMail};
 pub use memory::MemoryStore;
 pub use test_db::{TestDb, execute_sql, test_redis_url};

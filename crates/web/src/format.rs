@@ -44,6 +44,20 @@ pub fn millis(ms: &i64) -> String {
     }
 }
 
+/// A size in bytes, in the unit that reads best (`52 KB`, `3.1 MB`).
+#[must_use]
+pub fn bytes(n: &u64) -> String {
+    #[expect(clippy::cast_precision_loss, reason = "display only")]
+    let n = *n as f64;
+    if n < 1024.0 {
+        format!("{n} B")
+    } else if n < 1024.0 * 1024.0 {
+        format!("{:.0} KB", n / 1024.0)
+    } else {
+        format!("{:.1} MB", n / 1024.0 / 1024.0)
+    }
+}
+
 /// US dollars spent: "$1.25", "$0.0042" under a dollar (a review's calls cost cents),
 /// "—" when unknown (no price was configured).
 pub fn usd(value: &Option<f64>) -> String {

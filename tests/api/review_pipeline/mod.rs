@@ -5,6 +5,7 @@
 //! borrow); each child is one topic of the pipeline.
 
 mod budget;
+mod context;
 mod failures;
 mod feedback;
 mod github;

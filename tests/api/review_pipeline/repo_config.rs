@@ -88,12 +88,14 @@ fn push(gitlab_id: &str, head: &str) -> Value {
     hook
 }
 
-/// What the fake AI was asked: (system prompt, user prompt) per call.
+/// What the fake AI was asked about the files: (system prompt, user prompt) per
+/// call, the summary calls left out.
 async fn prompts(ai: &MockServer) -> Vec<(String, String)> {
     ai.received_requests()
         .await
         .unwrap()
         .iter()
+        .filter(|r| !reviewd_testkit::is_summary_call(r))
         .map(|r| {
             let body: Value = serde_json::from_slice(&r.body).unwrap();
             let system = body["messages"][0]["content"].as_str().unwrap().to_owned();

@@ -49,57 +49,43 @@ async fn templates_frame_the_prompt_and_matching_rules_are_applied_and_recorded(
 
     let task = wait_for(&app, &send_webhook(&app, &fixture()).await).await;
     assert_eq!(task["status"], "completed", "{task}");
-    let prompts: Vec<Value> = ai
+    // (the request, its user part), the summary call left out.
+    let prompts: Vec<(Value, String)> = ai
         .received_requests()
         .await
         .unwrap()
         .iter()
-        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .filter(|r| !reviewd_testkit::is_summary_call(r))
+        .map(|r| {
+            (
+                serde_json::from_slice(&r.body).unwrap(),
+                reviewd_testkit::prompt_of(r),
+            )
+        })
         .collect();
     assert_eq!(prompts.len(), 2);
-    for p in &prompts {
+    for (p, user) in &prompts {
         assert!(
             p["messages"][0]["content"]
                 .as_str()
                 .unwrap()
                 .starts_with("You audit code for security flaws.")
         );
-        assert!(
-            !p["messages"][1]["content"]
-                .as_str()
-                .unwrap()
-                .contains("Ignore me.")
-        );
+        assert!(!user.contains("Ignore me."));
     }
-    let rust = prompts
+    let rust = &prompts
         .iter()
-        .find(|p| {
-            p["messages"][1]["content"]
-                .as_str()
-                .unwrap()
-                .contains("src/app.rs")
-        })
-        .unwrap();
-    let ts = prompts
+        .find(|(_, user)| user.contains("File under review: src/app.rs"))
+        .unwrap()
+        .1;
+    let ts = &prompts
         .iter()
-        .find(|p| {
-            p["messages"][1]["content"]
-                .as_str()
-                .unwrap()
-                .contains("web/app.ts")
-        })
-        .unwrap();
+        .find(|(_, user)| user.contains("File under review: web/app.ts"))
+        .unwrap()
+        .1;
+    assert!(rust.contains("- Rust errors: Never unwrap in library code."));
     assert!(
-        rust["messages"][1]["content"]
-            .as_str()
-            .unwrap()
-            .contains("- Rust errors: Never unwrap in library code.")
-    );
-    assert!(
-        !ts["messages"][1]["content"]
-            .as_str()
-            .unwrap()
-            .contains("Rust errors"),
+        !ts.contains("Rust errors"),
         "the rule targets .rs files only"
     );
     let review = json(

@@ -25,6 +25,16 @@ pub enum PieceKind {
 }
 
 impl PieceKind {
+    pub const ALL: [PieceKind; 7] = [
+        PieceKind::Enclosing,
+        PieceKind::Window,
+        PieceKind::Definition,
+        PieceKind::Caller,
+        PieceKind::Pinned,
+        PieceKind::Guidance,
+        PieceKind::Overview,
+    ];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

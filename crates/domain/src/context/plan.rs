@@ -280,15 +280,7 @@ pub async fn prepare(
     let mut archive_paths: Vec<String> = Vec::new();
     let index = match (reader, analyzer) {
         (Some(reader), Some(analyzer)) if settings.index_repository => {
-            index_at_head(
-                reader,
-                analyzer,
-                request.head,
-                settings,
-                &exclusions,
-                &mut archive_paths,
-            )
-            .await
+            index_at_head(reader, analyzer, request.head, settings, &mut archive_paths).await
         }
         _ => None,
     };
@@ -511,7 +503,6 @@ async fn index_at_head(
     analyzer: &dyn SyntaxAnalyzer,
     head: &str,
     settings: &ContextSettings,
-    exclusions: &Exclusions,
     paths: &mut Vec<String>,
 ) -> Option<Arc<SymbolIndex>> {
     let key = format!("{}@{head}", reader.scope());
@@ -526,7 +517,10 @@ async fn index_at_head(
     let archive = archive?;
     let mut wanted: Vec<(String, String, Arc<str>)> = archive
         .iter()
-        .filter(|(path, _)| exclusions.allowed(path) && analyzer.language_of(path).is_some())
+        // Round-independent: the index is cached per commit and shared by rounds
+        // whose `context.never` and ignore globs differ; those apply when pieces
+        // are chosen. Secret files are never indexed.
+        .filter(|(path, _)| !is_secret_file(path) && analyzer.language_of(path).is_some())
         .filter_map(|(path, (blob, text))| Some((path.clone(), blob.clone(), text.clone()?)))
         .collect();
     wanted.sort_by(|a, b| a.0.cmp(&b.0));

@@ -204,28 +204,31 @@ fn definitions(
     let own_dir = dir(file.path);
     for (name, uses) in used {
         // Candidates: (path, symbol, text, language).
-        let mut found: Vec<(&str, &Symbol, &str)> = match index {
+        let mut found: Vec<(&str, &Symbol, &str, Option<&'static str>)> = match index {
             Some(index) => {
                 if index.definition_count(&name) > MAX_DEFINITIONS {
                     continue;
                 }
                 index
                     .definitions(&name)
-                    .map(|(f, s)| (f.path.as_str(), s, &*f.text))
+                    .map(|(f, s)| {
+                        let language = f.outline.as_ref().map(|o| o.language);
+                        (f.path.as_str(), s, &*f.text, language)
+                    })
                     .collect()
             }
             None => head
                 .outline
                 .into_iter()
                 .flat_map(|o| o.symbols.iter().filter(|s| s.name == name))
-                .map(|s| (file.path, s, head.text))
+                .map(|s| (file.path, s, head.text, file.language))
                 .collect(),
         };
         let ambiguity = u32::try_from(found.len()).unwrap_or(u32::MAX);
         // The file's own version at head is the index's too; the change itself
         // (a definition holding an added line) and what is quoted already are not
         // worth a second quote.
-        found.retain(|(path, s, _)| {
+        found.retain(|(path, s, _, _)| {
             if *path != file.path {
                 return allowed(path);
             }
@@ -235,7 +238,7 @@ fn definitions(
                     .any(|&(a, b)| a <= s.start_line && s.end_line <= b)
         });
         // Nearest first: the same directory, then the rest.
-        found.sort_by_key(|(path, s, _)| {
+        found.sort_by_key(|(path, s, _, _)| {
             (
                 *path != file.path,
                 dir(path) != own_dir,
@@ -243,7 +246,7 @@ fn definitions(
                 s.start_line,
             )
         });
-        for (path, symbol, text) in found.into_iter().take(2) {
+        for (path, symbol, text, language) in found.into_iter().take(2) {
             let here = path == file.path;
             let base = if here {
                 score::DEFINITION_HERE
@@ -270,7 +273,7 @@ fn definitions(
                     symbol.kind.as_str()
                 ),
                 score: (base + uses.min(5) * 10).saturating_sub(15 * ambiguity.saturating_sub(1)),
-                language: if here { file.language } else { None },
+                language,
             });
         }
     }
@@ -367,7 +370,7 @@ fn callers(
                 text: lines(&caller.text, start, end),
                 reason,
                 score: base.saturating_sub(u32::try_from(taken).unwrap_or(0) * 10),
-                language: None,
+                language: caller.outline.as_ref().map(|o| o.language),
             });
             taken += 1;
             if taken == MAX_CALLERS {

@@ -73,6 +73,9 @@ pub struct Project {
     /// Whether a comment rejected [`crate::review::feedback::REJECTIONS_TO_SUPPRESS`]
     /// times on this project is left out of its later reviews (on by default).
     pub suppress_rejected: bool,
+    /// Tokens of context per prompt besides the diff; `None` inherits the server's
+    /// `REVIEW_CONTEXT_TOKENS` (a repository's `.reviewd.yml` wins over both).
+    pub context_budget_tokens: Option<u32>,
     pub webhook_id: Option<String>,
     pub webhook_url: Option<String>,
     pub webhook_status: Option<WebhookStatus>,
@@ -106,6 +109,8 @@ pub struct ProjectSettingsChanges {
     /// `Some(None)` removes the budget.
     pub monthly_budget_usd: Option<Option<f64>>,
     pub suppress_rejected: Option<bool>,
+    /// `Some(None)` returns to the server's budget.
+    pub context_budget_tokens: Option<Option<u32>>,
 }
 
 /// What is stored about a project's webhook.

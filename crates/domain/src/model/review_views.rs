@@ -40,6 +40,18 @@ pub struct ReviewDetail {
     pub started_at: Option<DateTime<Utc>>,
     /// USD: the sum of its AI calls' costs; `None` when none of them had a price.
     pub cost_usd: Option<f64>,
+    /// The tokens of all its AI calls.
+    pub tokens: TokenTotals,
+}
+
+/// Tokens of a review's AI calls, summed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenTotals {
+    pub prompt: i64,
+    pub completion: i64,
+    pub total: i64,
+    /// Of the prompt tokens, those the provider served from its prompt cache.
+    pub cached: i64,
 }
 
 /// Aggregates of the filtered set of the review list.

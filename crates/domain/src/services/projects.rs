@@ -54,6 +54,8 @@ pub struct ResolvedProjectConfig {
     /// USD per calendar month (UTC) before automatic reviews stop; `None` for no limit.
     pub monthly_budget_usd: Option<f64>,
     pub suppress_rejected: bool,
+    /// The project's context budget; `None` inherits the server's.
+    pub context_budget_tokens: Option<u32>,
 }
 
 /// A project's recent activity.
@@ -200,6 +202,14 @@ impl ProjectService {
                 "a budget is a number of USD from 0 to 1000000000, or null for none",
             ));
         }
+        if let Some(Some(budget)) = changes.context_budget_tokens
+            && !crate::context::settings::BUDGET_RANGE.contains(&budget)
+        {
+            return Err(ServiceError::invalid(
+                "contextBudgetTokens",
+                "a budget is a number of tokens from 0 to 100000, or null to inherit",
+            ));
+        }
         if let Some(ids) = &changes.default_reviewer_ids
             && ids.iter().any(|i| i.trim().is_empty())
         {
@@ -245,6 +255,7 @@ impl ProjectService {
             review_commands: global.review_commands,
             monthly_budget_usd: project.monthly_budget_usd,
             suppress_rejected: project.suppress_rejected,
+            context_budget_tokens: project.context_budget_tokens,
         })
     }
 

@@ -100,6 +100,7 @@ struct SettingsChangeset {
     auto_assign_author: Option<bool>,
     monthly_budget_usd: Option<Option<f64>>,
     suppress_rejected: Option<bool>,
+    context_budget_tokens: Option<Option<i32>>,
     updated_at: DateTime<Utc>,
 }
 
@@ -233,6 +234,9 @@ impl ProjectRepository for PgProjectRepository {
                     auto_assign_author: c.auto_assign_author,
                     monthly_budget_usd: c.monthly_budget_usd,
                     suppress_rejected: c.suppress_rejected,
+                    context_budget_tokens: c
+                        .context_budget_tokens
+                        .map(|b| b.map(|n| i32::try_from(n).unwrap_or(i32::MAX))),
                     updated_at: Utc::now(),
                 };
                 diesel::update(projects::table.find(id))

@@ -42,6 +42,7 @@ pub(crate) struct ProjectRow {
     pub updated_at: DateTime<Utc>,
     pub monthly_budget_usd: Option<f64>,
     pub suppress_rejected: bool,
+    pub context_budget_tokens: Option<i32>,
 }
 
 impl TryFrom<ProjectRow> for Project {
@@ -73,6 +74,10 @@ impl TryFrom<ProjectRow> for Project {
             template_id: r.template_id,
             monthly_budget_usd: r.monthly_budget_usd,
             suppress_rejected: r.suppress_rejected,
+            context_budget_tokens: r
+                .context_budget_tokens
+                .map(|n| u32::try_from(n).map_err(|e| corrupt(e.to_string())))
+                .transpose()?,
             webhook_id: r.webhook_id,
             webhook_url: r.webhook_url,
             webhook_checked_at: r.webhook_checked_at,

@@ -15,7 +15,7 @@ use diesel::sql_types::{BigInt, Date, Double, Nullable};
 use reviewd_domain::model::diff::Suggestion;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, DayCost, DayCount, FailedReview, FeedbackItem, FileItem, ReviewDetail,
-    ReviewListItem, ReviewStats, RoundItem, TaskLogLine,
+    ReviewListItem, ReviewStats, RoundItem, TaskLogLine, TokenTotals,
 };
 use uuid::Uuid;
 
@@ -206,6 +206,8 @@ impl From<DetailRow> for ReviewDetail {
             error_message: r.error_message,
             started_at: r.started_at,
             cost_usd: r.cost_usd,
+            // Summed from the calls by the detail query.
+            tokens: TokenTotals::default(),
         }
     }
 }

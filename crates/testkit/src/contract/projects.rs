@@ -188,6 +188,7 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
                 auto_assign_author: Some(true),
                 monthly_budget_usd: Some(Some(12.5)),
                 suppress_rejected: Some(false),
+                context_budget_tokens: Some(Some(9_000)),
             },
         )
         .await
@@ -227,6 +228,11 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
     assert!(again.auto_assign_author);
     assert_eq!(again.monthly_budget_usd, Some(12.5));
     assert!(!again.suppress_rejected);
+    assert_eq!(
+        again.context_budget_tokens,
+        Some(9_000),
+        "kept across syncs"
+    );
     assert_eq!(again.webhook_status, Some(WebhookStatus::Active));
     assert_eq!(again.created_at, first.created_at);
     assert!(again.last_synced_at >= first.last_synced_at);

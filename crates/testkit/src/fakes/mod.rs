@@ -2,6 +2,7 @@
 
 pub mod ai;
 mod clock;
+pub mod code;
 mod credentials;
 pub mod hosting;
 pub mod notifier;

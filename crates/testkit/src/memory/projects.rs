@@ -128,6 +128,7 @@ fn new_project(
         auto_assign_author: false,
         template_id: None,
         monthly_budget_usd: None,
+        context_budget_tokens: None,
         suppress_rejected: true,
         webhook_id: None,
         webhook_url: None,
@@ -318,6 +319,14 @@ impl ProjectRepository for MemoryStore {
                 "monthly_budget_usd out of range".into(),
             ));
         }
+        // The store's CHECK constraint.
+        if let Some(Some(budget)) = c.context_budget_tokens
+            && budget > 100_000
+        {
+            return Err(RepoError::Conflict(
+                "context_budget_tokens out of range".into(),
+            ));
+        }
         let project = tables.project_mut(id)?;
         set(&mut project.enabled, c.enabled);
         set(&mut project.auto_review, c.auto_review);
@@ -327,6 +336,7 @@ impl ProjectRepository for MemoryStore {
         set(&mut project.auto_assign_author, c.auto_assign_author);
         set(&mut project.monthly_budget_usd, c.monthly_budget_usd);
         set(&mut project.suppress_rejected, c.suppress_rejected);
+        set(&mut project.context_budget_tokens, c.context_budget_tokens);
         project.updated_at = now;
         Ok(project.clone())
     }

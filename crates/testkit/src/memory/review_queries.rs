@@ -185,6 +185,12 @@ impl ReviewQueries for MemoryStore {
         let t = self.tables();
         let mut detail = t.review(id)?.detail.clone();
         detail.cost_usd = review_cost(&t.ai_calls, id);
+        for call in t.ai_calls.iter().filter(|c| c.review_id == Some(id)) {
+            detail.tokens.prompt += i64::from(call.call.prompt_tokens);
+            detail.tokens.completion += i64::from(call.call.completion_tokens);
+            detail.tokens.total += i64::from(call.call.total_tokens);
+            detail.tokens.cached += i64::from(call.call.cached_tokens);
+        }
         Ok(detail)
     }
 

@@ -10,7 +10,7 @@ use reviewd_domain::model::review::{
     ReviewStatus, RoundRef,
 };
 use reviewd_domain::model::review_views::{
-    AiLogItem, CommentItem, FileItem, ReviewDetail, ReviewListItem, RoundItem,
+    AiLogItem, CommentItem, FileItem, ReviewDetail, ReviewListItem, RoundItem, TokenTotals,
 };
 use reviewd_domain::ports::{RepoError, ReviewRepository};
 use std::collections::HashSet;
@@ -126,6 +126,7 @@ fn new_row(r: NewReview, now: DateTime<Utc>) -> ReviewRow {
             error_message: None,
             started_at: Some(now),
             cost_usd: None,
+            tokens: TokenTotals::default(),
         },
         summary_comment_id: None,
     }

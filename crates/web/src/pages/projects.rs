@@ -258,6 +258,8 @@ struct DetailPage {
     ai_in_use: Option<String>,
     /// The monthly budget as the form shows it (blank for none).
     budget: String,
+    /// The context budget as the form shows it (blank for the server's).
+    context_budget: String,
     /// What the project's AI calls cost this month, formatted.
     spent_this_month: String,
     /// How readers judged the project's comments, in words.
@@ -341,6 +343,10 @@ async fn detail(
             .monthly_budget_usd
             .map(|b| b.to_string())
             .unwrap_or_default(),
+        context_budget: project
+            .context_budget_tokens
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
         spent_this_month,
         acceptance,
         chrome: Chrome::new(&viewer, "projects", project.full_path.clone()),
@@ -374,6 +380,9 @@ struct SettingsForm {
     /// USD; blank for no budget.
     #[serde(default)]
     monthly_budget: String,
+    /// Tokens; blank for the server's.
+    #[serde(default)]
+    context_budget: String,
     suppress_rejected: Option<String>,
 }
 
@@ -402,6 +411,21 @@ fn budget_choice(value: &str) -> Result<Option<f64>, ServiceError> {
     })
 }
 
+/// The form's context budget: blank for the server's, else a whole number of
+/// tokens (the service checks its range).
+fn context_budget_choice(value: &str) -> Result<Option<u32>, ServiceError> {
+    let value = value.trim().replace([',', '_', ' '], "");
+    if value.is_empty() {
+        return Ok(None);
+    }
+    value.parse::<u32>().map(Some).map_err(|_| {
+        ServiceError::invalid(
+            "contextBudgetTokens",
+            "a context budget is a whole number of tokens, like 8000; leave it blank for the server's",
+        )
+    })
+}
+
 async fn save_settings(
     req: HttpRequest,
     viewer: Viewer,
@@ -424,9 +448,14 @@ async fn save_settings(
         .map(str::to_owned)
         .collect();
     let back = format!("/projects/{id}");
-    let choices =
-        ai_config_choice(&f.ai_config).and_then(|ai| Ok((ai, budget_choice(&f.monthly_budget)?)));
-    let (ai_config_id, monthly_budget_usd) = match choices {
+    let choices = ai_config_choice(&f.ai_config).and_then(|ai| {
+        Ok((
+            ai,
+            budget_choice(&f.monthly_budget)?,
+            context_budget_choice(&f.context_budget)?,
+        ))
+    });
+    let (ai_config_id, monthly_budget_usd, context_budget_tokens) = match choices {
         Ok(choices) => choices,
         Err(e) => return render::after(Err::<(), _>(e), &back, |_| String::new()),
     };
@@ -447,6 +476,7 @@ async fn save_settings(
         auto_assign_author: Some(f.auto_assign_author.is_some()),
         monthly_budget_usd: Some(monthly_budget_usd),
         suppress_rejected: Some(f.suppress_rejected.is_some()),
+        context_budget_tokens: Some(context_budget_tokens),
     };
     let saved = state.projects.update_settings(*id, changes).await;
     render::after(saved, &back, |_| "Settings saved.".to_owned())

@@ -132,7 +132,6 @@ struct DetailPage {
     by_file: Vec<FileComments>,
     comment_total: u64,
     ai_logs: Vec<AiLogItem>,
-    tokens: i64,
     logs: Vec<TaskLogLine>,
     feedbacks: Vec<FeedbackItem>,
     /// How readers judged the review's comments, in words.
@@ -183,7 +182,6 @@ async fn detail(
             format!("!{} {}", review.item.mr_iid, review.item.mr_title),
         ),
         running: review.item.status == "pending",
-        tokens: ai_logs.iter().map(|l| i64::from(l.total_tokens)).sum(),
         rounds: history.rounds(*id).await?,
         logs: history.task_logs(*id).await?,
         feedbacks: history.feedbacks(*id).await?,

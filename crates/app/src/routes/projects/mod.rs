@@ -99,6 +99,8 @@ struct ProjectDto {
     monthly_budget: Option<f64>,
     /// Comments rejected twice on this project are not posted again.
     suppress_rejected: bool,
+    /// Tokens of context per prompt besides the diff; `null` inherits the server's.
+    context_budget_tokens: Option<u32>,
     #[schema(schema_with = nullable_webhook_status_schema)]
     webhook_status: Option<&'static str>,
     webhook_id: Option<String>,
@@ -131,6 +133,7 @@ impl From<Project> for ProjectDto {
             template_id: p.template_id,
             monthly_budget: p.monthly_budget_usd,
             suppress_rejected: p.suppress_rejected,
+            context_budget_tokens: p.context_budget_tokens,
             webhook_status: p.webhook_status.map(WebhookStatus::as_str),
             webhook_id: p.webhook_id,
             webhook_url: p.webhook_url,

@@ -8,6 +8,7 @@ use crate::extract::{AuthUser, RequirePermission, ValidatedJson, perm};
 use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, patch, web};
+use reviewd_domain::context::settings::BUDGET_RANGE;
 use reviewd_domain::model::ProjectSettingsChanges;
 use reviewd_domain::services::ResolvedProjectConfig;
 use reviewd_domain::services::projects::MAX_MONTHLY_BUDGET_USD;
@@ -93,6 +94,26 @@ struct UpdateProjectBody {
     /// Leave out of later reviews a comment that readers of this project rejected
     /// twice (a 👎 or a "won't fix" reply); on by default.
     suppress_rejected: Option<bool>,
+    /// Tokens of context (the code around a change, definitions, callers,
+    /// guidance) per prompt besides the diff, from 0 to 100000; `null` inherits
+    /// the server's `REVIEW_CONTEXT_TOKENS`. A repository's `.reviewd.yml`
+    /// (`context.budgetTokens`) wins over it.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(schema_with = context_budget_schema)]
+    context_budget_tokens: Option<Option<u32>>,
+}
+
+/// `contextBudgetTokens`: `null` or tokens from 0 to 100000.
+fn context_budget_schema() -> utoipa::openapi::Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
+        .minimum(Some(0.0))
+        .maximum(Some(f64::from(*BUDGET_RANGE.end())))
+        .description(Some(
+            "Tokens of context per prompt besides the diff; `null` inherits the server's \
+             REVIEW_CONTEXT_TOKENS.",
+        ))
+        .build()
 }
 
 /// `monthlyBudget`: `null` or USD from 0 to 1e9.
@@ -131,6 +152,7 @@ pub(super) async fn update_project(
         auto_assign_author: b.auto_assign_author,
         monthly_budget_usd: b.monthly_budget,
         suppress_rejected: b.suppress_rejected,
+        context_budget_tokens: b.context_budget_tokens,
     };
     let project = state.projects.update_settings(*id, changes).await?;
     Ok(envelope::ok(ProjectBody {
@@ -181,6 +203,8 @@ struct ResolvedProjectConfigDto {
     monthly_budget: Option<f64>,
     /// Comments rejected twice on this project are not posted again.
     suppress_rejected: bool,
+    /// The project's context budget per prompt; `null` inherits the server's.
+    context_budget_tokens: Option<u32>,
 }
 
 impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
@@ -201,6 +225,7 @@ impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
             review_commands: c.review_commands,
             monthly_budget: c.monthly_budget_usd,
             suppress_rejected: c.suppress_rejected,
+            context_budget_tokens: c.context_budget_tokens,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! A review's files: the list, each file's progress, and a failed file's retry.
 
+use super::context::FileContextDto;
 use super::schemas::{change_type_schema, file_status_schema};
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
@@ -90,6 +91,9 @@ pub(super) struct ReviewFileDto {
     round_number: i32,
     started_at: Option<DateTime<Utc>>,
     completed_at: Option<DateTime<Utc>>,
+    /// What the file's review was given besides its diff (`null` for a file not
+    /// reviewed yet, skipped, or reviewed before context was recorded).
+    context: Option<FileContextDto>,
 }
 
 impl From<FileItem> for ReviewFileDto {
@@ -108,6 +112,7 @@ impl From<FileItem> for ReviewFileDto {
             round_number: f.round_number,
             started_at: f.started_at,
             completed_at: f.completed_at,
+            context: f.context.map(FileContextDto::from),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The review list with its stats, and one review.
 
+use super::context::ReviewTokensDto;
 use super::schemas::{REVIEW_STATUSES, rating_schema, review_status_schema, triggered_by_schema};
 use crate::envelope::{self, Data, PageMeta};
 use crate::error::ApiError;
@@ -237,6 +238,8 @@ pub(super) struct ReviewDetailDto {
     /// `null` until one is judged.
     #[schema(minimum = 0, maximum = 1)]
     acceptance_rate: Option<f64>,
+    /// The tokens of its AI calls, the provider's cached prompt tokens among them.
+    tokens: ReviewTokensDto,
 }
 
 impl From<ReviewDetail> for ReviewDetailDto {
@@ -257,6 +260,7 @@ impl From<ReviewDetail> for ReviewDetailDto {
             started_at: d.started_at,
             cost_usd: d.cost_usd,
             acceptance_rate: None,
+            tokens: d.tokens.into(),
         }
     }
 }

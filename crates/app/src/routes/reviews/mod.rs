@@ -4,6 +4,7 @@
 
 mod catalog;
 mod comments;
+mod context;
 mod files;
 mod history;
 mod items_page;

@@ -1,5 +1,6 @@
 //! A review's rounds (one per reviewed head) and the feedback on its comments.
 
+use super::context::RoundContextDto;
 use super::schemas::{feedback_type_schema, tracking_status_schema};
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
@@ -55,6 +56,9 @@ pub(super) struct ReviewRoundDto {
     comment_count: i32,
     created_at: DateTime<Utc>,
     completed_at: Option<DateTime<Utc>>,
+    /// What gathering the round's context cost and found (`null` before it was
+    /// recorded).
+    context: Option<RoundContextDto>,
 }
 
 impl From<RoundItem> for ReviewRoundDto {
@@ -69,6 +73,7 @@ impl From<RoundItem> for ReviewRoundDto {
             comment_count: r.comment_count,
             created_at: r.created_at,
             completed_at: r.completed_at,
+            context: r.context.map(RoundContextDto::from),
         }
     }
 }

@@ -86,6 +86,10 @@ pub(super) fn file_status_schema() -> Object {
     string_enum(FILE_STATUSES)
 }
 
+pub(super) fn piece_kind_schema() -> Object {
+    string_enum(reviewd_domain::context::PieceKind::ALL.map(|k| k.as_str()))
+}
+
 pub(super) fn change_type_schema() -> Object {
     string_enum(CHANGE_TYPES)
 }

@@ -47,7 +47,11 @@ impl ReviewEngine {
         let provider = self.ai.provider(&ai).map_err(|e| {
             ServiceError::Unavailable(format!("the AI configuration `{}`: {e}", ai.name))
         })?;
-        let settings = self.context_settings(None, None, &config.file_ignore_patterns);
+        let settings = self.context_settings(
+            config.context_budget_tokens,
+            None,
+            &config.file_ignore_patterns,
+        );
         let gathered = self
             .gather(
                 (&project, platform.clone()),

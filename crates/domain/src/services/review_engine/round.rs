@@ -174,7 +174,7 @@ impl ReviewEngine {
         repo_file::apply_to_guidance(&mut guidance, file.as_ref(), file_template);
         let (ignore, ignored_by) =
             repo_file::ignore_patterns(file.as_ref(), &config.file_ignore_patterns);
-        let context = self.context_settings(None, file.as_ref(), ignore);
+        let context = self.context_settings(config.context_budget_tokens, file.as_ref(), ignore);
         let ignore = Patterns::new(ignore).map_err(|e| Failure::permanent(e.to_string()))?;
 
         let mut to_review = Vec::new();

@@ -15,6 +15,7 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, RoundItem, TaskLogLine,
+    TokenTotals,
 };
 use reviewd_domain::ports::RepoError;
 use uuid::Uuid;
@@ -27,7 +28,27 @@ pub(super) async fn detail(pool: &PgPool, id: Uuid) -> Result<ReviewDetail, Repo
         .first(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-    Ok(row.into())
+    let mut detail: ReviewDetail = row.into();
+    // The calls' tokens, summed through the index on (review_id, created_at).
+    let (prompt, completion, total, cached): (Option<i64>, Option<i64>, Option<i64>, Option<i64>) =
+        ai_call_logs::table
+            .filter(ai_call_logs::review_id.eq(id))
+            .select((
+                diesel::dsl::sum(ai_call_logs::prompt_tokens),
+                diesel::dsl::sum(ai_call_logs::completion_tokens),
+                diesel::dsl::sum(ai_call_logs::total_tokens),
+                diesel::dsl::sum(ai_call_logs::cached_tokens),
+            ))
+            .first(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+    detail.tokens = TokenTotals {
+        prompt: prompt.unwrap_or(0),
+        completion: completion.unwrap_or(0),
+        total: total.unwrap_or(0),
+        cached: cached.unwrap_or(0),
+    };
+    Ok(detail)
 }
 
 pub(super) async fn comments(
