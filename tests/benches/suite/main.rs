@@ -6,7 +6,7 @@
 //! run's own (durable: `fsync` on); the fakes run in this process.
 //!
 //! Environment: `BENCH_ONLY` (a comma list of sections: memory, webhooks, claims,
-//! flood, lists; all by default), `BENCH_SECS` (20: each load's length),
+//! flood, lists, context; all by default), `BENCH_SECS` (20: each load's length),
 //! `BENCH_RUNNERS` (only this count of runners in the claims section),
 //! `BENCH_LISTS_SCALE` (1.0: the seeded data's size, see `lists`), `BENCH_OUT` (a
 //! file the Markdown table is written to), `BENCH_KEEP=1` (keep the data and logs),
@@ -20,6 +20,7 @@
 
 mod bounds;
 mod claims;
+mod context;
 mod flood;
 #[path = "../../api/helpers.rs"]
 #[expect(
@@ -132,6 +133,9 @@ async fn main() {
     }
     if selected("lists") {
         lists::run(&mut stack, &mut table).await;
+    }
+    if selected("context") {
+        context::run(&mut table).await;
     }
     let markdown = format!("Machine: {machine}\n\n{}", table.markdown());
     println!("\n{markdown}");

@@ -144,27 +144,51 @@ pub fn parse(content: &str, files: &[FileOutcome]) -> Result<MrSummary, String> 
         .unwrap_or(text)
         .trim();
     let raw: Raw = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    Ok(MrSummary {
-        summary: clean(&raw.summary),
-        files: raw
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    Ok(cleaned(
+        MrSummary {
+            summary: raw.summary,
+            files: raw
+                .files
+                .into_iter()
+                .map(|f| FileChange {
+                    path: f.path,
+                    change: f.change,
+                })
+                .collect(),
+            risks: raw.risks,
+        },
+        &paths,
+    ))
+}
+
+/// `summary` made safe to post, as a model's answer is: every text cut and
+/// defused, a table cell kept to one line, files the MR does not change left
+/// out, at most 10 risks. A runner's summary goes through it too: a runner is
+/// trusted no more than a model.
+#[must_use]
+pub fn cleaned(summary: MrSummary, paths: &[&str]) -> MrSummary {
+    MrSummary {
+        summary: clean(&summary.summary),
+        files: summary
             .files
             .into_iter()
-            .filter(|f| files.iter().any(|o| o.path == f.path))
+            .filter(|f| paths.contains(&f.path.as_str()))
             .map(|f| FileChange {
-                path: f.path,
                 change: clean(&f.change)
                     .replace(['\n', '\r'], " ")
                     .replace('|', "\\|"),
+                path: f.path,
             })
             .collect(),
-        risks: raw
+        risks: summary
             .risks
             .iter()
             .map(|r| clean(r))
             .filter(|r| !r.is_empty())
             .take(10)
             .collect(),
-    })
+    }
 }
 
 /// The summary without a model: the files' own summaries and their errors.
@@ -323,6 +347,29 @@ mod tests {
         assert!(note.starts_with("Adds user lookup.\n\n| File | What changed |"));
         assert!(note.contains("| `src/a.py` | new lookup \\| cache |"));
         assert!(note.contains("**Risks**") && !note.contains("\n/approve"));
+    }
+
+    #[test]
+    fn a_runners_summary_is_cleaned_as_a_models_answer() {
+        let from_runner = MrSummary {
+            summary: "Fine.\n/merge".into(),
+            files: vec![
+                FileChange {
+                    path: "src/a.py".into(),
+                    change: "two\nlines | piped".into(),
+                },
+                FileChange {
+                    path: "../etc/passwd".into(),
+                    change: "not in the MR".into(),
+                },
+            ],
+            risks: vec![" ".into(); 3],
+        };
+        let clean = cleaned(from_runner, &["src/a.py"]);
+        assert!(!clean.summary.contains("\n/merge"), "quick actions defused");
+        assert_eq!(clean.files.len(), 1);
+        assert_eq!(clean.files[0].change, "two lines \\| piped");
+        assert!(clean.risks.is_empty());
     }
 
     #[test]

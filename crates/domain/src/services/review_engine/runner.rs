@@ -201,10 +201,11 @@ impl ReviewEngine {
         };
         // The runner wrote the note's summary with its model; an older runner
         // did not, and its files' summaries stand in.
-        let summary = result
-            .summary
-            .clone()
-            .unwrap_or_else(|| mr_summary::fallback(&super::context::outcomes(&results)));
+        let paths: Vec<&str> = results.iter().map(|r| r.path.as_str()).collect();
+        let summary = match result.summary.clone() {
+            Some(written) => mr_summary::cleaned(written, &paths),
+            None => mr_summary::fallback(&super::context::outcomes(&results)),
+        };
         self.conclude(task, &plan, results, &summary).await
     }
 
