@@ -128,6 +128,28 @@ pub async fn stored_ai_target(
         })
 }
 
+/// The rounds of `project_id`'s reviews whose comments readers judged, newest
+/// first, at most `limit`: what `reviewd export-eval` writes as eval cases.
+///
+/// # Errors
+/// `DATABASE_URL` unreachable.
+pub async fn judged_rounds(
+    config: &Config,
+    project_id: uuid::Uuid,
+    limit: u32,
+) -> Result<Vec<reviewd_domain::model::review_views::JudgedRound>, StartupError> {
+    let pool = reviewd_store_postgres::connect(config.database_url.expose(), 2, CONNECT_TIMEOUT)
+        .await
+        .map_err(|e| StartupError::new("DATABASE_URL", format!("PostgreSQL {e}")))?;
+    reviewd_domain::ports::ReviewQueries::judged_rounds(
+        &reviewd_store_postgres::PgReviewQueries::new(pool),
+        project_id,
+        limit,
+    )
+    .await
+    .map_err(|e| StartupError::new("DATABASE_URL", e.to_string()))
+}
+
 /// A built server bound to its port, not yet running.
 pub struct Application {
     port: u16,

@@ -42,7 +42,11 @@ fn diff(base: &str, head: &str) -> String {
     // The one changed line, with three lines of context, as the platforms show it.
     let old: Vec<&str> = base.lines().collect();
     let new: Vec<&str> = head.lines().collect();
-    let at = old.iter().zip(&new).position(|(a, b)| a != b).expect("a changed line");
+    let at = old
+        .iter()
+        .zip(&new)
+        .position(|(a, b)| a != b)
+        .expect("a changed line");
     let from = at.saturating_sub(3);
     let mut out = format!(
         "@@ -{},{} +{},{} @@\n",

@@ -10,6 +10,7 @@
 pub mod bundle;
 pub mod case;
 pub mod diff;
+pub mod export;
 pub mod judge;
 pub mod recording;
 pub mod report;

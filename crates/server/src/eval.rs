@@ -128,6 +128,54 @@ async fn target(spec: &str) -> Result<Target, String> {
     ))
 }
 
+/// `reviewd export-eval`: a team's own reviews as eval cases.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The project whose judged reviews are exported (its id, as in the
+    /// dashboard's `/projects/<id>`).
+    #[arg(long)]
+    project: uuid::Uuid,
+    /// A local clone of the project's repository holding the reviews' commits.
+    #[arg(long)]
+    repo: PathBuf,
+    /// The directory the cases are written to.
+    #[arg(long)]
+    out: PathBuf,
+    /// Review rounds exported at most, newest first.
+    #[arg(long, default_value_t = 50)]
+    limit: u32,
+}
+
+/// Exports the project's judged review rounds (through `DATABASE_URL`) as cases.
+pub async fn export(args: ExportArgs) -> ExitCode {
+    let result = async {
+        let config = reviewd_app::Config::from_env().map_err(|e| e.to_string())?;
+        let rounds = reviewd_app::startup::judged_rounds(&config, args.project, args.limit)
+            .await
+            .map_err(|e| e.to_string())?;
+        reviewd_eval::export::export(&rounds, &args.repo, &args.out)
+    }
+    .await;
+    match result {
+        Ok(done) => {
+            for line in &done.skipped {
+                eprintln!("reviewd export-eval: skipped {line}");
+            }
+            println!(
+                "reviewd export-eval: {} case(s) written to {}; {} comment(s) left out (not on a line their diff adds)",
+                done.cases.len(),
+                args.out.display(),
+                done.dropped_comments
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("reviewd export-eval: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// Runs the command; the exit code says whether it ran and met its bound.
 pub async fn main(args: EvalArgs) -> ExitCode {
     match run(args).await {

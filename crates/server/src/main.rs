@@ -32,6 +32,9 @@ enum Command {
     /// Run the review engine on a set of cases and score its findings (no
     /// database, Redis or platform needed).
     Eval(eval::EvalArgs),
+    /// Write a project's reviews that readers judged as eval cases (reads
+    /// `DATABASE_URL`; the commits come from a local clone).
+    ExportEval(eval::ExportArgs),
 }
 
 /// Exit status for configuration and start-up failures.
@@ -41,6 +44,7 @@ const EXIT_CONFIG: u8 = 2;
 async fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Eval(args) => eval::main(args).await,
+        Command::ExportEval(args) => eval::export(args).await,
         Command::Migrate => {
             let config = match Config::from_env() {
                 Ok(config) => config,

@@ -9,8 +9,7 @@
 use crate::table::{Row, Table};
 use reviewd_domain::context::index::SymbolIndex;
 use reviewd_domain::context::{
-    self, CodeReader, ContextCaches, ContextMode, ContextSettings, PlatformCodeSource,
-    RoundRequest,
+    self, CodeReader, ContextCaches, ContextMode, ContextSettings, PlatformCodeSource, RoundRequest,
 };
 use reviewd_domain::model::{AuthType, PlatformConnection, SecretString};
 use reviewd_domain::ports::HostingPlatform;
@@ -29,10 +28,8 @@ use std::time::{Duration, Instant};
 const PROVIDER_BOUND: Duration = Duration::from_secs(2);
 
 pub async fn run(table: &mut Table) {
-    let cases = reviewd_eval::load_all(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("eval"),
-    )
-    .expect("the shipped cases");
+    let cases = reviewd_eval::load_all(&Path::new(env!("CARGO_MANIFEST_DIR")).join("eval"))
+        .expect("the shipped cases");
     eval(table, &cases).await;
     platforms(table, &cases).await;
     large_repository(table).await;
@@ -93,8 +90,14 @@ async fn eval(table: &mut Table, cases: &[reviewd_eval::Case]) {
             format!("{:.0}", per_mr(t.prompt_tokens)),
         )
         .bound(
-            format!("diff alone {:.0}", b.prompt_tokens as f64 / b.cases.max(1) as f64),
-            format!("{:.1}x", t.prompt_tokens as f64 / b.prompt_tokens.max(1) as f64),
+            format!(
+                "diff alone {:.0}",
+                b.prompt_tokens as f64 / b.cases.max(1) as f64
+            ),
+            format!(
+                "{:.1}x",
+                t.prompt_tokens as f64 / b.prompt_tokens.max(1) as f64
+            ),
         ),
     );
     table.push(Row::info(
@@ -194,11 +197,18 @@ fn summarize(table: &mut Table, platform: &str, pass: &str, rounds: &[Round]) {
         Row::info(
             "context",
             format!("{platform}, {pass}: time the context adds to a round, p50 / p99"),
-            format!("{:.1} / {:.1} ms", p50.as_secs_f64() * 1e3, p99.as_secs_f64() * 1e3),
+            format!(
+                "{:.1} / {:.1} ms",
+                p50.as_secs_f64() * 1e3,
+                p99.as_secs_f64() * 1e3
+            ),
         )
         .bound(
             format!("one model answer {} s", PROVIDER_BOUND.as_secs()),
-            format!("p99 {:.1} %", p99.as_secs_f64() / PROVIDER_BOUND.as_secs_f64() * 100.0),
+            format!(
+                "p99 {:.1} %",
+                p99.as_secs_f64() / PROVIDER_BOUND.as_secs_f64() * 100.0
+            ),
         ),
     );
 }
@@ -249,13 +259,26 @@ fn registry_sources() -> Vec<(String, String, Arc<str>)> {
         .into_iter()
         .flatten()
         .flatten()
-        .flat_map(|index| std::fs::read_dir(index.path()).into_iter().flatten().flatten())
+        .flat_map(|index| {
+            std::fs::read_dir(index.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
         .map(|e| e.path())
         .filter(|p| {
-            let name = p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            ["tokio-1.", "diesel-2.", "gitlab-0.", "syn-2.", "regex-automata-0."]
-                .iter()
-                .any(|prefix| name.starts_with(prefix))
+            let name = p
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            [
+                "tokio-1.",
+                "diesel-2.",
+                "gitlab-0.",
+                "syn-2.",
+                "regex-automata-0.",
+            ]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
         })
         .collect();
     crates.sort();
@@ -270,8 +293,14 @@ fn registry_sources() -> Vec<(String, String, Arc<str>)> {
                 } else if path.extension().is_some_and(|e| e == "rs")
                     && let Ok(text) = std::fs::read_to_string(&path)
                 {
-                    let name = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
-                    let crate_name = root.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                    let name = path
+                        .strip_prefix(&root)
+                        .unwrap_or(&path)
+                        .display()
+                        .to_string();
+                    let crate_name = root
+                        .file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
                     files.push((
                         format!("{crate_name}/{name}"),
                         reviewd_eval::source::blob_id(text.as_bytes()),
@@ -330,7 +359,10 @@ async fn large_repository(table: &mut Table) {
     table.push(Row::info(
         "context",
         "the same index's resident memory (texts, outlines, maps)",
-        format!("{:.1} MB more", (after.saturating_sub(before)) as f64 / 1024.0),
+        format!(
+            "{:.1} MB more",
+            (after.saturating_sub(before)) as f64 / 1024.0
+        ),
     ));
     // A second build on warm caches: outlines are reused by blob id.
     let files = registry_sources();
@@ -339,6 +371,10 @@ async fn large_repository(table: &mut Table) {
     table.push(Row::info(
         "context",
         "the same repository indexed again (a new head, outlines cached by blob)",
-        format!("{:.2} s for {} files", started.elapsed().as_secs_f64(), again.len()),
+        format!(
+            "{:.2} s for {} files",
+            started.elapsed().as_secs_f64(),
+            again.len()
+        ),
     ));
 }

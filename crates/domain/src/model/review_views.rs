@@ -229,3 +229,28 @@ pub struct ReviewActivity {
     /// The newest failures, newest first.
     pub recent_failures: Vec<FailedReview>,
 }
+
+/// A round of a review whose comments readers judged: what `reviewd export-eval`
+/// turns into an eval case (its base and head, and each judged comment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgedRound {
+    pub review_id: Uuid,
+    pub mr_iid: i64,
+    pub mr_title: String,
+    pub base_sha: Option<String>,
+    /// The head the round reviewed: the comments' lines are its lines.
+    pub head_sha: String,
+    pub round_number: i32,
+    pub comments: Vec<JudgedComment>,
+}
+
+/// A comment with readers' latest verdict on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgedComment {
+    pub file_path: String,
+    pub line: i32,
+    pub severity: String,
+    pub message: String,
+    /// `accepted`, `implemented` or `rejected`.
+    pub verdict: String,
+}

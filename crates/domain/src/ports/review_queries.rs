@@ -1,7 +1,7 @@
 use super::RepoError;
 use crate::model::review_views::{
-    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewActivity, ReviewDetail, ReviewFilter,
-    ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
+    AiLogItem, CommentItem, FeedbackItem, FileItem, JudgedRound, ReviewActivity, ReviewDetail,
+    ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
 };
 use crate::{Page, PageRequest};
 use async_trait::async_trait;
@@ -90,4 +90,16 @@ pub trait ReviewQueries: Send + Sync {
     /// # Errors
     /// Only store failures.
     async fn rules(&self) -> Result<Vec<RuleItem>, RepoError>;
+
+    /// The rounds of `project_id`'s reviews that have comments readers judged
+    /// (accepted, implemented or rejected; a comment's latest verdict), newest
+    /// first, at most `limit`; each with those comments by path and line.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn judged_rounds(
+        &self,
+        project_id: Uuid,
+        limit: u32,
+    ) -> Result<Vec<JudgedRound>, RepoError>;
 }

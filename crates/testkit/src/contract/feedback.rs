@@ -16,6 +16,7 @@ pub async fn run(s: &Stores) {
     feedback_is_recorded_once_per_origin_and_summed_per_comment(s).await;
     a_comment_is_synced_to_what_its_thread_shows_now(s).await;
     comments_await_a_fix_with_their_head_and_are_found_by_recency(s).await;
+    judged_comments_come_with_their_round_and_latest_verdict(s).await;
 }
 
 fn from(
@@ -436,6 +437,87 @@ async fn comments_await_a_fix_with_their_head_and_are_found_by_recency(s: &Store
     assert!(
         s.feedback
             .commented_since(future, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// What `reviewd export-eval` reads: the rounds with judged comments, each
+/// comment with its latest verdict; comments nobody judged and other projects'
+/// are left out.
+async fn judged_comments_come_with_their_round_and_latest_verdict(s: &Stores) {
+    let (project, review, round) = seed::review_in_first_round(s, 31).await;
+    let file = seed::file(s, &review, round, "src/a.rs").await;
+    let placed = [
+        seed::comment(file, "src/a.rs", 2, Severity::Error),
+        seed::comment(file, "src/a.rs", 5, Severity::Warning),
+        seed::comment(file, "src/a.rs", 9, Severity::Info),
+    ];
+    let ids = s
+        .reviews
+        .add_comments(review.id, round, &placed)
+        .await
+        .unwrap();
+    for id in &ids {
+        s.reviews.mark_posted(*id, Some("disc")).await.unwrap();
+    }
+    let thumbs = |id, emoji, user: &str| {
+        from(
+            id,
+            Signal::Reaction(emoji),
+            FeedbackSource::Reaction,
+            user,
+            Some(user),
+        )
+    };
+    s.feedback
+        .record(thumbs(ids[0], "thumbsup", "ann"))
+        .await
+        .unwrap();
+    s.feedback
+        .record(thumbs(ids[1], "thumbsdown", "bob"))
+        .await
+        .unwrap();
+    let (other, other_review, other_round) = seed::review_in_first_round(s, 32).await;
+    let other_file = seed::file(s, &other_review, other_round, "b.rs").await;
+    let elsewhere = s
+        .reviews
+        .add_comments(
+            other_review.id,
+            other_round,
+            &[seed::comment(other_file, "b.rs", 1, Severity::Error)],
+        )
+        .await
+        .unwrap();
+    s.feedback
+        .record(thumbs(elsewhere[0], "thumbsup", "ann"))
+        .await
+        .unwrap();
+
+    let judged = s
+        .review_queries
+        .judged_rounds(project.id, 10)
+        .await
+        .unwrap();
+    assert_eq!(judged.len(), 1, "{judged:?}");
+    let r = &judged[0];
+    assert_eq!((r.review_id, r.mr_iid, r.round_number), (review.id, 31, 1));
+    assert_eq!(r.head_sha, review.head_commit_sha);
+    let verdicts: Vec<(&str, i32, &str)> = r
+        .comments
+        .iter()
+        .map(|c| (c.file_path.as_str(), c.line, c.verdict.as_str()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [("src/a.rs", 2, "accepted"), ("src/a.rs", 5, "rejected")],
+        "the unjudged comment on line 9 is left out"
+    );
+    assert_ne!(other.id, project.id);
+    assert!(
+        s.review_queries
+            .judged_rounds(project.id, 0)
             .await
             .unwrap()
             .is_empty()

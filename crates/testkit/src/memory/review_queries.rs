@@ -9,8 +9,8 @@ use chrono::{DateTime, Days, NaiveDate, Utc};
 use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::model::review_views::{
     AiLogItem, COST_DAYS, CommentItem, DayCost, DayCount, FailedReview, FeedbackItem, FileItem,
-    ReviewActivity, ReviewDetail, ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem,
-    TaskLogLine, TemplateItem,
+    JudgedComment, JudgedRound, ReviewActivity, ReviewDetail, ReviewFilter, ReviewListItem,
+    ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
 };
 use reviewd_domain::ports::{RepoError, ReviewQueries};
 use reviewd_domain::{Page, PageRequest};
@@ -319,5 +319,69 @@ impl ReviewQueries for MemoryStore {
         let mut all: Vec<RuleItem> = t.catalog.rules.iter().map(|r| r.item.clone()).collect();
         all.sort_by(by_priority);
         Ok(all)
+    }
+
+    async fn judged_rounds(
+        &self,
+        project_id: Uuid,
+        limit: u32,
+    ) -> Result<Vec<JudgedRound>, RepoError> {
+        let t = self.tables();
+        let mut rounds: Vec<(DateTime<Utc>, JudgedRound)> = Vec::new();
+        for row in &t.rounds {
+            let Ok(review) = t.review(row.review_id) else {
+                continue;
+            };
+            if review.detail.item.project_id != project_id {
+                continue;
+            }
+            let mut comments: Vec<JudgedComment> = t
+                .comments
+                .iter()
+                .filter(|c| c.round_id == row.round.id)
+                .filter_map(|c| {
+                    let latest = t
+                        .feedbacks
+                        .iter()
+                        .filter(|f| f.comment_id == Some(c.comment.id))
+                        .filter(|f| {
+                            matches!(
+                                f.feedback.tracking_status.as_str(),
+                                "accepted" | "implemented" | "rejected"
+                            )
+                        })
+                        .max_by_key(|f| f.feedback.created_at)?;
+                    Some(JudgedComment {
+                        file_path: c.comment.file_path.clone(),
+                        line: c.comment.line_number,
+                        severity: c.comment.severity.clone(),
+                        message: c.comment.message.clone(),
+                        verdict: latest.feedback.tracking_status.clone(),
+                    })
+                })
+                .collect();
+            if comments.is_empty() {
+                continue;
+            }
+            comments.sort_by(|a, b| (&a.file_path, a.line).cmp(&(&b.file_path, b.line)));
+            rounds.push((
+                row.round.created_at,
+                JudgedRound {
+                    review_id: row.review_id,
+                    mr_iid: review.detail.item.mr_iid,
+                    mr_title: review.detail.item.mr_title.clone(),
+                    base_sha: review.detail.base_commit_sha.clone(),
+                    head_sha: row.round.head_sha.clone(),
+                    round_number: row.round.round_number,
+                    comments,
+                },
+            ));
+        }
+        rounds.sort_by_key(|r| std::cmp::Reverse(r.0));
+        Ok(rounds
+            .into_iter()
+            .take(limit as usize)
+            .map(|(_, r)| r)
+            .collect())
     }
 }

@@ -7,6 +7,7 @@ mod activity;
 mod catalog;
 pub(super) mod days;
 mod detail;
+mod judged;
 mod list;
 mod rollup;
 
@@ -14,8 +15,8 @@ use crate::PgPool;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::review_views::{
-    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewActivity, ReviewDetail, ReviewFilter,
-    ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
+    AiLogItem, CommentItem, FeedbackItem, FileItem, JudgedRound, ReviewActivity, ReviewDetail,
+    ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
 };
 use reviewd_domain::ports::{RepoError, ReviewQueries};
 use reviewd_domain::{Page, PageRequest};
@@ -98,5 +99,13 @@ impl ReviewQueries for PgReviewQueries {
 
     async fn rules(&self) -> Result<Vec<RuleItem>, RepoError> {
         catalog::rules(&self.pool).await
+    }
+
+    async fn judged_rounds(
+        &self,
+        project_id: Uuid,
+        limit: u32,
+    ) -> Result<Vec<JudgedRound>, RepoError> {
+        judged::judged_rounds(&self.pool, project_id, limit).await
     }
 }
