@@ -333,6 +333,12 @@ async fn never_globs_and_secret_files_are_not_quoted_and_reads_are_cached() {
             .report
             .has(PieceKind::Definition, "find_user")
     );
+    assert_eq!(
+        round.code.calls().iter().filter(|c| **c == "archive").count(),
+        1,
+        "the same head again: the index and the files come from the caches"
+    );
+    assert!(again.stats().cache_hits > 0);
 }
 
 #[tokio::test]

@@ -43,6 +43,9 @@ pub struct Site {
 
 #[derive(Debug, Default)]
 pub struct SymbolIndex {
+    /// Every file of the commit with its blob id (indexed or not: guidance,
+    /// docs), so a later round on the same head finds them in the cache.
+    tree: Vec<(String, String)>,
     files: Vec<IndexedFile>,
     by_path: HashMap<String, usize>,
     /// Name to (file, symbol number in its outline).
@@ -125,6 +128,20 @@ impl SymbolIndex {
         }
         self.by_path.insert(file.path.clone(), n);
         self.files.push(file);
+    }
+
+    /// Records the commit's whole tree, `(path, blob id)` sorted by path.
+    #[must_use]
+    pub fn with_tree(mut self, mut tree: Vec<(String, String)>) -> Self {
+        tree.sort();
+        self.tree = tree;
+        self
+    }
+
+    /// The commit's whole tree, `(path, blob id)` by path.
+    #[must_use]
+    pub fn tree(&self) -> &[(String, String)] {
+        &self.tree
     }
 
     #[must_use]

@@ -506,15 +506,16 @@ async fn index_at_head(
     paths: &mut Vec<String>,
 ) -> Option<Arc<SymbolIndex>> {
     let key = format!("{}@{head}", reader.scope());
-    let archive = reader.archive(head).await;
-    if let Some(archive) = &archive {
-        paths.extend(archive.keys().cloned());
-        paths.sort();
-    }
+    // A later round on the same head: the index, and the commit's files from
+    // the cache, without downloading the archive again.
     if let Some(index) = reader.caches().index(&key) {
+        reader.restore(head, index.tree());
+        paths.extend(index.tree().iter().map(|(p, _)| p.clone()));
         return Some(index);
     }
-    let archive = archive?;
+    let archive = reader.archive(head).await?;
+    paths.extend(archive.keys().cloned());
+    paths.sort();
     let mut wanted: Vec<(String, String, Arc<str>)> = archive
         .iter()
         // Round-independent: the index is cached per commit and shared by rounds
@@ -525,7 +526,15 @@ async fn index_at_head(
         .collect();
     wanted.sort_by(|a, b| a.0.cmp(&b.0));
     wanted.truncate(settings.max_index_files);
-    let index = Arc::new(SymbolIndex::build(wanted, analyzer, reader.caches()).await);
+    let tree = archive
+        .iter()
+        .map(|(path, (blob, _))| (path.clone(), blob.clone()))
+        .collect();
+    let index = Arc::new(
+        SymbolIndex::build(wanted, analyzer, reader.caches())
+            .await
+            .with_tree(tree),
+    );
     reader.caches().put_index(key, index.clone());
     Some(index)
 }

@@ -33,7 +33,17 @@ type Unpacked = HashMap<String, (String, Text)>;
 struct State {
     stats: FetchStats,
     trees: HashMap<String, Option<Arc<RepoTree>>>,
-    archives: HashMap<String, Option<Arc<Unpacked>>>,
+    archives: HashMap<String, Option<Archived>>,
+}
+
+/// A commit's files read from an archive, or restored from the cache.
+#[derive(Clone)]
+struct Archived {
+    files: Arc<Unpacked>,
+    /// Every file of the commit is there: a path missing is a file missing.
+    /// A restored or truncated archive is not complete: a path missing is read
+    /// otherwise.
+    complete: bool,
 }
 
 /// Reads one repository for one round.
@@ -184,7 +194,7 @@ impl CodeReader {
     /// failed.
     pub async fn archive(&self, commit: &str) -> Option<Arc<Unpacked>> {
         if let Some(known) = self.state.lock().ok()?.archives.get(commit) {
-            return known.clone();
+            return known.clone().map(|a| a.files);
         }
         let unpacked = if self.spend_call() {
             let left = self.bytes_left();
@@ -205,7 +215,10 @@ impl CodeReader {
                         self.caches.put_blob(&file.blob_id, text.clone());
                         files.insert(file.path, (file.blob_id, text));
                     }
-                    Some(Arc::new(files))
+                    Some(Archived {
+                        files: Arc::new(files),
+                        complete: !archive.truncated,
+                    })
                 }
                 Err(PlatformError::Unsupported(_)) => None,
                 Err(e) => {
@@ -219,11 +232,34 @@ impl CodeReader {
         if let Ok(mut state) = self.state.lock() {
             state.archives.insert(commit.to_owned(), unpacked.clone());
         }
-        unpacked
+        unpacked.map(|a| a.files)
     }
 
-    /// The archive of `commit` if this round already read it.
-    fn archived(&self, commit: &str) -> Option<Arc<Unpacked>> {
+    /// The files of `commit` a cached index names (`(path, blob id)`), their texts
+    /// taken from the cache: a later round on the same head reads them without
+    /// downloading the archive again. What the cache no longer holds is read
+    /// otherwise, when asked for.
+    pub fn restore(&self, commit: &str, entries: &[(String, String)]) {
+        let mut files = HashMap::with_capacity(entries.len());
+        for (path, blob) in entries {
+            if let Some(text) = self.caches.blob(blob) {
+                files.insert(path.clone(), (blob.clone(), text));
+            }
+        }
+        if let Ok(mut state) = self.state.lock() {
+            state.stats.cache_hits += u32::try_from(files.len()).unwrap_or(u32::MAX);
+            state.archives.insert(
+                commit.to_owned(),
+                Some(Archived {
+                    files: Arc::new(files),
+                    complete: false,
+                }),
+            );
+        }
+    }
+
+    /// The archive of `commit` if this round already read (or restored) it.
+    fn archived(&self, commit: &str) -> Option<Archived> {
         self.state
             .lock()
             .ok()?
@@ -239,7 +275,11 @@ impl CodeReader {
     /// file.
     pub async fn file(&self, commit: &str, path: &str) -> Option<Arc<str>> {
         if let Some(archive) = self.archived(commit) {
-            return archive.get(path).and_then(|(_, t)| t.clone());
+            match archive.files.get(path) {
+                Some((_, text)) => return text.clone(),
+                None if archive.complete => return None,
+                None => {}
+            }
         }
         if self.source.tree_is_one_call() {
             let tree = self.tree(commit).await?;
