@@ -334,7 +334,12 @@ async fn never_globs_and_secret_files_are_not_quoted_and_reads_are_cached() {
             .has(PieceKind::Definition, "find_user")
     );
     assert_eq!(
-        round.code.calls().iter().filter(|c| **c == "archive").count(),
+        round
+            .code
+            .calls()
+            .iter()
+            .filter(|c| **c == "archive")
+            .count(),
         1,
         "the same head again: the index and the files come from the caches"
     );

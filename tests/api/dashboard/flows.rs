@@ -6,7 +6,7 @@ use super::browser::Browser;
 use crate::helpers::{ROOT_EMAIL, ROOT_PASSWORD};
 use crate::review_pipeline::{HEAD_1, fake_ai, gitlab_with_one_mr, mr, review_answer};
 use serde_json::{Value, json};
-use wiremock::matchers::{method, path};
+use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 pub async fn log_in(browser: &Browser, email: &str, password: &str) {
@@ -47,6 +47,28 @@ async fn a_new_team_connects_gitlab_reviews_a_merge_request_and_creates_an_api_k
         .mount(&gitlab.server)
         .await;
     gitlab.with_hooks(1, json!([])).await;
+    // The repository at the MR's head (one archive) and base, for the review's context.
+    let head_files = [
+        ("src/app.rs", "fn main() {\n    let x = foo().unwrap();\n    run();\n}\n"),
+        ("src/foo.rs", "/// The setting, or None when it is not set.\npub fn foo() -> Option<u32> {\n    None\n}\n"),
+        ("AGENTS.md", "Library code never unwraps: it returns the error.\n"),
+    ]
+    .map(|(p, t)| (p.to_owned(), t.to_owned()));
+    Mock::given(method("GET"))
+        .and(path("/api/v4/projects/1/repository/archive.tar.gz"))
+        .and(query_param("sha", HEAD_1))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_bytes(reviewd_testkit::repository::tar_gz("svc-main", &head_files)),
+        )
+        .mount(&gitlab.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/v4/projects/1/repository/files/src%2Fapp.rs/raw"))
+        .and(query_param("ref", "base0"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("fn main() {\n    run();\n}\n"))
+        .mount(&gitlab.server)
+        .await;
     let ai = fake_ai(review_answer).await;
     let app = crate::review_pipeline::app_with_ai(&ai, &[]).await;
     let browser = Browser::start(&app.base_url).await;
@@ -142,11 +164,12 @@ async fn a_new_team_connects_gitlab_reviews_a_merge_request_and_creates_an_api_k
     browser.click("input[name=inherit_ignore]").await;
     browser.fill("#ignore_patterns", "*.lock\ndocs/**").await;
     browser.fill("#monthly_budget", "50").await;
+    browser.fill("#context_budget", "8000").await;
     browser.click("#save-project").await;
     browser.wait_text(".flash", "Settings saved", 15).await;
     assert_eq!(
-        app.sql("SELECT default_reviewer_ids, file_ignore_patterns, monthly_budget_usd FROM projects WHERE full_path = 'group/svc-1'"),
-        "{51}|{*.lock,docs/**}|50"
+        app.sql("SELECT default_reviewer_ids, file_ignore_patterns, monthly_budget_usd, context_budget_tokens FROM projects WHERE full_path = 'group/svc-1'"),
+        "{51}|{*.lock,docs/**}|50|8000"
     );
     browser.screenshot("project").await;
 
@@ -182,6 +205,21 @@ async fn a_new_team_connects_gitlab_reviews_a_merge_request_and_creates_an_api_k
     assert!(
         files.contains("src/app.rs") && files.contains("completed"),
         "{files}"
+    );
+    // What the file's review was given besides its diff, piece by piece.
+    browser.click("#files .file-context summary").await;
+    let context = browser.text("#files .file-context").await;
+    assert!(
+        context.contains("definition")
+            && context.contains("src/foo.rs")
+            && context.contains("enclosing")
+            && context.contains("AGENTS.md"),
+        "{context}"
+    );
+    let rounds = browser.text(".round-context").await;
+    assert!(
+        rounds.contains("from hostA API") && rounds.contains("AGENTS.md"),
+        "{rounds}"
     );
     browser.screenshot("review").await;
     browser.goto("/reviews").await;

@@ -253,9 +253,10 @@ fn definitions(
             } else {
                 score::DEFINITION_ELSEWHERE
             };
-            let end = symbol
-                .end_line
-                .min(symbol.start_line + MAX_DEFINITION_LINES - 1);
+            // Its doc comment too: what a definition promises (units, None) is
+            // often written there.
+            let start = doc_start(text, symbol.start_line);
+            let end = symbol.end_line.min(start + MAX_DEFINITION_LINES - 1);
             let cut = if end < symbol.end_line {
                 format!(", first {MAX_DEFINITION_LINES} of {} lines", symbol.lines())
             } else {
@@ -265,9 +266,9 @@ fn definitions(
                 kind: PieceKind::Definition,
                 path: path.to_owned(),
                 symbol: Some(name.clone()),
-                start_line: symbol.start_line,
+                start_line: start,
                 end_line: end,
-                text: lines(text, symbol.start_line, end),
+                text: lines(text, start, end),
                 reason: format!(
                     "defines {} `{name}`, used by the changed lines{cut}",
                     symbol.kind.as_str()
@@ -378,6 +379,27 @@ fn callers(
             }
         }
     }
+}
+
+/// The first line of the comment block right above line `start` (doc comments),
+/// at most 12 lines up; `start` when there is none.
+fn doc_start(text: &str, start: u32) -> u32 {
+    let all: Vec<&str> = text.lines().collect();
+    let mut first = start;
+    while first > 1 && start - first < 12 {
+        let above = all.get(first as usize - 2).map_or("", |l| l.trim_start());
+        let comment = ["///", "//", "#", "/*", "*", "--"]
+            .iter()
+            .any(|m| above.starts_with(m))
+            && !above.starts_with("#[")
+            && !above.starts_with("#include")
+            && !above.starts_with("#define");
+        if !comment {
+            break;
+        }
+        first -= 1;
+    }
+    first
 }
 
 /// The names the given lines use, with how often: identifiers of three
