@@ -110,10 +110,14 @@ impl Outside {
         self.gitlab.posted(&self.project, iid)
     }
 
-    /// AI calls made so far, by the MR whose file they reviewed.
+    /// AI calls made so far about files, by the MR whose file they reviewed (a
+    /// round's summary call is not one).
     pub async fn ai_calls(&self) -> HashMap<i64, usize> {
         let mut calls = HashMap::new();
         for request in self.ai.received_requests().await.unwrap_or_default() {
+            if reviewd_testkit::is_summary_call(&request) {
+                continue;
+            }
             let text = String::from_utf8_lossy(&request.body);
             let iid = text.split("src/mr").nth(1).and_then(|rest| {
                 let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
