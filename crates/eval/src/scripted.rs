@@ -8,6 +8,7 @@ use crate::case::Golden;
 use async_trait::async_trait;
 use reviewd_domain::context::settings::tokens;
 use reviewd_domain::ports::{AiCompletion, AiError, AiProvider, AiRequest, TokenUsage};
+use reviewd_domain::review::mr_summary;
 use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -79,10 +80,7 @@ impl AiProvider for ScriptedModel {
             .as_ref()
             .is_some_and(|(name, _)| name == "mr_summary");
         let content = if summary_call {
-            let files: Vec<_> = request
-                .user
-                .lines()
-                .filter_map(|l| l.strip_prefix("Reviewed file ")?.strip_suffix(':'))
+            let files: Vec<_> = mr_summary::files_in_prompt(&request.user)
                 .map(|path| serde_json::json!({"path": path, "change": "changed"}))
                 .collect();
             serde_json::json!({"summary": "The scripted model's summary.", "files": files, "risks": []})

@@ -54,9 +54,7 @@ pub fn is_summary_call(request: &Request) -> bool {
 /// prompt with "changed", no risk.
 #[must_use]
 pub fn summary_answer(prompt: &str) -> Value {
-    let files: Vec<Value> = prompt
-        .lines()
-        .filter_map(|l| l.strip_prefix("Reviewed file ")?.strip_suffix(':'))
+    let files: Vec<Value> = reviewd_domain::review::mr_summary::files_in_prompt(prompt)
         .map(|path| json!({ "path": path, "change": "changed" }))
         .collect();
     json!({ "summary": SUMMARY, "files": files, "risks": [] })

@@ -4,21 +4,9 @@
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use sha1::{Digest, Sha1};
+/// Git's id of a blob holding `bytes`, as the adapters compute it for archives.
+pub use reviewd_http::archive::git_blob_id;
 use std::collections::BTreeSet;
-
-/// Git's id of a blob holding `bytes`.
-#[must_use]
-pub fn git_blob_id(bytes: &[u8]) -> String {
-    let mut hasher = Sha1::new();
-    hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
-    hasher.update(bytes);
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 /// The directories that hold `files` (`a/b/c.rs` gives `a` and `a/b`), as a
 /// recursive tree lists them.

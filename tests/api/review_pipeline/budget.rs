@@ -29,11 +29,8 @@ async fn deliver(app: &TestApp, body: &Value) -> Value {
 }
 
 fn push(gitlab_id: &str, iid: i64, head: &str) -> Value {
-    let mut hook = super::fixture();
-    hook["project"]["id"] = json!(gitlab_id.parse::<u64>().unwrap());
-    hook["object_attributes"]["iid"] = json!(iid);
+    let mut hook = super::push(gitlab_id, iid, head);
     hook["object_attributes"]["action"] = json!("update");
-    hook["object_attributes"]["last_commit"]["id"] = json!(head);
     hook
 }
 

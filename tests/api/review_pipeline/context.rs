@@ -214,10 +214,7 @@ async fn on_host_a_the_prompt_carries_the_code_around_the_change_and_no_secret()
     let config = create_host_a_config(&app, &gitlab).await;
     super::sync_projects(&app, &config).await;
 
-    let mut hook = super::fixture();
-    hook["project"]["id"] = json!(project.id.parse::<u64>().unwrap());
-    hook["object_attributes"]["iid"] = json!(1);
-    hook["object_attributes"]["last_commit"]["id"] = json!(HEAD);
+    let hook = super::push(&project.id, 1, HEAD);
     let task = wait_for(&app, &super::send_webhook(&app, &hook).await).await;
     check_review(&app, &ai, &task, "hostA API").await;
 

@@ -35,6 +35,16 @@ pub(crate) fn fixture() -> Value {
     serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
 }
 
+/// The hostA webhook fixture for MR `iid` of the GitLab project `gitlab_id`, pushed
+/// at `head`.
+pub(crate) fn push(gitlab_id: &str, iid: i64, head: &str) -> Value {
+    let mut hook = fixture();
+    hook["project"]["id"] = json!(gitlab_id.parse::<u64>().unwrap());
+    hook["object_attributes"]["iid"] = json!(iid);
+    hook["object_attributes"]["last_commit"]["id"] = json!(head);
+    hook
+}
+
 pub(crate) fn mr(head: &str) -> Value {
     json!({
         "id": 99, "iid": 1, "title": "Add the runner", "description": "Runs things.", "state": "opened",

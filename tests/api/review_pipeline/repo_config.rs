@@ -81,11 +81,7 @@ async fn create_template(app: &TestApp, name: &str, content: &str) {
 
 /// A hostA push of MR 1 of project `gitlab_id` at `head`.
 fn push(gitlab_id: &str, head: &str) -> Value {
-    let mut hook = super::fixture();
-    hook["project"]["id"] = json!(gitlab_id.parse::<u64>().unwrap());
-    hook["object_attributes"]["iid"] = json!(1);
-    hook["object_attributes"]["last_commit"]["id"] = json!(head);
-    hook
+    super::push(gitlab_id, 1, head)
 }
 
 /// What the fake AI was asked about the files: (system prompt, user prompt) per

@@ -77,11 +77,7 @@ async fn gitlab_gets_a_suggestion_block_counted_from_the_comments_line() {
     let config = create_host_a_config(&app, &gitlab).await;
     super::sync_projects(&app, &config).await;
 
-    let mut hook = super::fixture();
-    hook["project"]["id"] = json!(project.id.parse::<u64>().unwrap());
-    hook["object_attributes"]["iid"] = json!(4);
-    hook["object_attributes"]["last_commit"]["id"] = json!(HEAD);
-    let task_id = super::send_webhook(&app, &hook).await;
+    let task_id = super::send_webhook(&app, &super::push(&project.id, 4, HEAD)).await;
     let task = wait_for(&app, &task_id).await;
     assert_eq!(task["status"], "completed", "{task}");
 

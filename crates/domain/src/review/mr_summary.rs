@@ -107,6 +107,14 @@ pub fn prompt(files: &[FileOutcome]) -> String {
     text
 }
 
+/// The files a summary prompt ([`prompt`]) lists, in order: what a stand-in
+/// model answers about.
+pub fn files_in_prompt(prompt: &str) -> impl Iterator<Item = &str> {
+    prompt
+        .lines()
+        .filter_map(|l| l.strip_prefix("Reviewed file ")?.strip_suffix(':'))
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
@@ -136,14 +144,8 @@ fn clean(text: &str) -> String {
 /// # Errors
 /// The answer is not JSON of the schema.
 pub fn parse(content: &str, files: &[FileOutcome]) -> Result<MrSummary, String> {
-    let text = content.trim();
-    let text = text
-        .strip_prefix("```json")
-        .or_else(|| text.strip_prefix("```"))
-        .and_then(|t| t.strip_suffix("```"))
-        .unwrap_or(text)
-        .trim();
-    let raw: Raw = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let raw: Raw =
+        serde_json::from_str(super::output::unfenced(content)).map_err(|e| e.to_string())?;
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     Ok(cleaned(
         MrSummary {

@@ -132,6 +132,18 @@ pub fn defuse(text: &str) -> String {
         .join("\n")
 }
 
+/// An answer's JSON without the code fence some servers wrap it in despite the
+/// schema.
+#[must_use]
+pub fn unfenced(content: &str) -> &str {
+    let text = content.trim();
+    text.strip_prefix("```json")
+        .or_else(|| text.strip_prefix("```"))
+        .and_then(|t| t.strip_suffix("```"))
+        .unwrap_or(text)
+        .trim()
+}
+
 /// Longest comment kept; longer ones are cut so a runaway answer cannot flood an MR.
 const MAX_MESSAGE_CHARS: usize = 2000;
 
@@ -141,14 +153,8 @@ const MAX_MESSAGE_CHARS: usize = 2000;
 /// # Errors
 /// `OutputError` naming what is wrong.
 pub fn parse(content: &str) -> Result<FileAnswer, OutputError> {
-    let text = content.trim();
-    let text = text
-        .strip_prefix("```json")
-        .or_else(|| text.strip_prefix("```"))
-        .and_then(|t| t.strip_suffix("```"))
-        .unwrap_or(text)
-        .trim();
-    let raw: RawAnswer = serde_json::from_str(text).map_err(|e| OutputError(e.to_string()))?;
+    let raw: RawAnswer =
+        serde_json::from_str(unfenced(content)).map_err(|e| OutputError(e.to_string()))?;
     let mut comments = Vec::with_capacity(raw.comments.len());
     for c in raw.comments {
         // Models put file-level remarks on line 0: skip them rather than lose the answer.

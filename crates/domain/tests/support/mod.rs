@@ -209,13 +209,9 @@ pub fn is_summary(request: &reviewd_domain::ports::AiRequest) -> bool {
 
 /// A summary call's answer: `summary`, and each file of the prompt as `changed`.
 pub fn summary_answer(request: &reviewd_domain::ports::AiRequest, summary: &str) -> String {
-    let files: Vec<_> = request
-        .user
-        .lines()
-        .filter_map(|l| l.strip_prefix("Reviewed file ")?.strip_suffix(':'))
-        .map(|path| serde_json::json!({"path": path, "change": "changed"}))
-        .collect();
-    serde_json::json!({"summary": summary, "files": files, "risks": []}).to_string()
+    let mut answer = reviewd_testkit::summary_answer(&request.user);
+    answer["summary"] = serde_json::json!(summary);
+    answer.to_string()
 }
 
 /// The file path the prompt of a request is about.
