@@ -340,8 +340,8 @@ async fn the_runner_binary_clones_reviews_and_reports_and_the_server_posts_its_c
     )))
     .unwrap();
     assert_eq!(
-        metrics["tokensUsed"], 240,
-        "the file's call and the summary's: {metrics}"
+        metrics["tokensUsed"], 120,
+        "the file's call alone: one file needs no summary call: {metrics}"
     );
     let root = app.root().await;
     let rounds = json(

@@ -218,7 +218,7 @@ pub async fn run_case(
             failed: v.error.is_some(),
         })
         .collect();
-    if outcomes.iter().any(|o| !o.failed)
+    if mr_summary::worth_a_call(&outcomes)
         && let Err(e) = mr_summary::summarize(&ai, &ask, &round, &outcomes, &Quiet).await
     {
         tracing::info!(case = %case.id, error = %e, "eval.summary_failed");

@@ -428,8 +428,8 @@ impl Work<'_> {
         round
     }
 
-    /// The note's summary from the files' results; `None` when the call fails
-    /// (the server then uses the files' own summaries).
+    /// The note's summary from the files' results; `None` when it is not worth a
+    /// call or the call fails (the server then uses the files' own summaries).
     async fn summarize(
         &self,
         ai: &dyn AiProvider,
@@ -456,7 +456,7 @@ impl Work<'_> {
                 failed: f.status == RunnerOutcome::Failed,
             })
             .collect();
-        if outcomes.iter().all(|o| o.failed) {
+        if !mr_summary::worth_a_call(&outcomes) {
             return None;
         }
         match mr_summary::summarize(ai, settings, round, &outcomes, self).await {

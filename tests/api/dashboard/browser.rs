@@ -23,8 +23,17 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// `var`'s value, or `name` found on `PATH`: chromedriver wants Chromium's full
+/// path, so `cargo test` alone works as `scripts/test.sh` does.
 fn program(var: &str, name: &str) -> String {
-    std::env::var(var).unwrap_or_else(|_| name.to_owned())
+    std::env::var(var).unwrap_or_else(|_| {
+        std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths)
+            .map(|dir| dir.join(name))
+            .find(|path| path.is_file())
+            .map_or_else(|| name.to_owned(), |path| path.display().to_string())
+    })
 }
 
 impl Browser {

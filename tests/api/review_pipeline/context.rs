@@ -3,7 +3,8 @@
 //! (in another file) of what its new line calls and the team's guidance, read
 //! through the platform's API (one archive for the index); secrets never reach
 //! the model; the review's files, rounds and tokens say what was sent; the
-//! summary note is written for the MR.
+//! summary note of an MR of several files is written by the model for the MR,
+//! a one-file MR's is the file's own.
 
 use super::{app_with_ai, fake_ai, wait_for};
 use crate::helpers::{TestApp, create_host_a_config, create_host_b_config, json};
@@ -198,9 +199,11 @@ async fn check_review(app: &TestApp, ai: &MockServer, task: &Value, source: &str
     assert!(round["context"]["bytes"].as_u64().unwrap() > 0);
     assert!(detail["tokens"]["prompt"].as_i64().unwrap() > 0, "{detail}");
     assert_eq!(
-        detail["summary"], SUMMARY,
-        "the note's summary is the model's, for the MR"
+        detail["summary"], "Adds the owner's email.",
+        "one reviewed file: its own summary is the MR's, without a second call"
     );
+    let calls = ai.received_requests().await.unwrap();
+    assert!(!calls.iter().any(is_summary_call), "no summary call");
 }
 
 #[tokio::test]
@@ -233,7 +236,70 @@ async fn on_host_a_the_prompt_carries_the_code_around_the_change_and_no_secret()
         })
         .unwrap();
     assert!(
-        note.contains(SUMMARY) && note.contains("| `app/orders.py` | changed |"),
+        note.contains("| `app/orders.py` | Adds the owner's email. |"),
+        "{note}"
+    );
+}
+
+#[tokio::test]
+async fn an_mr_of_several_files_gets_a_summary_written_for_it_after_the_shared_part() {
+    let gitlab = FakeGitlab::start("glpat-summary").await;
+    let users_diff = "@@ -4,3 +4,4 @@\n def find_user(user_id):\n+    # Looked up by primary key.\n     \"\"\"The user, or None when there is no such user.\"\"\"\n";
+    let fixture = mr(3).file("app/users.py", users_diff);
+    let project = gitlab
+        .add_project(&ProjectFixture::new("group/shop").mr(fixture))
+        .await;
+    let ai = fake_ai(answer).await;
+    let app = app_with_ai(&ai, &[]).await;
+    let config = create_host_a_config(&app, &gitlab).await;
+    super::sync_projects(&app, &config).await;
+
+    let task = wait_for(
+        &app,
+        &super::send_webhook(&app, &super::push(&project.id, 3, HEAD)).await,
+    )
+    .await;
+    assert_eq!(task["status"], "completed", "{task}");
+    let calls = ai.received_requests().await.unwrap();
+    let summaries: Vec<_> = calls.iter().filter(|r| is_summary_call(r)).collect();
+    assert_eq!(summaries.len(), 1, "one summary call for the round");
+    let body: Value = serde_json::from_slice(&summaries[0].body).unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    let first_file: Value =
+        serde_json::from_slice(&calls.iter().find(|r| !is_summary_call(r)).unwrap().body).unwrap();
+    assert_eq!(
+        messages[1], first_file["messages"][1],
+        "the summary call starts with the files' shared part, which the provider caches"
+    );
+    let asked = prompt_of(summaries[0]);
+    assert!(
+        asked.contains("Reviewed file app/orders.py:")
+            && asked.contains("Reviewed file app/users.py:")
+            && asked.contains("find_user returns None for an unknown id."),
+        "{asked}"
+    );
+    assert!(
+        !asked.contains("Reviewed file .env:"),
+        "a skipped secret file is not summarised"
+    );
+
+    let (detail, _, _) = review_of(&app, &task).await;
+    assert_eq!(
+        detail["summary"], SUMMARY,
+        "the model's summary, for the MR"
+    );
+    let note = gitlab
+        .posted(&project, 3)
+        .into_iter()
+        .find_map(|p| match p {
+            Posted::Comment { body, .. } if body.contains("### reviewd: rating") => Some(body),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        note.contains(SUMMARY)
+            && note.contains("| `app/orders.py` | changed |")
+            && note.contains("| `app/users.py` | changed |"),
         "{note}"
     );
 }

@@ -221,8 +221,8 @@ async fn a_webhook_leads_to_placed_comments_and_a_second_push_to_a_differential_
     )
     .await;
     assert_eq!(
-        logs["meta"]["pagination"]["total"], 4,
-        "per round, one call for the file and one for the summary note"
+        logs["meta"]["pagination"]["total"], 2,
+        "per round, one call for the file; a one-file MR's note is the file's own summary"
     );
     assert_eq!(logs["data"]["items"][0]["totalTokens"], 120);
     // Retrying a file re-asks the model; what was already said is not posted again.

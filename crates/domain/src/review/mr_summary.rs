@@ -193,6 +193,17 @@ pub fn cleaned(summary: MrSummary, paths: &[&str]) -> MrSummary {
     }
 }
 
+/// Fewest reviewed files for which the summary is worth a model call: with one
+/// file its own summary already says what the MR does, and a second call would
+/// double the MR's cost for a note that repeats it.
+pub const FILES_WORTH_A_CALL: usize = 2;
+
+/// Whether to ask the model for the summary rather than take [`fallback`].
+#[must_use]
+pub fn worth_a_call(files: &[FileOutcome]) -> bool {
+    files.iter().filter(|f| !f.failed).count() >= FILES_WORTH_A_CALL
+}
+
 /// The summary without a model: the files' own summaries and their errors.
 #[must_use]
 pub fn fallback(files: &[FileOutcome]) -> MrSummary {
@@ -327,6 +338,20 @@ mod tests {
             comments: vec![(Severity::Error, 4, "Unchecked None.".into())],
             failed: false,
         }
+    }
+
+    #[test]
+    fn one_reviewed_file_is_not_worth_a_summary_call() {
+        let a = outcome("src/a.py", "Adds a lookup.");
+        let mut b = outcome("src/b.py", "");
+        assert!(!worth_a_call(std::slice::from_ref(&a)));
+        b.failed = true;
+        assert!(
+            !worth_a_call(&[a.clone(), b.clone()]),
+            "a failed file has nothing to summarise"
+        );
+        b.failed = false;
+        assert!(worth_a_call(&[a, b]));
     }
 
     #[test]

@@ -111,7 +111,7 @@ impl ReviewEngine {
         results: &[FileResult],
     ) -> MrSummary {
         let outcomes = outcomes(results);
-        if outcomes.iter().all(|o| o.failed) {
+        if !mr_summary::worth_a_call(&outcomes) {
             return mr_summary::fallback(&outcomes);
         }
         let recorder = AiCallLog {
