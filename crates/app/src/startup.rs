@@ -431,7 +431,7 @@ impl Application {
                 runners.clone(),
                 queue.clone(),
                 WorkerSettings {
-                    concurrency,
+                    concurrency: concurrency * worker::REVIEWS_PER_AI_CALL,
                     review_timeout,
                     reclaim_idle,
                     consumer,

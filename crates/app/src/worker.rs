@@ -1,6 +1,6 @@
 //! The server's review workers: they take tasks from the queue, at most
-//! `AI_REVIEW_CONCURRENCY` at once, run them through the engine, and acknowledge a
-//! message only once its outcome is recorded.
+//! [`REVIEWS_PER_AI_CALL`] × `AI_REVIEW_CONCURRENCY` at once, run them through the
+//! engine, and acknowledge a message only once its outcome is recorded.
 //!
 //! A running task is kept alive by a heartbeat (every quarter of the lease,
 //! `QUEUE_RECLAIM_IDLE_SECS`) on both its queue message and its record, so a live
@@ -18,6 +18,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 use uuid::Uuid;
+
+/// Reviews a process runs per AI call it may have in flight. A review spends part
+/// of its time away from the model (reading the MR and its code, posting,
+/// recording) and ends with one call, the summary note's, after its files'; with
+/// one review per call the calls sit idle meanwhile (the flood reached 83 % of
+/// the provider's bound). The calls themselves stay bounded by their semaphore.
+pub const REVIEWS_PER_AI_CALL: usize = 2;
 
 #[derive(Debug, Clone)]
 pub struct WorkerSettings {
