@@ -1,8 +1,9 @@
 //! The prompts a review sends, whole, against a snapshot kept beside this file:
 //! a change to the frame, the layout (the stable prefix first, for provider
 //! caching), the context's rendering or the summary call shows in review as a
-//! diff of `tests/snapshots/`. `UPDATE_SNAPSHOTS=1 cargo test -p reviewd-domain
-//! --test prompt_snapshots` writes them anew.
+//! diff of `tests/snapshots/`. A changed prompt fails the test and leaves a
+//! `.snap.new` beside the old one; `cargo insta review` (or `INSTA_UPDATE=always`)
+//! accepts it.
 
 use reviewd_domain::context::{self, CodeReader, ContextCaches, ContextSettings, RoundRequest};
 use reviewd_domain::model::diff::{ChangeType, FileDiff};
@@ -10,24 +11,7 @@ use reviewd_domain::model::grade::Severity;
 use reviewd_domain::review::mr_summary::{self, FileOutcome};
 use reviewd_domain::review::prompt;
 use reviewd_testkit::fakes::code::{MemoryCode, ToySyntax};
-use std::path::PathBuf;
 use std::sync::Arc;
-
-fn check(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, actual).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_SNAPSHOTS=1 writes it)", path.display()));
-    assert!(
-        expected == actual,
-        "{name} changed; if that is meant, UPDATE_SNAPSHOTS=1 writes it anew.\n--- expected\n{expected}\n--- actual\n{actual}"
-    );
-}
 
 #[tokio::test]
 async fn a_file_prompt_and_the_summary_prompt_read_as_snapshotted() {
@@ -74,9 +58,9 @@ async fn a_file_prompt_and_the_summary_prompt_read_as_snapshotted() {
     .await;
     let piece = round.for_piece("web/show.toy", diff);
     let user = prompt::user_prompt("web/show.toy", ChangeType::Modified, &[], &piece.text, diff);
-    check(
-        "file_prompt.txt",
-        &format!(
+    insta::assert_snapshot!(
+        "file_prompt",
+        format!(
             "=== system\n{}\n=== shared\n{}=== user\n{user}",
             prompt::system_prompt(None),
             round.shared()
@@ -88,9 +72,9 @@ async fn a_file_prompt_and_the_summary_prompt_read_as_snapshotted() {
         comments: vec![(Severity::Error, 3, "find_user may return nothing.".into())],
         failed: false,
     }];
-    check(
-        "summary_prompt.txt",
-        &format!(
+    insta::assert_snapshot!(
+        "summary_prompt",
+        format!(
             "=== system\n{}\n=== user\n{}",
             mr_summary::SUMMARY_FRAME,
             mr_summary::prompt(&outcomes)
