@@ -3,7 +3,7 @@
 #
 # Builds the server and the runner (release by default; CHAOS_PROFILE=debug for the debug build),
 # exports REVIEWD_BIN and RUNNER_BIN, makes sure PostgreSQL's server binaries and redis-server are installed (apt-get
-# when missing), then runs `cargo test -p reviewd-tests --test chaos -- --ignored`. Each scenario
+# when missing), then runs `cargo test --workspace --test chaos -- --ignored`. Each scenario
 # starts its own PostgreSQL cluster and Redis server on free ports (never the shared ones on
 # 5432/6379), so it must run as root (PostgreSQL itself runs through `runuser -u postgres`).
 #
@@ -34,19 +34,23 @@ if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/nul
 fi
 
 profile="${CHAOS_PROFILE:-release}"
-release=()
-if [ "$profile" = release ]; then
-    release=(--release)
-elif [ "$profile" != debug ]; then
+if [ "$profile" != release ] && [ "$profile" != debug ]; then
     reviewd_error "CHAOS_PROFILE must be release or debug, not '$profile'"
     exit 2
 fi
 if [ -z "${REVIEWD_BIN:-}" ] || [ -z "${RUNNER_BIN:-}" ]; then
-    reviewd_cmd cargo build --locked -p reviewd-server -p reviewd-runner "${release[@]}"
+    if [ "$profile" = release ]; then
+        reviewd_cmd cargo build --locked -p reviewd-server -p reviewd-runner --release
+    else
+        # The test run's own build: `-p reviewd-server -p reviewd-runner` alone would compile
+        # their dependencies again with another feature set.
+        reviewd_build_for_tests
+    fi
     export REVIEWD_BIN="${REVIEWD_BIN:-${CARGO_TARGET_DIR:-target}/$profile/reviewd}"
     export RUNNER_BIN="${RUNNER_BIN:-${CARGO_TARGET_DIR:-target}/$profile/reviewd-runner}"
 fi
 
 # The suite itself (the driver, not what is measured) is built in the debug profile: a release
 # build of its test dependencies would take minutes and change nothing it counts.
-reviewd_cmd exec cargo test --locked -p reviewd-tests --test chaos -- --ignored --nocapture "$@"
+# `--workspace` keeps the test run's feature set (so its build is reused, not redone).
+reviewd_cmd exec cargo test --workspace --locked --test chaos -- --ignored --nocapture "$@"

@@ -65,3 +65,21 @@ reviewd_cargo_tool() {
         return 1
     fi
 }
+
+# The one build of a test run: every test binary and the binaries the scripts start
+# (target/debug/reviewd and reviewd-runner), with the workspace's test feature set. Cargo
+# resolves features per invocation, so `cargo build -p reviewd-server` or `cargo test -p X`
+# would compile the shared dependencies again with other features; every script of the suite
+# builds with this instead, and the later `cargo test --workspace` finds it all fresh.
+reviewd_build_for_tests() {
+    reviewd_cmd cargo build --workspace --bins --tests --locked
+}
+
+# reviewd_test_executables MANIFEST_DIR: the test executables of one workspace member from
+# the build above (without building anything else), one path per line.
+reviewd_test_executables() {
+    local manifest="$1/Cargo.toml"
+    cargo test --workspace --locked --no-run --message-format=json 2>/dev/null |
+        grep -F "\"manifest_path\":\"$PWD/$manifest\"" |
+        grep -o '"executable":"[^"]*"' | sed 's/^"executable":"//; s/"$//'
+}

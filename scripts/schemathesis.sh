@@ -18,7 +18,7 @@ reviewd_cargo_env
 
 venv="${REVIEWD_ST_VENV:-$HOME/.cache/reviewd/st-venv}"
 if [ "${REVIEWD_DRY_RUN:-0}" = 1 ]; then
-    reviewd_cmd cargo build --locked -p reviewd-server
+    reviewd_build_for_tests
     exit 0
 fi
 if [ ! -x "$venv/bin/schemathesis" ] || [ ! -x "$venv/bin/openapi-spec-validator" ]; then
@@ -28,7 +28,9 @@ if [ ! -x "$venv/bin/schemathesis" ] || [ ! -x "$venv/bin/openapi-spec-validator
         "schemathesis==4.32.5" "openapi-spec-validator==0.9.0"
 fi
 
-cargo build --locked -p reviewd-server
+# The test run's own build (fresh after scripts/test.sh's): building `-p reviewd-server` alone
+# would compile its dependencies again with another feature set.
+reviewd_build_for_tests
 
 out="$CARGO_TARGET_DIR/schemathesis"
 rm -rf "$out"

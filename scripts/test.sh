@@ -9,8 +9,10 @@
 # Then the fault-injection suite in its short form (scripts/chaos.sh on the debug build, every
 # scenario with CHAOS_MRS=4; skipped with REVIEWD_CHAOS=0 or when not root, which it needs to run
 # PostgreSQL clusters of its own).
-# Before any service is needed, the domain's tests run alone with the database and Redis
-# URLs pointing at a closed port: the core is tested on its in-memory adapters only.
+# Everything is compiled once, first (scripts/common.sh's reviewd_build_for_tests): the test
+# binaries and the two binaries the later steps start share one feature set. Before any service
+# is needed, the domain's test binaries run alone with the database and Redis URLs pointing at a
+# closed port: the core is tested on its in-memory adapters only.
 # CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target. REVIEWD_DRY_RUN=1 skips the cargo run.
 set -euo pipefail
 
@@ -20,9 +22,17 @@ source scripts/services.sh
 
 reviewd_cargo_env
 if [ "$#" = 0 ]; then
-    REVIEWD_TEST_DATABASE_URL=postgres://nobody@127.0.0.1:9/none \
-        REVIEWD_TEST_REDIS_URL=redis://127.0.0.1:9 \
-        reviewd_cmd cargo test --locked -p reviewd-domain
+    reviewd_build_for_tests
+    # The domain's own test binaries, from that build: `cargo test -p reviewd-domain` would
+    # resolve other features and compile the dependencies a second time.
+    if [ "${REVIEWD_DRY_RUN:-0}" != 1 ]; then
+        domain_tests="$(reviewd_test_executables crates/domain)"
+        [ -n "$domain_tests" ] || { reviewd_error "no test executable found for crates/domain"; exit 1; }
+        while IFS= read -r test_bin; do
+            (cd crates/domain && REVIEWD_TEST_DATABASE_URL=postgres://nobody@127.0.0.1:9/none \
+                REVIEWD_TEST_REDIS_URL=redis://127.0.0.1:9 "$test_bin" -q)
+        done <<<"$domain_tests"
+    fi
 fi
 reviewd_services test
 
