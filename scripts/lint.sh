@@ -6,7 +6,9 @@
 #   4. cargo machete: no crate declares a dependency it does not use
 #   5. schema: crates/store-postgres/src/schema.rs is exactly what `diesel print-schema` (with
 #      diesel.toml's patch) prints for a scratch database migrated from migrations/
-# Runs all five and fails if any failed. CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target.
+#   6. module graph: no import circle between the modules of any target, and the source files
+#      within crates/module-graph/bounds.txt (cargo run -p reviewd-module-graph)
+# Runs all six and fails if any failed. CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target.
 # cargo-machete and the diesel CLI are installed with `cargo install` when missing (the CLI
 # links libpq: libpq-dev comes from apt-get, as scripts/services.sh installs packages); the
 # schema check uses the local PostgreSQL (started when needed) unless REVIEWD_TEST_DATABASE_URL
@@ -56,6 +58,12 @@ reviewd_info "cargo clippy"
 if ! reviewd_cmd cargo clippy --workspace --all-targets --locked -- -D warnings; then
     reviewd_error "clippy reported problems"
     failed+=(clippy)
+fi
+
+reviewd_info "module graph: no import circle, file sizes within bounds"
+if ! reviewd_cmd cargo run --quiet --locked -p reviewd-module-graph; then
+    reviewd_error "the module graph has a circle or a file out of bounds (see above)"
+    failed+=(module-graph)
 fi
 
 reviewd_info "cargo machete (unused dependencies)"

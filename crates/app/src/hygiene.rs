@@ -13,8 +13,7 @@
 //! field on the page itself.
 
 use crate::error::ApiError;
-use crate::extract::{JSON_LIMIT_BYTES, RESULT_LIMIT_BYTES};
-use crate::routes::WEBHOOK_BODY_LIMIT;
+use crate::extract::{JSON_LIMIT_BYTES, RESULT_LIMIT_BYTES, WEBHOOK_BODY_LIMIT};
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header::CONTENT_TYPE;

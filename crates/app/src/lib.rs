@@ -11,6 +11,8 @@ pub mod disk;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod fallback;
+pub mod field_schemas;
 pub mod hygiene;
 pub mod jobs;
 pub mod logs;

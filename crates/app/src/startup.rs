@@ -524,7 +524,7 @@ impl Application {
         // of the document in each worker, as Swagger UI's own route kept, held about
         // 4.5 MB of every worker's heap).
         let api_document = crate::openapi::document();
-        let route_table = web::Data::new(crate::openapi::RouteTable::from_document(&api_document));
+        let route_table = web::Data::new(crate::fallback::RouteTable::from_document(&api_document));
         let api_json = web::Data::new(crate::openapi::Serialized::of(&api_document));
         drop(api_document);
         let mut server = HttpServer::new(move || {
@@ -553,7 +553,7 @@ impl Application {
                 .configure(routes::configure)
                 .into_app()
                 .configure(pages)
-                .default_service(web::to(routes::not_found))
+                .default_service(web::to(crate::fallback::not_found))
         })
         .shutdown_timeout(SHUTDOWN_TIMEOUT.as_secs());
         if let Some(workers) = config.http_workers {

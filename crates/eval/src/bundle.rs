@@ -1,7 +1,7 @@
 //! A case's two commits from a git bundle, checked out with the `git` command
 //! into a scratch directory and read as trees.
 
-use crate::case::{Tree, read_tree};
+use crate::tree::{Tree, read_tree};
 use std::path::Path;
 use std::process::Command;
 

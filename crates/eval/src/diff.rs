@@ -1,7 +1,7 @@
 //! A case's MR diff, computed from its two trees as the platforms show one:
 //! per file, unified hunks with 3 lines of context and no header.
 
-use crate::case::Tree;
+use crate::tree::Tree;
 use reviewd_domain::model::diff::{ChangeType, FileDiff};
 use similar::TextDiff;
 

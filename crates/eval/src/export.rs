@@ -4,8 +4,8 @@
 //! ones from those they rejected. A comment on a line the round's diff does not
 //! add (its MR was rebased since) is left out and counted.
 
-use crate::case::read_tree;
 use crate::diff::mr_diff;
+use crate::tree::read_tree;
 use reviewd_domain::model::review_views::JudgedRound;
 use reviewd_domain::review::diff_lines::DiffLines;
 use std::path::{Path, PathBuf};

@@ -18,6 +18,7 @@ pub mod run;
 pub mod score;
 pub mod scripted;
 pub mod source;
+pub mod tree;
 
 pub use case::{Case, load, load_all};
 pub use judge::Judge;

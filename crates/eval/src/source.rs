@@ -1,7 +1,7 @@
 //! A case's trees as a code source: what the platform's API or a runner's
 //! clone would give the engine, read from memory.
 
-use crate::case::Tree;
+use crate::tree::Tree;
 use async_trait::async_trait;
 use reviewd_domain::ports::{
     Archive, ArchiveLimits, ArchivedFile, CodeSource, PlatformError, RepoTree, TreeEntry,

@@ -1,31 +1,9 @@
+use crate::response::HttpResponse;
 use crate::retry::{self, redacted_url};
 use crate::{HttpError, RetryPolicy};
 use bytes::Bytes;
-use reqwest::header::HeaderMap;
 use reqwest::{Client, RequestBuilder};
-use serde::de::DeserializeOwned;
 use std::time::Duration;
-
-/// A response read in full.
-#[derive(Debug, Clone)]
-pub struct HttpResponse {
-    pub status: u16,
-    pub headers: HeaderMap,
-    pub body: Bytes,
-}
-
-impl HttpResponse {
-    /// # Errors
-    /// `Decode` when the body is not the expected JSON.
-    pub fn json<T: DeserializeOwned>(&self) -> Result<T, HttpError> {
-        serde_json::from_slice(&self.body).map_err(|e| HttpError::Decode(e.to_string()))
-    }
-
-    #[must_use]
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-}
 
 /// A reqwest client with the retry policy applied to every call.
 #[derive(Debug, Clone)]

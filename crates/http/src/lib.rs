@@ -15,10 +15,12 @@ mod client;
 mod error;
 mod pages;
 mod platform;
+mod response;
 mod retry;
 
-pub use client::{HttpClient, HttpResponse, transport_error};
+pub use client::{HttpClient, transport_error};
 pub use error::{HttpError, classify};
 pub use pages::{MAX_PAGES, collect_pages};
 pub use platform::platform_error;
+pub use response::HttpResponse;
 pub use retry::{RetryPolicy, run_with_policy};

@@ -1,4 +1,5 @@
-use crate::{HttpError, HttpResponse, classify};
+use crate::response::HttpResponse;
+use crate::{HttpError, classify};
 use reqwest::{Method, Url};
 use std::future::Future;
 use std::time::Duration;

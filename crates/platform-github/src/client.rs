@@ -1,4 +1,4 @@
-use crate::app::Repository;
+use crate::route_repo::Repository;
 use crate::stack::{ApiLayer, PolicyLayer};
 use bytes::Bytes;
 use http_body_util::BodyExt;

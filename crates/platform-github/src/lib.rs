@@ -23,6 +23,7 @@ mod client;
 mod graphql;
 mod platform;
 mod repository;
+mod route_repo;
 mod stack;
 mod suggestion;
 mod threads;

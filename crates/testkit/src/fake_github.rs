@@ -9,6 +9,8 @@ pub use app::TokenMint;
 mod feedback;
 mod graphql;
 mod hosted;
+mod people;
+mod wire;
 
 use crate::fake_hosted::{Hosted, Shared};
 use access::{Access, Credentials};
@@ -26,7 +28,7 @@ pub struct FakeGithub {
     /// The GitHub App, its installations and their tokens.
     app: app::AppShared,
     /// Which comments the App's bot posted (with an installation token).
-    authors: hosted::Authors,
+    authors: people::Authors,
 }
 
 /// A repository as `GET /user/repos` returns it.
@@ -68,7 +70,7 @@ impl FakeGithub {
             hosted: Hosted::shared(7000),
             pulls: graphql::Pulls::default(),
             app: app::AppState::shared(),
-            authors: hosted::Authors::default(),
+            authors: people::Authors::default(),
         };
         fake.serve_graphql().await;
         Mock::given(method("GET"))
@@ -185,7 +187,7 @@ impl FakeGithub {
     ) {
         Mock::given(method(http_method))
             .and(path_regex(path_pattern))
-            .respond_with(access::error(status, message))
+            .respond_with(wire::error(status, message))
             .up_to_n_times(times)
             .with_priority(1)
             .mount(&self.server)

@@ -4,25 +4,19 @@
 //! The token is `HMAC(key, session token)` with a key derived from `AUTH_SECRET`, so
 //! it needs no storage, changes with every login and is worthless to another session.
 
-use crate::render::PageError;
+use crate::page_error::PageError;
 use crate::session;
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::future::LocalBoxFuture;
-use reviewd_app::config::Secret;
 use reviewd_app::extract::SESSION_COOKIE;
-use reviewd_crypto::{constant_time_eq, derive, hmac_sha256_hex};
+use reviewd_crypto::constant_time_eq;
 use serde::de::DeserializeOwned;
 
 /// The name of the hidden field every form carries.
 pub const FIELD: &str = "csrf";
 /// Forms are small; anything larger is not one of ours.
 const LIMIT: usize = 256 * 1024;
-
-pub fn token(auth_secret: &Secret, session_token: &str) -> String {
-    let key = derive(auth_secret.expose(), b"reviewd/web-form/v1");
-    hmac_sha256_hex(&key, session_token.as_bytes())
-}
 
 /// The fields of a form that is only a button (its token is all it carries).
 #[derive(serde::Deserialize)]
@@ -55,7 +49,7 @@ fn verify(req: &HttpRequest, pairs: &[(String, String)]) -> Result<(), PageError
     let session = req.cookie(SESSION_COOKIE);
     match (sent, session) {
         (Some(sent), Some(cookie)) => {
-            let expected = token(&state.config.auth_secret, cookie.value());
+            let expected = session::form_token(&state.config.auth_secret, cookie.value());
             if constant_time_eq(sent.as_bytes(), expected.as_bytes()) {
                 Ok(())
             } else {
@@ -115,21 +109,5 @@ impl<T: DeserializeOwned + 'static> FromRequest for PageForm<T> {
             })?;
             Ok(PageForm { fields, pairs })
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_token_is_bound_to_the_session_and_the_secret() {
-        let secret = Secret::new("a-secret-of-at-least-thirty-two-chars!!");
-        let other = Secret::new("another-secret-of-at-least-thirty-two-c");
-        let a = token(&secret, "session-a");
-        assert_eq!(a, token(&secret, "session-a"));
-        assert_ne!(a, token(&secret, "session-b"));
-        assert_ne!(a, token(&other, "session-a"));
-        assert_eq!(a.len(), 64);
     }
 }

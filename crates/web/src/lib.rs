@@ -12,6 +12,7 @@ mod charts;
 mod flash;
 mod form;
 mod format;
+mod page_error;
 mod pager;
 mod pages;
 mod render;
@@ -30,8 +31,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 
 async fn not_found(
     req: actix_web::HttpRequest,
-) -> Result<actix_web::HttpResponse, render::PageError> {
-    Err(render::PageError::NotFound(format!(
+) -> Result<actix_web::HttpResponse, page_error::PageError> {
+    Err(page_error::PageError::NotFound(format!(
         "there is no page at {}",
         req.path()
     )))

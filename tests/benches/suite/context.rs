@@ -110,7 +110,7 @@ async fn eval(table: &mut Table, cases: &[reviewd_eval::Case]) {
 /// One case as a platform's merge request: the diff, and the repository at base
 /// and head (text files).
 fn fixture(case: &reviewd_eval::Case, iid: i64) -> MrFixture {
-    let text = |tree: &reviewd_eval::case::Tree| -> Vec<(String, String)> {
+    let text = |tree: &reviewd_eval::tree::Tree| -> Vec<(String, String)> {
         tree.iter()
             .filter_map(|(p, b)| Some((p.clone(), String::from_utf8(b.clone()).ok()?)))
             .collect()

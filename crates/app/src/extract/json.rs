@@ -16,6 +16,10 @@ pub const JSON_LIMIT_BYTES: usize = 1024 * 1024;
 /// Body limit of a runner's result: every file's comments and a last batch of logs.
 pub const RESULT_LIMIT_BYTES: usize = 16 * 1024 * 1024;
 
+/// Body limit of a webhook: platforms send large MR payloads (GitLab includes commits and
+/// changes). Read raw, not as JSON: signatures are over the exact bytes.
+pub const WEBHOOK_BODY_LIMIT: usize = 10 * 1024 * 1024;
+
 /// JSON body errors as the API's error body, never actix's plain text.
 pub fn json_config() -> web::JsonConfig {
     json_config_limited(JSON_LIMIT_BYTES)
@@ -65,7 +69,7 @@ pub fn query_config() -> web::QueryConfig {
 
 pub fn path_config() -> web::PathConfig {
     web::PathConfig::default().error_handler(|err: PathError, req| {
-        if let Some(response) = crate::routes::method_not_allowed(req) {
+        if let Some(response) = crate::fallback::method_not_allowed(req) {
             return actix_web::error::InternalError::from_response(err, response).into();
         }
         ApiError::bad_request(

@@ -15,8 +15,8 @@ pub use auth::{
 pub use choices::{choice, one_of};
 pub use dates::{date_from, date_until};
 pub use json::{
-    JSON_LIMIT_BYTES, RESULT_LIMIT_BYTES, ValidatedJson, json_config, json_config_limited,
-    path_config, query_config,
+    JSON_LIMIT_BYTES, RESULT_LIMIT_BYTES, ValidatedJson, WEBHOOK_BODY_LIMIT, json_config,
+    json_config_limited, path_config, query_config,
 };
 pub use pagination::PageParams;
 pub use text::single_line;

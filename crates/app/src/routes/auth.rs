@@ -4,7 +4,7 @@ use super::dto::UserDto;
 use crate::envelope::{self, Data, Success};
 use crate::error::{ApiError, ErrorEnvelope};
 use crate::extract::{AuthUser, SESSION_COOKIE, ValidatedJson, session_cookie, session_removal};
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use crate::state::AppState;
 use actix_web::http::header::USER_AGENT;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};

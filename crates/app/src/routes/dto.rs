@@ -1,6 +1,6 @@
 //! Response shapes shared by several routes, and schema helpers for them.
 
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::{MASK, MergeRequest, Permission, PlatformUser, Role, User};
 use serde::Serialize;

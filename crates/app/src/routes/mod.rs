@@ -18,10 +18,6 @@ mod system;
 mod users;
 mod webhooks;
 
-pub use webhooks::WEBHOOK_BODY_LIMIT;
-
-use crate::error::ApiError;
-use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use utoipa_actix_web::{scope, service_config::ServiceConfig};
 
 /// Every route under `/api`.
@@ -44,38 +40,4 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .configure(notifications::configure)
             .configure(webhooks::configure),
     );
-}
-
-/// Unknown paths answer with the API's error body rather than an empty 404; a known
-/// path called with another method is a 405 listing the methods it has.
-pub async fn not_found(req: HttpRequest) -> HttpResponse {
-    if let Some(response) = method_not_allowed(&req) {
-        return response;
-    }
-    ApiError::not_found(format!("no route for {} {}", req.method(), req.path())).error_response()
-}
-
-/// The 405 for a documented path called with a method it does not have. Also asked
-/// when a path parameter does not parse: `GET /api/projects/sync/platform` reaches
-/// `GET /api/projects/{id}/platform` first, but means the `POST`-only sync route.
-pub fn method_not_allowed(req: &HttpRequest) -> Option<HttpResponse> {
-    let allow = req
-        .app_data::<actix_web::web::Data<crate::openapi::RouteTable>>()?
-        .wrong_method(req.method().as_str(), req.path())?;
-    let mut response = ApiError::new(
-        actix_web::http::StatusCode::METHOD_NOT_ALLOWED,
-        reviewd_domain::ErrorCode::MethodNotAllowed,
-        format!(
-            "{} is not allowed on {}; use {allow}",
-            req.method(),
-            req.path()
-        ),
-    )
-    .error_response();
-    if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&allow) {
-        response
-            .headers_mut()
-            .insert(actix_web::http::header::ALLOW, value);
-    }
-    Some(response)
 }

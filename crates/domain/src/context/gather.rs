@@ -8,9 +8,9 @@ use super::index::SymbolIndex;
 use super::overview::{self, FileLine};
 use super::pieces::{ContextPiece, PieceKind, PieceReport};
 use super::reader::CodeReader;
-use super::render::{self, fenced};
+use super::render;
 use super::round::{ContextStats, Exclusions, RoundContext, Sides};
-use super::secrets::{self, is_secret_file};
+use super::secrets::is_secret_file;
 use super::select::score;
 use super::settings::{ContextMode, ContextSettings, tokens};
 use crate::model::diff::{ChangeType, FileDiff};
@@ -21,8 +21,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The MR description is cut to this many characters (as before the context).
-const DESCRIPTION_CHARS: usize = 2_000;
 /// Files `context.always` may pin, and each one's size.
 const MAX_PINNED: usize = 5;
 const PINNED_CHARS: usize = 8_000;
@@ -119,7 +117,7 @@ pub async fn prepare(
 
     // The shared part: the MR, its overview, the guidance.
     let budget = settings.budget_tokens;
-    let mut shared = mr_header(request.mr_title, request.mr_description);
+    let mut shared = render::mr_header(request.mr_title, request.mr_description);
     let mut shared_pieces = Vec::new();
     let lines: Vec<FileLine> = request
         .files
@@ -343,20 +341,4 @@ async fn read_guidance(
         }
     }
     found
-}
-
-/// The MR's title and description, the description fenced as the author's data.
-pub(super) fn mr_header(title: &str, description: Option<&str>) -> String {
-    let description: String = description
-        .unwrap_or("")
-        .chars()
-        .take(DESCRIPTION_CHARS)
-        .collect();
-    let mut out = format!("Merge request: {title}\n");
-    if !description.trim().is_empty() {
-        let description = secrets::mask(&description).0;
-        out.push_str("Description (the author's words):\n");
-        out.push_str(&fenced(&description, None));
-    }
-    out
 }

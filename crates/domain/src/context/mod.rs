@@ -17,6 +17,7 @@ pub mod cache;
 pub mod gather;
 pub mod guidance;
 pub mod index;
+mod indexing;
 pub mod overview;
 pub mod pieces;
 pub mod platform_source;

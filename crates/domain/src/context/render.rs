@@ -94,6 +94,25 @@ pub fn fenced(text: &str, language: Option<&str>) -> String {
     out
 }
 
+/// The MR description is cut to this many characters (as before the context).
+const DESCRIPTION_CHARS: usize = 2_000;
+
+/// The MR's title and description, the description fenced as the author's data.
+pub(super) fn mr_header(title: &str, description: Option<&str>) -> String {
+    let description: String = description
+        .unwrap_or("")
+        .chars()
+        .take(DESCRIPTION_CHARS)
+        .collect();
+    let mut out = format!("Merge request: {title}\n");
+    if !description.trim().is_empty() {
+        let description = secrets::mask(&description).0;
+        out.push_str("Description (the author's words):\n");
+        out.push_str(&fenced(&description, None));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -121,7 +121,7 @@ impl RoundContext {
     /// The MR alone, as before the context existed (`--context none`).
     #[must_use]
     pub fn bare(title: &str, description: Option<&str>) -> Self {
-        let shared = super::gather::mr_header(title, description);
+        let shared = super::render::mr_header(title, description);
         let stats = ContextStats {
             mode: "none".into(),
             shared_tokens: tokens(&shared),

@@ -2,6 +2,7 @@
 
 pub mod ai_config;
 pub mod api_key;
+pub mod budget_stop;
 pub mod cost;
 pub mod diff;
 pub mod grade;
@@ -26,6 +27,7 @@ pub use ai_config::{
     AiConfig, AiConfigChanges, AiProviderKind, AiSource, AiTarget, BuiltinAi, NewAiConfig,
 };
 pub use api_key::{ApiKey, NewApiKey};
+pub use budget_stop::BudgetStop;
 pub use cost::{AiPrices, BudgetMonth, cost_usd};
 pub use platform::{
     AppCredentials, AuthType, MergeRequest, MrState, NewPlatformConfig, OAuthTokens,

@@ -4,7 +4,7 @@
 //! the definitions it uses, its callers, the team's guidance) is read through this
 //! port only, so every reader gets the same context.
 
-use super::PlatformError;
+use super::platform_error::PlatformError;
 use async_trait::async_trait;
 
 /// One file of a commit's tree.

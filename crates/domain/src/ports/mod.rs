@@ -16,6 +16,7 @@ pub mod login_throttle;
 pub mod monitoring;
 pub mod notifications;
 pub mod platform_config_repository;
+pub mod platform_error;
 pub mod prepared_rounds;
 pub mod project_repository;
 pub mod repo_error;
@@ -44,9 +45,7 @@ pub use feedback_repository::{
 };
 pub use health_checks::{DiskSpace, DiskUsage, HealthCheckRepository};
 pub use health_probe::{HealthProbe, ProbeError};
-pub use hosting_platform::{
-    HostingPlatform, PlatformClients, PlatformError, PlatformOAuth, ProjectRef,
-};
+pub use hosting_platform::{HostingPlatform, PlatformClients, PlatformOAuth, ProjectRef};
 pub use login_throttle::{LoginThrottle, ThrottleError};
 pub use monitoring::{
     DataWipe, JobLedger, JobOutcome, MonitoringRepository, ResetCaller, SystemSampler,
@@ -55,6 +54,7 @@ pub use notifications::{
     NewDelivery, NotificationRepository, Notifier, NotifyError, ReviewObserver, VapidKeyGenerator,
 };
 pub use platform_config_repository::PlatformConfigRepository;
+pub use platform_error::PlatformError;
 pub use prepared_rounds::{
     ClaimBatch, ClaimedRow, Orphaned, Preparation, PreparationBudget, PreparedPayload,
     PreparedRound, TaskReservation,

@@ -28,7 +28,7 @@ pub mod webhooks;
 pub use ai_configs::{AiConfigInput, AiConfigPatch, AiConfigService, AiTestReport, AiTrial};
 pub use api_keys::{ApiKeyService, CreatedApiKey};
 pub use auth::{AuthService, AuthSettings, ClientInfo, LoggedIn, RootOutcome};
-pub use budgets::{BudgetStop, Budgets};
+pub use budgets::Budgets;
 pub use catalog::CatalogService;
 pub use error::{FieldError, ServiceError};
 pub use feedback::FeedbackService;

@@ -3,9 +3,10 @@
 
 use super::ServiceError;
 use super::ai_configs::AiConfigService;
-use super::budgets::{BudgetStop, Budgets};
+use super::budgets::Budgets;
 use super::feedback::FeedbackService;
 use super::tasks::{Enqueued, TaskService};
+use crate::model::BudgetStop;
 use crate::model::{
     CommentEvent, FeedbackEvent, InstallationEvent, MergeRequestEvent, MrAction, NewReviewTask,
     PlatformType, Project, TriggeredBy, WebhookEvent,

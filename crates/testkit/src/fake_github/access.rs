@@ -5,8 +5,8 @@
 //! GitHub does.
 
 use super::app::AppShared;
+use super::wire::{bearer, error};
 use crate::fake_hosted::Shared;
-use serde_json::json;
 use wiremock::{Match, Request, ResponseTemplate};
 
 /// What a request's credentials allow on its route.
@@ -28,16 +28,6 @@ pub(super) struct Credentials {
     pub pat: String,
     pub app: AppShared,
     pub hosted: Shared,
-}
-
-/// The token of `Authorization: Bearer <token>`.
-pub(super) fn bearer(request: &Request) -> Option<&str> {
-    request
-        .headers
-        .get("authorization")?
-        .to_str()
-        .ok()?
-        .strip_prefix("Bearer ")
 }
 
 /// `(id, full_name)` of every repository on the server.
@@ -150,11 +140,4 @@ impl Match for Matching {
     fn matches(&self, request: &Request) -> bool {
         (self.accepts)(&self.credentials.access(request))
     }
-}
-
-/// An error as GitHub's REST API answers one.
-pub(super) fn error(status: u16, message: &str) -> ResponseTemplate {
-    ResponseTemplate::new(status).set_body_json(json!({
-        "message": message, "documentation_url": "https://docs.github.com/rest", "status": status.to_string(),
-    }))
 }

@@ -6,7 +6,7 @@
 mod routes;
 
 use super::FakeGithub;
-use super::access::{bearer, error};
+use super::wire::{bearer, error};
 use crate::fake_hosted::body_json;
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};

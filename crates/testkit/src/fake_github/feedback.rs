@@ -3,76 +3,13 @@
 //! through the fake's own controls, which tests use to play a PR's readers.
 
 use super::FakeGithub;
-use super::access::bearer;
-use super::app::AppShared;
-use super::hosted::github_comment;
+use super::people::{REACTIONS, actor, github_comment, user_named};
 use crate::fake_hosted::{HostedComment, HostedFake, Shared, body_json};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use reviewd_domain::model::diff::InlineComment;
 use serde_json::{Value, json};
 use wiremock::matchers::path_regex;
 use wiremock::{Request, ResponseTemplate};
-
-/// Who the fake's token belongs to: what GitHub's routes act as.
-pub(super) const TOKEN_OWNER: &str = "reviewd-bot";
-
-/// The reactions GitHub offers, in the order its summaries list them.
-const REACTIONS: [&str; 8] = [
-    "+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes",
-];
-
-/// A user as comments and reactions name their author: the token's owner keeps
-/// its id, anyone else gets one made from the login; an App's bot
-/// (`{slug}[bot]`) is a `Bot`.
-pub(super) fn user_named(login: &str) -> Value {
-    let id = if login == TOKEN_OWNER {
-        42
-    } else {
-        login.bytes().fold(1_000_000_u64, |id, b| {
-            (id * 31 + u64::from(b)) % 90_000_000 + 1_000_000
-        })
-    };
-    match login.strip_suffix("[bot]") {
-        Some(slug) => json!({
-            "login": login, "id": id, "node_id": format!("BOT_{id}"), "type": "Bot", "site_admin": false,
-            "html_url": format!("https://github.example.com/apps/{slug}"),
-        }),
-        None => {
-            json!({ "login": login, "id": id, "node_id": format!("U_{id}"), "type": "User", "site_admin": false })
-        }
-    }
-}
-
-/// Who a request acts as: the App's bot for an installation token, else the
-/// token's owner.
-pub(super) fn actor(app: &AppShared, request: &Request) -> String {
-    bearer(request)
-        .and_then(|token| app.lock().unwrap().bot_login(token))
-        .unwrap_or_else(|| TOKEN_OWNER.to_owned())
-}
-
-/// The `reactions` summary GitHub puts on a comment.
-pub(super) fn reaction_summary(full_name: &str, comment: &HostedComment) -> Value {
-    let kind = if comment.anchor.is_some() {
-        "pulls"
-    } else {
-        "issues"
-    };
-    let mut summary = json!({
-        "url": format!("https://github.example.com/api/v3/repos/{full_name}/{kind}/comments/{}/reactions", comment.id),
-        "total_count": comment.reactions.len(),
-    });
-    for name in REACTIONS {
-        summary[name] = json!(
-            comment
-                .reactions
-                .iter()
-                .filter(|(_, n, _)| n == name)
-                .count()
-        );
-    }
-    summary
-}
 
 fn reacted_at(id: u64) -> DateTime<Utc> {
     let epoch = Utc.with_ymd_and_hms(2026, 11, 22, 0, 0, 0).single();

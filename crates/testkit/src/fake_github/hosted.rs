@@ -5,12 +5,11 @@
 //! since (what `contract::hosting` runs the GitHub adapter against).
 
 use super::access::Access;
-use super::app::AppShared;
-use super::feedback::{TOKEN_OWNER, actor, reaction_summary, user_named};
+use super::people::{Authors, bot_of, bot_user, github_comment, user_named};
 use super::{FakeGithub, github_repo};
 use crate::contract::hosting::{FakeServer, ServerAccount};
 use crate::fake_hosted::{
-    EditScope, HostedComment, HostedFake, Paged, Shared, body_json, paged, query_value, token_owner,
+    EditScope, HostedFake, Paged, Shared, body_json, paged, query_value, token_owner,
 };
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};
 use crate::repository::{directories, git_blob_id, tar_gz};
@@ -20,8 +19,6 @@ use reviewd_domain::model::{MrState, PlatformType, PlatformUser};
 use reviewd_domain::ports::ProjectRef;
 use serde_json::{Value, json};
 use std::cmp::Reverse;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Match, Mock, Request, Respond, ResponseTemplate};
 
@@ -131,67 +128,6 @@ fn list_pulls(full_name: &str, mrs: &[MrFixture], request: &Request) -> Response
     }
     let listed = listed.into_iter().map(|m| github_pull(full_name, m));
     FakeGithub::page_of(listed.collect(), request)
-}
-
-/// Who the fake's token belongs to, as comments name their author.
-fn bot_user() -> Value {
-    json!({ "login": "reviewd-bot", "id": 42, "type": "User", "site_admin": false })
-}
-
-/// Who wrote the comments posted through GitHub's routes with an installation
-/// token (the App's bot), by comment id. The shared store keeps those, as the
-/// token owner's, without an author.
-pub(super) type Authors = Arc<Mutex<HashMap<u64, String>>>;
-
-/// The author of what a request posts, as [`Authors`] keeps it: the App's bot
-/// for an installation token, `None` for the token's owner.
-fn bot_of(app: &AppShared, request: &Request) -> Option<String> {
-    Some(actor(app, request)).filter(|login| login != TOKEN_OWNER)
-}
-
-/// A comment as GitHub lists it: a review comment (`/pulls/{n}/comments`) with its
-/// path, line, side and review (and `in_reply_to_id` for a reply), or an issue
-/// comment (`/issues/{n}/comments`); each with its reactions summary. `authors`
-/// names the App's comments.
-pub(super) fn github_comment(
-    full_name: &str,
-    comment: &HostedComment,
-    authors: &HashMap<u64, String>,
-) -> Value {
-    let (id, number) = (comment.id, comment.number);
-    let (node_id, anchor) = match comment.anchor {
-        Some(_) => (format!("PRRC_{id}"), format!("discussion_r{id}")),
-        None => (format!("IC_{id}"), format!("issuecomment-{id}")),
-    };
-    let (user, association) = match authors.get(&id) {
-        Some(bot) => (user_named(bot), "NONE"),
-        None => (bot_user(), "OWNER"),
-    };
-    let mut json = json!({
-        "id": id, "node_id": node_id, "body": comment.body, "user": user,
-        "html_url": format!("https://github.example.com/{full_name}/pull/{number}#{anchor}"),
-        "created_at": comment.created_at(), "updated_at": comment.created_at(),
-        "author_association": association, "reactions": reaction_summary(full_name, comment),
-    });
-    if let Some(Value::Object(fields)) = &comment.anchor {
-        for (key, value) in fields {
-            json[key] = value.clone();
-        }
-    }
-    // After the anchor, which a reply shares with the comment it answers.
-    if let Some(author) = &comment.author {
-        json["user"] = user_named(author);
-        let association = if author == TOKEN_OWNER {
-            "OWNER"
-        } else {
-            "NONE"
-        };
-        json["author_association"] = json!(association);
-    }
-    if let Some(root) = comment.in_reply_to {
-        json["in_reply_to_id"] = json!(root);
-    }
-    json
 }
 
 fn strings(value: &Value) -> Vec<String> {

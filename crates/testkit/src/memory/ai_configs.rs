@@ -3,8 +3,8 @@
 //! `ON DELETE SET NULL` does, and hands the default to no one.
 
 use super::MemoryStore;
+use super::Tables;
 use super::platform_configs::set;
-use super::tables::Tables;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::{AiConfig, AiConfigChanges, NewAiConfig};

@@ -1,7 +1,7 @@
 //! `CatalogRepository` in memory: review templates and rules.
 
 use super::MemoryStore;
-use super::tables::Tables;
+use super::Tables;
 use async_trait::async_trait;
 use reviewd_domain::model::review_views::{RuleItem, TemplateItem};
 use reviewd_domain::ports::{

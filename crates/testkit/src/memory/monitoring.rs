@@ -2,7 +2,7 @@
 //! results: rows only these ports read, kept in [`MonitoringTables`].
 
 use super::MemoryStore;
-use super::tables::Tables;
+use super::Tables;
 use async_trait::async_trait;
 use chrono::{DateTime, TimeDelta, Utc};
 use reviewd_domain::model::health::{CheckResult, HealthHistoryFilter};

@@ -6,7 +6,7 @@
 //! subscription owners are not checked: users live in another store.
 
 use super::MemoryStore;
-use super::tables::Tables;
+use super::Tables;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::notification::{

@@ -2,7 +2,7 @@
 //! projects and hands the default on to the oldest remaining config of its type.
 
 use super::MemoryStore;
-use super::tables::Tables;
+use super::Tables;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::{

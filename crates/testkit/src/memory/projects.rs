@@ -2,8 +2,8 @@
 //! webhook state, and the reads over their reviews and tasks.
 
 use super::MemoryStore;
+use super::Tables;
 use super::platform_configs::set;
-use super::tables::Tables;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use reviewd_domain::model::{

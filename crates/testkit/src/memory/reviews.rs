@@ -2,7 +2,8 @@
 //! AI call log, as the engine writes them.
 
 use super::MemoryStore;
-use super::tables::{AiCallRow, CommentRow, FileRow, ReviewRow, RoundRow, Tables};
+use super::Tables;
+use super::tables::{AiCallRow, CommentRow, FileRow, ReviewRow, RoundRow};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::review::{

@@ -3,7 +3,8 @@
 //! that run out on the store's clock.
 
 use super::MemoryStore;
-use super::tables::{RunnerRow, Tables, TaskRow};
+use super::Tables;
+use super::tables::{RunnerRow, TaskRow};
 use super::tasks::before;
 
 mod prepared;

@@ -1,14 +1,13 @@
-//! The rows the in-memory store keeps: one `Vec` per table of the PostgreSQL schema
-//! the domain reads across ports, holding domain types plus the columns only the
-//! store sees (leases, dedup keys, fingerprints). Ports that nobody else reads keep
-//! their rows in their own module.
+//! The rows of the tables the domain reads across ports: domain types plus the
+//! columns only the store sees (leases, dedup keys, fingerprints). Ports that nobody
+//! else reads keep their rows in their own module; [`super::Tables`] holds them all.
 
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ReviewTask;
 use reviewd_domain::model::review_views::{
-    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, RoundItem, TaskLogLine,
+    AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, RoundItem,
 };
 use reviewd_domain::model::runner::{Runner, RunnerAssignment, RunnerPhase};
-use reviewd_domain::model::{AiConfig, PlatformConfig, Project, ReviewTask};
 use uuid::Uuid;
 
 /// A review task with the columns of `review_tasks` the domain type leaves out.
@@ -90,36 +89,4 @@ pub(crate) fn review_cost(calls: &[AiCallRow], review_id: Uuid) -> Option<f64> {
         .filter(|c| c.review_id == Some(review_id))
         .filter_map(|c| c.call.cost_usd)
         .reduce(|a, b| a + b)
-}
-
-/// Every table, behind the store's one lock, so that a port's call is atomic as a
-/// transaction is.
-#[derive(Debug, Default)]
-pub(crate) struct Tables {
-    pub platform_configs: Vec<PlatformConfig>,
-    pub ai_configs: Vec<AiConfig>,
-    pub projects: Vec<Project>,
-    pub tasks: Vec<TaskRow>,
-    pub task_logs: Vec<TaskLogLine>,
-    pub runners: Vec<RunnerRow>,
-    pub reviews: Vec<ReviewRow>,
-    pub rounds: Vec<RoundRow>,
-    pub files: Vec<FileRow>,
-    pub comments: Vec<CommentRow>,
-    pub feedbacks: Vec<FeedbackRow>,
-    pub ai_calls: Vec<AiCallRow>,
-    /// `projects.budget_alerted_month`: the month whose spent budget was announced.
-    pub budget_alerts: std::collections::HashMap<Uuid, chrono::NaiveDate>,
-    /// `budget_notes`: (project, MR, month) told of a spent budget.
-    pub budget_notes: std::collections::HashSet<(Uuid, i64, chrono::NaiveDate)>,
-    pub catalog: super::catalog::CatalogTables,
-    pub settings: super::settings::SettingsTables,
-    pub notifications: super::notifications::NotificationTables,
-    pub monitoring: super::monitoring::MonitoringTables,
-    pub auth: super::auth::AuthTables,
-    /// Rounds prepared ahead of claims, by task: the `prepared` key of
-    /// `review_tasks.assignment` (the round itself is the row's `assignment`).
-    pub preparations: std::collections::HashMap<Uuid, reviewd_domain::ports::Preparation>,
-    /// MRs a preparer holds (PostgreSQL's session advisory locks).
-    pub preparing: std::collections::HashSet<(Uuid, i64)>,
 }

@@ -5,7 +5,8 @@
 mod attempts;
 
 use super::MemoryStore;
-use super::tables::{Tables, TaskRow};
+use super::Tables;
+use super::tables::TaskRow;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};

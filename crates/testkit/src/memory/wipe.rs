@@ -2,7 +2,7 @@
 //! credential they came with kept.
 
 use super::MemoryStore;
-use super::tables::Tables;
+use super::Tables;
 use async_trait::async_trait;
 use reviewd_domain::ports::{DataWipe, RepoError, ResetCaller};
 

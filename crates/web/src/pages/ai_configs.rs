@@ -4,7 +4,8 @@
 //! what reviews use, so it is listed too.
 
 use crate::form::{NoFields, PageForm};
-use crate::render::{self, Chrome, PageError, describe};
+use crate::page_error::{PageError, describe};
+use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};

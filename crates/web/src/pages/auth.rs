@@ -1,7 +1,8 @@
 //! `/login` and `/logout`.
 
 use crate::form::{NoFields, PageForm};
-use crate::render::{self, PageError};
+use crate::page_error::PageError;
+use crate::render;
 use crate::session;
 use actix_web::http::StatusCode;
 use actix_web::http::header::USER_AGENT;

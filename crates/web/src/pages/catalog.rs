@@ -2,7 +2,8 @@
 //! added for matching files, in priority order). Changing them is for admins, as in the API.
 
 use crate::form::{NoFields, PageForm};
-use crate::render::{self, Chrome, PageError};
+use crate::page_error::PageError;
+use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;

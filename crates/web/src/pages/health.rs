@@ -3,7 +3,8 @@
 
 use crate::charts;
 use crate::form::{NoFields, PageForm};
-use crate::render::{self, Chrome, PageError};
+use crate::page_error::PageError;
+use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;

@@ -2,7 +2,8 @@
 //! task until the review is done.
 
 use crate::form::PageForm;
-use crate::render::{self, Chrome, PageError, describe};
+use crate::page_error::{PageError, describe};
+use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;

@@ -2,8 +2,9 @@
 //! browser's push subscription, and the delivery history.
 
 use crate::form::{NoFields, PageForm};
+use crate::page_error::{PageError, describe};
 use crate::pager::Pager;
-use crate::render::{self, Chrome, PageError, describe};
+use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};

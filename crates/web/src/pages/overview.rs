@@ -1,7 +1,8 @@
 //! `/`: how reviews are going, at a glance.
 
 use crate::charts::{self, Bar};
-use crate::render::{self, Chrome, PageError};
+use crate::page_error::PageError;
+use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;

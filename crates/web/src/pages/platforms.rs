@@ -1,7 +1,8 @@
 //! `/platforms`: connections to GitLab (hostA) and GitHub (hostB).
 
 use crate::form::{NoFields, PageForm};
-use crate::render::{self, Chrome, PageError, describe};
+use crate::page_error::{PageError, describe};
+use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;

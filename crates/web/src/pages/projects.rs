@@ -2,8 +2,9 @@
 //! project's settings and pipeline history.
 
 use crate::form::PageForm;
+use crate::page_error::{PageError, describe};
 use crate::pager::Pager;
-use crate::render::{self, Chrome, PageError, describe};
+use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;

@@ -1,8 +1,9 @@
 //! `/reviews`: the history with its filters and stats, and a review's whole record.
 
 use crate::form::{NoFields, PageForm};
+use crate::page_error::PageError;
 use crate::pager::Pager;
-use crate::render::{self, Chrome, PageError};
+use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;

@@ -1,7 +1,8 @@
 //! `/runners`: the review agents, their load and their last word; a runner's tasks.
 
+use crate::page_error::PageError;
 use crate::pager::Pager;
-use crate::render::{self, Chrome, PageError};
+use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;

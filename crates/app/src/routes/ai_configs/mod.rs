@@ -33,7 +33,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
 
 /// `openai-compatible`: an OpenAI Chat Completions API (OpenAI, vLLM, Ollama, LiteLLM...).
 fn provider_schema() -> utoipa::openapi::Object {
-    crate::openapi::string_enum(AiProviderKind::ALL.iter().map(|k| k.as_str()))
+    crate::field_schemas::string_enum(AiProviderKind::ALL.iter().map(|k| k.as_str()))
 }
 
 /// A provider, or `null` (absent: `openai-compatible`, or unchanged on update).

@@ -28,7 +28,7 @@ pub(super) struct TestAiConfigBody {
     provider: Option<AiProviderKind>,
     /// Required without `id`.
     #[validate(length(min = 1, max = 2000, message = "must not be empty"))]
-    #[schema(schema_with = crate::openapi::base_url)]
+    #[schema(schema_with = crate::field_schemas::base_url)]
     endpoint: Option<String>,
     #[validate(length(max = 4096))]
     #[schema(max_length = 4096)]

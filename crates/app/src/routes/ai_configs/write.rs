@@ -36,7 +36,7 @@ pub(super) struct CreateAiConfigBody {
     /// The API base, e.g. `https://api.openai.com/v1` (`/chat/completions` and
     /// `/models` are called under it).
     #[validate(length(min = 1, max = 2000, message = "is required"))]
-    #[schema(schema_with = crate::openapi::base_url)]
+    #[schema(schema_with = crate::field_schemas::base_url)]
     endpoint: String,
     /// Sent as `Authorization: Bearer`; leave it out for servers that take none.
     /// Encrypted at rest, `***` in every response.
@@ -120,7 +120,7 @@ pub(super) struct UpdateAiConfigBody {
     #[schema(schema_with = nullable_provider_schema)]
     provider: Option<AiProviderKind>,
     #[validate(length(min = 1, max = 2000, message = "must not be empty"))]
-    #[schema(schema_with = crate::openapi::base_url)]
+    #[schema(schema_with = crate::field_schemas::base_url)]
     endpoint: Option<String>,
     #[validate(length(max = 4096))]
     #[schema(max_length = 4096)]

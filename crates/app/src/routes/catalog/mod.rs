@@ -5,8 +5,11 @@
 //! scope would take every `/api/reviews/...` request, and the routes of `reviews` would
 //! never be reached.
 
+mod lists;
 mod rules;
 mod templates;
+
+pub(super) use lists::{list_review_rules, list_review_templates};
 
 use rules::{create_review_rule, update_review_rule};
 use templates::{create_review_template, update_review_template};

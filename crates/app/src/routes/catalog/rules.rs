@@ -1,9 +1,9 @@
 //! Creating and changing review rules, and the globs they target files with.
 
+use super::lists::OneReviewRule;
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
 use crate::extract::{RequireAdmin, ValidatedJson};
-use crate::routes::reviews::OneReviewRule;
 use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
 use actix_web::{HttpResponse, patch, post, web};

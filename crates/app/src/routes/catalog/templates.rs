@@ -1,9 +1,9 @@
 //! Creating and changing review templates.
 
+use super::lists::OneReviewTemplate;
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
 use crate::extract::{RequireAdmin, ValidatedJson};
-use crate::routes::reviews::OneReviewTemplate;
 use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
 use actix_web::{HttpResponse, patch, post, web};

@@ -35,10 +35,10 @@ struct HealthHistoryQuery {
     #[param(schema_with = history_status_param)]
     status: Option<String>,
     /// Results checked at or after this moment; a plain date means its start (UTC).
-    #[param(schema_with = crate::openapi::date_or_datetime)]
+    #[param(schema_with = crate::field_schemas::date_or_datetime)]
     start_date: Option<String>,
     /// Results checked at or before this moment; a plain date means its end (UTC).
-    #[param(schema_with = crate::openapi::date_or_datetime)]
+    #[param(schema_with = crate::field_schemas::date_or_datetime)]
     end_date: Option<String>,
     /// How many results at most, newest first: default 100; above 1000 it is 1000.
     #[param(value_type = Option<u32>, minimum = 1, maximum = 4294967295_u64)]

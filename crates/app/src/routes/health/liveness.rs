@@ -3,7 +3,7 @@
 use crate::config::NodeEnv;
 use crate::envelope::{self, Data};
 use crate::extract::AuthUser;
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};

@@ -7,7 +7,7 @@ mod checks;
 mod history;
 mod liveness;
 
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use checks::{
     check_ai_providers_health, check_database_health, check_disk_space_health, check_host_a_health,
     get_health_status, run_health_checks,

@@ -85,7 +85,7 @@ impl From<ApiStats> for ApiStatsDto {
 struct ApiStatsQuery {
     /// Requests from this moment on (a plain date means its start, UTC); by default
     /// the last 24 hours.
-    #[param(schema_with = crate::openapi::date_or_datetime)]
+    #[param(schema_with = crate::field_schemas::date_or_datetime)]
     start_date: Option<String>,
 }
 

@@ -108,7 +108,7 @@ impl From<Collected> for CollectedSamplesDto {
 #[into_params(parameter_in = Query)]
 struct SampleHistoryQuery {
     /// Samples collected at or after this moment; a plain date means its start (UTC).
-    #[param(schema_with = crate::openapi::date_or_datetime)]
+    #[param(schema_with = crate::field_schemas::date_or_datetime)]
     start_date: Option<String>,
     #[serde(flatten)]
     #[param(ignore)]

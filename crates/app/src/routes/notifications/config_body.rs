@@ -67,7 +67,7 @@ pub(super) struct NotificationConfigBody {
     email_recipients: Option<Vec<String>>,
     webhook_enabled: Option<bool>,
     /// http(s) URLs receiving each event as JSON.
-    #[schema(schema_with = crate::openapi::http_urls)]
+    #[schema(schema_with = crate::field_schemas::http_urls)]
     webhook_urls: Option<Vec<String>>,
     /// Signs outbound webhook bodies (HMAC-SHA256); `***` keeps the stored one.
     #[serde(default, deserialize_with = "double_option")]
@@ -90,7 +90,7 @@ pub(super) struct NotificationConfigBody {
         deserialize_with = "double_option",
         rename = "chatBWebhookUrl"
     )]
-    #[schema(schema_with = crate::openapi::secret_http_url)]
+    #[schema(schema_with = crate::field_schemas::secret_http_url)]
     chat_b_webhook_url: Option<Option<String>>,
     #[serde(rename = "chatCEnabled")]
     chat_c_enabled: Option<bool>,
@@ -100,7 +100,7 @@ pub(super) struct NotificationConfigBody {
         deserialize_with = "double_option",
         rename = "chatCWebhookUrl"
     )]
-    #[schema(schema_with = crate::openapi::secret_http_url)]
+    #[schema(schema_with = crate::field_schemas::secret_http_url)]
     chat_c_webhook_url: Option<Option<String>>,
     #[serde(rename = "chatDEnabled")]
     chat_d_enabled: Option<bool>,
@@ -110,7 +110,7 @@ pub(super) struct NotificationConfigBody {
         deserialize_with = "double_option",
         rename = "chatDWebhookUrl"
     )]
-    #[schema(schema_with = crate::openapi::secret_http_url)]
+    #[schema(schema_with = crate::field_schemas::secret_http_url)]
     chat_d_webhook_url: Option<Option<String>>,
     /// Signs `chatD` messages; `***` keeps the stored one.
     #[serde(default, deserialize_with = "double_option", rename = "chatDSecret")]

@@ -51,9 +51,9 @@ struct HistoryQuery {
     /// Only deliveries about this review.
     #[param(value_type = Option<Uuid>)]
     review_id: Option<String>,
-    #[param(schema_with = crate::openapi::date_or_datetime)]
+    #[param(schema_with = crate::field_schemas::date_or_datetime)]
     start_date: Option<String>,
-    #[param(schema_with = crate::openapi::date_or_datetime)]
+    #[param(schema_with = crate::field_schemas::date_or_datetime)]
     end_date: Option<String>,
     #[serde(flatten)]
     #[param(ignore)]

@@ -12,7 +12,7 @@ mod push;
 mod stats;
 mod test_channel;
 
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use config::{
     generate_vapid_keys, get_notification_config, replace_notification_config,
     update_notification_config,

@@ -32,7 +32,7 @@ struct PushSubscriptionKeys {
 struct PushSubscribeBody {
     /// The push service's https URL (a public host: never a private or local
     /// address).
-    #[schema(schema_with = crate::openapi::push_endpoint)]
+    #[schema(schema_with = crate::field_schemas::push_endpoint)]
     endpoint: String,
     keys: PushSubscriptionKeys,
     /// When the push service ends the subscription, in milliseconds since the

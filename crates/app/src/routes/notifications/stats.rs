@@ -17,9 +17,9 @@ use utoipa::{IntoParams, PartialSchema, ToSchema};
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 struct StatsQuery {
-    #[param(schema_with = crate::openapi::date_or_datetime)]
+    #[param(schema_with = crate::field_schemas::date_or_datetime)]
     start_date: Option<String>,
-    #[param(schema_with = crate::openapi::date_or_datetime)]
+    #[param(schema_with = crate::field_schemas::date_or_datetime)]
     end_date: Option<String>,
 }
 

@@ -24,7 +24,7 @@ pub(super) struct TestPlatformConnectionBody {
     platform_type: PlatformType,
     /// An `http(s)://` URL.
     #[validate(length(min = 1, max = 2000, message = "is required"))]
-    #[schema(schema_with = crate::openapi::base_url)]
+    #[schema(schema_with = crate::field_schemas::base_url)]
     base_url: String,
     /// Required: the token to try.
     #[validate(length(max = 4096))]

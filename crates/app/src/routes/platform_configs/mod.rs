@@ -7,7 +7,7 @@ mod read;
 mod write;
 
 use super::dto::{masked_secret_schema, nullable_string_enum};
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use chrono::{DateTime, Utc};
 use connection::{search_host_a_users, test_platform_connection};
 use oauth::{finish_platform_oauth, refresh_platform_oauth, start_platform_oauth};
@@ -53,7 +53,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
 // \u2028\u2029\u202f\u205f\u3000]`. No pattern lets the NUL character through (the
 // edge refuses it, see `hygiene`).
 // - not blank: `^[^NUL]*[^NUL W][^NUL]*$`, at least one character outside `W`.
-// Base URLs are `crate::openapi::base_url`.
+// Base URLs are `crate::field_schemas::base_url`.
 
 /// `hostA` (GitLab-compatible) or `hostB` (GitHub-compatible).
 fn platform_type_schema() -> utoipa::openapi::Object {

@@ -7,7 +7,7 @@ use super::{
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
 use crate::extract::{RequirePermission, ValidatedJson, perm};
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
 use actix_web::{HttpResponse, delete, patch, post, web};
@@ -38,7 +38,7 @@ pub(super) struct CreatePlatformConfigBody {
     platform_type: PlatformType,
     /// An `http(s)://` URL; stored trimmed, without trailing slashes.
     #[validate(length(min = 1, max = 2000, message = "is required"))]
-    #[schema(schema_with = crate::openapi::base_url)]
+    #[schema(schema_with = crate::field_schemas::base_url)]
     base_url: String,
     /// `token` when absent.
     #[serde(
@@ -202,7 +202,7 @@ pub(super) struct UpdatePlatformConfigBody {
     #[schema(schema_with = nullable_platform_type_schema)]
     platform_type: Option<PlatformType>,
     #[validate(length(min = 1, max = 2000, message = "must not be empty"))]
-    #[schema(schema_with = crate::openapi::base_url)]
+    #[schema(schema_with = crate::field_schemas::base_url)]
     base_url: Option<String>,
     #[serde(
         default,

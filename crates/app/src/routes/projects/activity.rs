@@ -5,7 +5,7 @@ use super::ProjectDto;
 use crate::envelope::{self, Data, Paginated};
 use crate::error::ApiError;
 use crate::extract::{AuthUser, PageParams, one_of};
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};

@@ -4,7 +4,7 @@ use super::{ProjectDto, platform_type_schema};
 use crate::envelope::{self, Data, Items, Paginated};
 use crate::error::ApiError;
 use crate::extract::{AuthUser, PageParams};
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use reviewd_domain::ErrorCode;

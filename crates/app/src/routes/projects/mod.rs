@@ -10,7 +10,7 @@ mod settings;
 mod sync;
 mod webhooks;
 
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use activity::{get_project_workspace, list_project_pipelines};
 use chrono::{DateTime, Utc};
 use delete::{delete_project, delete_projects};

@@ -5,7 +5,7 @@ use super::platform_type_schema;
 use crate::envelope::{self, Data, Items};
 use crate::error::ApiError;
 use crate::extract::{AuthUser, PageParams};
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use crate::routes::dto::{MergeRequestDto, PlatformUserDto};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};

@@ -16,7 +16,7 @@ use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-/// A date filter: `crate::openapi::date_or_datetime`, as a parameter's schema (its
+/// A date filter: `crate::field_schemas::date_or_datetime`, as a parameter's schema (its
 /// `OneOf` is not one by itself).
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -29,10 +29,10 @@ pub(super) struct ReviewListQuery {
     #[param(schema_with = review_status_schema)]
     status: Option<String>,
     /// Only reviews created at or after this time (a plain date: from its start, UTC).
-    #[param(schema_with = crate::openapi::date_or_datetime)]
+    #[param(schema_with = crate::field_schemas::date_or_datetime)]
     start_date: Option<String>,
     /// Only reviews created at or before this time (a plain date: to its end, UTC).
-    #[param(schema_with = crate::openapi::date_or_datetime)]
+    #[param(schema_with = crate::field_schemas::date_or_datetime)]
     end_date: Option<String>,
     #[serde(flatten)]
     #[param(ignore)]

@@ -2,7 +2,6 @@
 //! tasks, manual reviews, and the template and rule lists. Each file holds its
 //! handlers and the response shapes they answer with.
 
-mod catalog;
 mod comments;
 mod context;
 mod files;
@@ -14,10 +13,8 @@ mod rounds;
 mod schemas;
 mod tasks;
 
-pub(super) use catalog::{OneReviewRule, OneReviewTemplate};
-
+use super::catalog::{list_review_rules, list_review_templates};
 use crate::error::ApiError;
-use catalog::{list_review_rules, list_review_templates};
 use comments::list_review_comments;
 use files::{get_review_file_progress, list_review_files, retry_review_file};
 use history::{get_review, list_reviews};

@@ -1,6 +1,6 @@
 //! The values the database admits for the read models text fields, as schemas.
 
-use crate::openapi::string_enum;
+use crate::field_schemas::string_enum;
 use reviewd_domain::model::PlatformType;
 use reviewd_domain::model::{TaskStatus, TriggeredBy};
 use serde_json::Value;

@@ -8,7 +8,8 @@ mod payload;
 
 use crate::envelope;
 use crate::error::ApiError;
-use crate::openapi::string_enum;
+use crate::extract::WEBHOOK_BODY_LIMIT;
+use crate::field_schemas::string_enum;
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -27,9 +28,6 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(host_b::receive_host_b_webhook),
     );
 }
-
-/// Platforms send large MR payloads (GitLab includes commits and changes).
-pub const WEBHOOK_BODY_LIMIT: usize = 10 * 1024 * 1024;
 
 /// Reads the raw body (signatures are over the exact bytes), with a JSON 413 past the limit.
 async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {

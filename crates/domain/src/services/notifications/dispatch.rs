@@ -4,13 +4,14 @@
 
 use super::NotificationService;
 use super::render::{render_budget, render_digest, render_review, summarise};
+use crate::model::BudgetStop;
 use crate::model::notification::{
     Channel, DeliveryStatus, Frequency, Notification, NotificationConfig, NotificationRecord,
     NotificationType, Recipient, ReviewEvent,
 };
 use crate::model::review::ReviewStatus;
 use crate::ports::{NewDelivery, Notifier, NotifyError};
-use crate::services::{BudgetStop, ServiceError};
+use crate::services::ServiceError;
 use futures_util::StreamExt;
 use std::time::Duration;
 use uuid::Uuid;

@@ -1,9 +1,9 @@
 //! What a notification says: titles, bodies and digests.
 
+use crate::model::BudgetStop;
 use crate::model::notification::{
     DigestSummary, Frequency, Notification, NotificationType, ReviewEvent,
 };
-use crate::services::BudgetStop;
 use chrono::{DateTime, Utc};
 
 /// Most events listed by name in a digest.

@@ -5,6 +5,7 @@
 mod ai_log;
 mod conclude;
 mod context;
+mod guidance;
 mod repo_file;
 mod retry;
 mod round;

@@ -3,7 +3,7 @@
 //! reads it for runner tasks too: a runner gets the resulting prompt, rules and
 //! files, so its clone never needs to read the file.
 
-use super::round::Guidance;
+use super::guidance::Guidance;
 use super::{Failure, ReviewEngine};
 use crate::model::{Project, ReviewTask};
 use crate::ports::{HostingPlatform, PlatformError};

@@ -2,6 +2,7 @@
 //! reviewing each file.
 
 use super::ai_log::AiCallLog;
+use super::guidance::Guidance;
 use super::repo_file;
 use super::{Failure, ReviewEngine};
 use crate::context::secrets::is_secret_file;
@@ -11,10 +12,10 @@ use crate::model::review::{
     FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewStatus, RoundRef,
 };
 use crate::model::{AiTarget, MergeRequest, Project, ReviewTask};
-use crate::ports::{ActiveRule, AiProvider, HostingPlatform, PlatformError, ProjectRef};
+use crate::ports::{AiProvider, HostingPlatform, PlatformError, ProjectRef};
 use crate::review::file_review::{AskSettings, FileContext, FileReview};
 use crate::review::globs::Patterns;
-use crate::review::{fingerprint::fingerprint, prompt, rules};
+use crate::review::{fingerprint::fingerprint, rules};
 use futures_util::StreamExt;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -60,31 +61,7 @@ pub(super) enum Begun {
     Round(Box<RoundPlan>, AiTarget),
 }
 
-/// The template and rules a review runs with.
-pub(super) struct Guidance {
-    pub(super) system: String,
-    pub(super) rules: Vec<ActiveRule>,
-}
-
 impl ReviewEngine {
-    /// The task's template (else the project's, else the global default) and the
-    /// project's rules.
-    pub(super) async fn guidance(
-        &self,
-        template_id: Option<Uuid>,
-        project_id: Uuid,
-    ) -> Result<Guidance, crate::ports::RepoError> {
-        let template = match self.catalog.template_content(template_id).await? {
-            Some(t) => Some(t),
-            None if template_id.is_some() => self.catalog.template_content(None).await?,
-            None => None,
-        };
-        Ok(Guidance {
-            system: prompt::system_prompt(template.as_ref().map(|(_, content)| content.as_str())),
-            rules: self.catalog.active_rules(project_id).await?,
-        })
-    }
-
     /// Everything before the model is asked: the MR and its diff, the review and a
     /// new round, the files to review (the others recorded as skipped), the guidance.
     pub(super) async fn begin_round(&self, task: &ReviewTask) -> Result<Begun, Failure> {

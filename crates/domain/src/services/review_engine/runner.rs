@@ -1,6 +1,7 @@
 //! The runner path: a round prepared for a runner and its result concluded.
 
-use super::round::{Begun, FileResult, Guidance, RoundPlan};
+use super::guidance::Guidance;
+use super::round::{Begun, FileResult, RoundPlan};
 use super::{Failure, ReviewEngine};
 use crate::context::ContextSettings;
 use crate::model::diff::FileDiff;

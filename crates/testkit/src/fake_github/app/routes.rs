@@ -4,8 +4,9 @@
 
 use super::{App, EVENTS, Installation, granted};
 use crate::fake_github::FakeGithub;
-use crate::fake_github::access::{Access, bearer, error, repositories};
+use crate::fake_github::access::{Access, repositories};
 use crate::fake_github::hosted::{github_page, link};
+use crate::fake_github::wire::{bearer, error};
 use crate::fake_hosted::paged;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};

@@ -5,7 +5,8 @@
 
 use super::{claim_task, to_i32};
 use crate::memory::MemoryStore;
-use crate::memory::tables::{Tables, TaskRow};
+use crate::memory::Tables;
+use crate::memory::tables::TaskRow;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::runner::{RunnerAssignment, RunnerStatus};

@@ -4,7 +4,8 @@
 //! while the worker still holds the task.
 
 use super::{before, finish, is_active};
-use crate::memory::tables::{Tables, TaskRow};
+use crate::memory::Tables;
+use crate::memory::tables::TaskRow;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::{ReviewTask, TaskStatus};
 use reviewd_domain::ports::{AttemptEnd, AttemptStart, RepoError};

@@ -1,4 +1,5 @@
-//! The lists of review templates and rules.
+//! The lists of review templates and rules (mounted in the `/reviews` scope, as
+//! `/api/reviews/templates/all` and `/api/reviews/rules/all`), and the bodies that show one.
 
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
@@ -13,7 +14,7 @@ use uuid::Uuid;
 /// The review templates (without their text).
 #[utoipa::path(responses((status = 200, body = Data<ReviewTemplates>)))]
 #[get("/templates/all")]
-pub(super) async fn list_review_templates(
+pub(in crate::routes) async fn list_review_templates(
     state: web::Data<AppState>,
     _user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
@@ -26,7 +27,7 @@ pub(super) async fn list_review_templates(
 /// The review rules, highest priority first.
 #[utoipa::path(responses((status = 200, body = Data<ReviewRules>)))]
 #[get("/rules/all")]
-pub(super) async fn list_review_rules(
+pub(in crate::routes) async fn list_review_rules(
     state: web::Data<AppState>,
     _user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
