@@ -9,21 +9,16 @@
 )]
 
 pub mod contract;
-mod fake_github;
-mod fake_gitlab;
-mod fake_hosted;
-mod fake_openai;
-pub mod fake_smtp;
 pub mod fakes;
 pub mod memory;
 pub mod repository;
 mod test_db;
 
-pub use fake_github::{FakeGithub, TokenMint, github_repo};
-pub use fake_gitlab::{FakeGitlab, gitlab_project};
-pub use fake_openai::{
+pub use fakes::github::{FakeGithub, TokenMint, github_repo};
+pub use fakes::gitlab::{FakeGitlab, gitlab_project};
+pub use fakes::openai::{
     SUMMARY, USAGE, completion, fake_openai, is_summary_call, prompt_of, summary_answer,
 };
-pub use fake_smtp::{FakeSmtp, FakeSmtpBuilder, ReceivedMail};
+pub use fakes::smtp::{FakeSmtp, FakeSmtpBuilder, ReceivedMail};
 pub use memory::MemoryStore;
 pub use test_db::{TestDb, execute_sql, test_redis_url};

@@ -7,7 +7,7 @@ use reviewd_domain::model::notification::{NotificationConfig, NotificationType, 
 use reviewd_domain::ports::{Notifier, NotifyError};
 use reviewd_notify::SmtpNotifier;
 use reviewd_testkit::FakeSmtp;
-use reviewd_testkit::fake_smtp::{END_OF_DATA, GREETING};
+use reviewd_testkit::fakes::smtp::{END_OF_DATA, GREETING};
 use std::time::{Duration, Instant};
 
 const TO: &str = "dev@example.com";

@@ -4,7 +4,7 @@
 
 use super::FakeGithub;
 use super::people::{REACTIONS, actor, github_comment, user_named};
-use crate::fake_hosted::{HostedComment, HostedFake, Shared, body_json};
+use crate::fakes::hosted::{HostedComment, HostedFake, Shared, body_json};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use reviewd_domain::model::diff::InlineComment;
 use serde_json::{Value, json};

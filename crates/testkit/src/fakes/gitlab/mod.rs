@@ -5,7 +5,7 @@ mod feedback;
 mod hosted;
 mod oauth;
 
-use crate::fake_hosted::{Hosted, Shared, body_json};
+use crate::fakes::hosted::{Hosted, Shared, body_json};
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path, path_regex, query_param};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};

@@ -5,7 +5,7 @@
 
 use super::FakeGithub;
 use super::access::Credentials;
-use crate::fake_hosted::{HostedComment, HostedFake, body_json};
+use crate::fakes::hosted::{HostedComment, HostedFake, body_json};
 use base64::Engine as _;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};

@@ -8,7 +8,7 @@ use super::access::Access;
 use super::people::{Authors, bot_of, bot_user, github_comment, user_named};
 use super::{FakeGithub, github_repo};
 use crate::contract::hosting::{FakeServer, ServerAccount};
-use crate::fake_hosted::{
+use crate::fakes::hosted::{
     EditScope, HostedFake, Paged, Shared, body_json, paged, query_value, token_owner,
 };
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};

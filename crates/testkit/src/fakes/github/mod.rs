@@ -12,7 +12,7 @@ mod hosted;
 mod people;
 mod wire;
 
-use crate::fake_hosted::{Hosted, Shared};
+use crate::fakes::hosted::{Hosted, Shared};
 use access::{Access, Credentials};
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path, path_regex, query_param};
@@ -52,12 +52,14 @@ pub fn github_repo(id: u64, full_name: &str) -> Value {
 impl FakeGithub {
     /// A test-only GitHub App private key (2048-bit RSA, PKCS#1 PEM as GitHub hands
     /// them out), whose public half is [`FakeGithub::APP_PUBLIC_KEY`].
-    pub const APP_PRIVATE_KEY: &str = include_str!("../fixtures/github-app/app-private-key.pem");
+    pub const APP_PRIVATE_KEY: &str =
+        include_str!("../../../fixtures/github-app/app-private-key.pem");
     /// The public key of [`FakeGithub::APP_PRIVATE_KEY`] (SPKI PEM), for [`FakeGithub::app`].
-    pub const APP_PUBLIC_KEY: &str = include_str!("../fixtures/github-app/app-public-key.pem");
+    pub const APP_PUBLIC_KEY: &str =
+        include_str!("../../../fixtures/github-app/app-public-key.pem");
     /// Another test-only private key: a JWT signed with it is not the App's.
     pub const OTHER_PRIVATE_KEY: &str =
-        include_str!("../fixtures/github-app/other-private-key.pem");
+        include_str!("../../../fixtures/github-app/other-private-key.pem");
 
     /// A GitHub that accepts `token` (as `Authorization: Bearer`), with no
     /// repositories yet; [`FakeGithub::app`] adds a GitHub App.

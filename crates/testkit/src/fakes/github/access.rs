@@ -6,7 +6,7 @@
 
 use super::app::AppShared;
 use super::wire::{bearer, error};
-use crate::fake_hosted::Shared;
+use crate::fakes::hosted::Shared;
 use wiremock::{Match, Request, ResponseTemplate};
 
 /// What a request's credentials allow on its route.

@@ -5,7 +5,7 @@
 
 use super::{FakeGitlab, gitlab_project};
 use crate::contract::hosting::{FakeServer, ServerAccount};
-use crate::fake_hosted::{
+use crate::fakes::hosted::{
     EditScope, Hosted, HostedComment, HostedFake, Shared, paged, query_value, token_owner,
 };
 use crate::fakes::hosting::{MrFixture, Posted, ProjectFixture};

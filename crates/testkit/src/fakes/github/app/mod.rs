@@ -7,7 +7,7 @@ mod routes;
 
 use super::FakeGithub;
 use super::wire::{bearer, error};
-use crate::fake_hosted::body_json;
+use crate::fakes::hosted::body_json;
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value, json};

@@ -6,7 +6,7 @@ use super::FakeGitlab;
 use super::hosted::{
     OWNER_USERNAME, discussion_root, gitlab_discussion, gitlab_note, gitlab_user_named, resolvable,
 };
-use crate::fake_hosted::{Hosted, HostedComment, HostedFake, Shared, query_value};
+use crate::fakes::hosted::{Hosted, HostedComment, HostedFake, Shared, query_value};
 use chrono::{Duration, TimeZone, Utc};
 use reviewd_domain::model::diff::InlineComment;
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 
 use super::app::AppShared;
 use super::wire::bearer;
-use crate::fake_hosted::HostedComment;
+use crate::fakes::hosted::HostedComment;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -3,11 +3,11 @@
 //! installation token reaches.
 
 use super::{App, EVENTS, Installation, granted};
-use crate::fake_github::FakeGithub;
-use crate::fake_github::access::{Access, repositories};
-use crate::fake_github::hosted::{github_page, link};
-use crate::fake_github::wire::{bearer, error};
-use crate::fake_hosted::paged;
+use crate::fakes::github::FakeGithub;
+use crate::fakes::github::access::{Access, repositories};
+use crate::fakes::github::hosted::{github_page, link};
+use crate::fakes::github::wire::{bearer, error};
+use crate::fakes::hosted::paged;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, Request, ResponseTemplate};
@@ -97,7 +97,7 @@ impl FakeGithub {
     /// The App routes: checked with the JWT (`/app…`, `/repos/…/installation`) or
     /// with an installation token (`/installation/repositories`), ahead of the
     /// repository routes.
-    pub(in crate::fake_github) async fn serve_app(&self) {
+    pub(in crate::fakes::github) async fn serve_app(&self) {
         let (app, hosted) = (self.app.clone(), self.hosted.clone());
         let mint = move |r: &Request| {
             let known = repositories(&hosted);
