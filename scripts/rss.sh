@@ -3,8 +3,9 @@
 #
 # For each binary (default: the release build in the cargo target directory): starts
 # `reviewd serve` on a fresh database, waits for /api/health, lets it idle 5 s and reads its
-# resident set (VmRSS); then logs in, fetches every dashboard page 20 times, idles 5 s and reads
-# it again. Prints one line per binary. Uses the test services (scripts/services.sh).
+# anonymous (private) memory (RssAnon: what it costs the machine) and its whole resident set
+# (VmRSS, which adds the binary's pages mapped from the page cache); then logs in, fetches every
+# dashboard page 20 times, idles 5 s and reads both again. Prints one line per binary. Uses the test services (scripts/services.sh).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,6 +18,7 @@ binaries=("$@")
 [ "${#binaries[@]}" -gt 0 ] || binaries=("${CARGO_TARGET_DIR}/release/reviewd")
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+anon_kb() { awk '/^RssAnon:/ { print $2 }' "/proc/$1/status"; }
 
 measure() {
     local bin="$1" db="reviewd_rss_$$_$RANDOM" port=$((20000 + RANDOM % 20000))
@@ -35,8 +37,9 @@ measure() {
         sleep 0.1
     done
     sleep 5
-    local idle after
+    local idle after idle_anon after_anon
     idle="$(rss_kb "$pid")"
+    idle_anon="$(anon_kb "$pid")"
     local jar="$scratch/cookies"
     if curl -fsS -c "$jar" -H 'Content-Type: application/json' \
         -d '{"email":"rss@reviewd.local","password":"rss-password-1"}' "$base/api/auth/login" >/dev/null; then
@@ -48,11 +51,13 @@ measure() {
     fi
     sleep 5
     after="$(rss_kb "$pid")"
+    after_anon="$(anon_kb "$pid")"
     kill -TERM "$pid"
     wait "$pid" || true
     reviewd_pg_psql -c "DROP DATABASE $db WITH (FORCE)" >/dev/null
     rm -rf "$scratch"
-    printf '%s: idle RSS %d KB; after 200 page views and 5 s idle %d KB\n' "$bin" "$idle" "$after"
+    printf '%s: idle %d KB anonymous (%d KB resident); after 200 page views and 5 s idle %d KB anonymous (%d KB resident)\n' \
+        "$bin" "$idle_anon" "$idle" "$after_anon" "$after"
 }
 
 for bin in "${binaries[@]}"; do

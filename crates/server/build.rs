@@ -1,25 +1,21 @@
-//! How the release `reviewd` binary is linked, for a small idle memory footprint.
+//! How the release `reviewd` binary is linked: with its relative relocations packed
+//! (`DT_RELR`), so the loader reads 18 KB of them at start instead of 1.25 MB, which
+//! stayed resident as private (anonymous) memory.
 //!
-//! - `link/startup.order` (written by `scripts/link-order.sh`) lists the functions the
-//!   server runs from its start through its idle loop; the linker puts them first in
-//!   `.text`. Spread over the binary, they made the kernel map 17–20 MB of code pages
-//!   (each fault maps the page-cache folio and its neighbours); side by side, about 7 MB.
-//! - Relative relocations are packed (`DT_RELR`): the loader reads 18 KB of them at
-//!   start instead of 1.25 MB, which stayed resident. Only where the build machine's
-//!   glibc is 2.36 or newer and the build is not a cross build, since a packed binary
-//!   needs that glibc to run (`REVIEWD_PACKED_RELOCS=0` turns this alone off).
+//! Only where it is free: a release build for `x86_64-unknown-linux-gnu` with rustc 1.90 or
+//! newer (whose default linker, LLD, packs them), no other linker configured
+//! (`target.<triple>.linker` in Cargo's configuration or its environment variable, or
+//! linker flags in `RUSTFLAGS`), not a cross build, and a build machine whose glibc is 2.36
+//! or newer, since a packed binary needs that glibc to run. `REVIEWD_PACKED_RELOCS=0` turns
+//! it off. Debug builds are untouched.
 //!
-//! Both need LLD, the linker of Rust's `x86_64-unknown-linux-gnu` target since 1.90, so
-//! they apply only to that target with rustc 1.90 or newer, and only when no other
-//! linker is configured (`target.<triple>.linker` in Cargo's configuration or its
-//! environment variable, or linker flags in `RUSTFLAGS`). `REVIEWD_LINK_LAYOUT=0` turns
-//! both off. Debug builds are untouched.
+//! The release link no longer orders functions by a hand-kept list of the start's
+//! functions: that saved pages mapped from the binary, which the kernel reclaims, not
+//! anonymous memory (docs/benchmarks.md, issue 38).
 
 use std::env;
-use std::path::Path;
 use std::process::Command;
 
-const LAYOUT_SWITCH: &str = "REVIEWD_LINK_LAYOUT";
 const RELR_SWITCH: &str = "REVIEWD_PACKED_RELOCS";
 /// Cargo sets it for build scripts when a linker is configured for the target.
 const CONFIGURED_LINKER: &str = "RUSTC_LINKER";
@@ -33,25 +29,11 @@ const LINKER_FLAGS: [&str; 5] = [
 ];
 
 fn main() {
-    println!("cargo:rerun-if-changed=link/startup.order");
-    for switch in [LAYOUT_SWITCH, RELR_SWITCH, CONFIGURED_LINKER] {
+    for switch in [RELR_SWITCH, CONFIGURED_LINKER] {
         println!("cargo:rerun-if-env-changed={switch}");
     }
-    if !wanted() {
-        return;
-    }
-    let order = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
-        .join("link")
-        .join("startup.order");
-    if order.is_file() {
-        // `-Xlinker` pairs rather than `-Wl,`, which would split a path at its commas.
-        linker_arg(&format!("--symbol-ordering-file={}", order.display()));
-        // Names the build no longer has (a function inlined away, a dependency
-        // upgraded) are skipped: a stale list costs memory, not a failed build.
-        linker_arg("--no-warn-symbol-ordering");
-    }
     let native = env::var("HOST").ok() == env::var("TARGET").ok();
-    if native && env::var(RELR_SWITCH).as_deref() != Ok("0") && glibc_at_least(2, 36) {
+    if wanted() && native && glibc_at_least(2, 36) {
         linker_arg("-z");
         linker_arg("pack-relative-relocs");
     }
@@ -65,9 +47,8 @@ fn wanted() -> bool {
     let rustflags = var("CARGO_ENCODED_RUSTFLAGS");
     let own_linker = env::var_os(CONFIGURED_LINKER).is_some()
         || LINKER_FLAGS.iter().any(|flag| rustflags.contains(flag));
-    release && lld_target && rustc_at_least(90) && !own_linker && var(LAYOUT_SWITCH) != "0"
+    release && lld_target && rustc_at_least(90) && !own_linker && var(RELR_SWITCH) != "0"
 }
-
 /// Whether the compiler is 1.`minor` or newer (`rustc -vV`: "release: 1.95.0").
 fn rustc_at_least(minor: u32) -> bool {
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());

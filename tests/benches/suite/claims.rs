@@ -275,7 +275,7 @@ async fn one(
     table.push(Row::info(
         "claims",
         format!("peak RSS during {runners} runner(s)' claims"),
-        format!("{:.1} MB", rss.stop()),
+        rss.stop(),
     ));
 }
 
@@ -399,7 +399,7 @@ async fn arriving(stack: &mut Stack, table: &mut Table, gitlab: &FakeGitlab, pre
     table.push(Row::info(
         "claims",
         format!("peak RSS during the arrivals{}", rounds(prepared_ahead)),
-        format!("{:.1} MB", rss.stop()),
+        rss.stop(),
     ));
 }
 

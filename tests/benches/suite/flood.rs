@@ -167,9 +167,5 @@ pub async fn run(stack: &mut Stack, table: &mut Table) {
             crate::table::ms(offered.p(99.0))
         ),
     ));
-    table.push(Row::info(
-        "flood",
-        "peak RSS during the flood",
-        format!("{:.1} MB", rss.stop()),
-    ));
+    table.push(Row::info("flood", "peak RSS during the flood", rss.stop()));
 }

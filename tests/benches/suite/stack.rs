@@ -157,48 +157,66 @@ impl Server {
         rss_kib(self.pid()).unwrap_or(0)
     }
 
-    /// Samples the server's resident set every 20 ms until the sampler is stopped.
+    /// Samples the server's resident set (whole and anonymous) every 20 ms until the
+    /// sampler is stopped.
     pub fn rss_sampler(&self) -> RssSampler {
         let pid = self.pid();
-        let (peak, stop) = (
+        let (peak, peak_anon, stop) = (
+            Arc::new(AtomicU64::new(0)),
             Arc::new(AtomicU64::new(0)),
             Arc::new(AtomicBool::new(false)),
         );
-        let (p, s) = (peak.clone(), stop.clone());
+        let (p, a, s) = (peak.clone(), peak_anon.clone(), stop.clone());
         std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
                 p.fetch_max(rss_kib(pid).unwrap_or(0), Ordering::Relaxed);
+                a.fetch_max(status_kib(pid, "RssAnon:"), Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(20));
             }
         });
-        RssSampler { peak, stop }
+        RssSampler {
+            peak,
+            peak_anon,
+            stop,
+        }
     }
 }
 
 pub struct RssSampler {
     peak: Arc<AtomicU64>,
+    peak_anon: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
 }
 
 impl RssSampler {
-    /// The peak resident set seen, in MB.
-    pub fn stop(self) -> f64 {
+    /// The peaks seen: `12.3 MB anonymous (30.1 MB resident)`. Anonymous memory is what
+    /// the server costs a system; the rest is the binary's pages, which the kernel reclaims.
+    pub fn stop(self) -> String {
         self.stop.store(true, Ordering::Relaxed);
-        megabytes(self.peak.load(Ordering::Relaxed))
+        format!(
+            "{:.1} MB anonymous ({:.1} MB resident)",
+            megabytes(self.peak_anon.load(Ordering::Relaxed)),
+            megabytes(self.peak.load(Ordering::Relaxed))
+        )
     }
+}
+
+/// A `kB` field of `/proc/<pid>/status` (`RssAnon:`, `RssFile:`), 0 when unreadable.
+fn status_kib(pid: u32, name: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with(name))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .unwrap_or(0)
 }
 
 /// The resident set's parts in MB: (anonymous, file-backed: the binary's pages).
 pub fn rss_parts(pid: u32) -> (f64, f64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-            .map_or(0.0, megabytes)
-    };
-    (field("RssAnon:"), field("RssFile:"))
+    (
+        megabytes(status_kib(pid, "RssAnon:")),
+        megabytes(status_kib(pid, "RssFile:")),
+    )
 }
 
 /// KiB (as `/proc` counts) in MB (as the figures are).

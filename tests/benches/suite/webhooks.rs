@@ -217,12 +217,8 @@ pub async fn run(stack: &mut Stack, table: &mut Table, bounds: &Bounds) {
         .target("every one", recorded == acknowledged),
     );
     table.push(
-        Row::info(
-            "webhooks",
-            "peak RSS under the webhook loads",
-            format!("{:.1} MB", rss.stop()),
-        )
-        .bound("issue's baseline 41 MB under the flood", ""),
+        Row::info("webhooks", "peak RSS under the webhook loads", rss.stop())
+            .bound("issue's baseline 41 MB under the flood", ""),
     );
     let _ = bounds.redis_sets;
 }
