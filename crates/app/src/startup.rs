@@ -1,13 +1,9 @@
 //! Building the server: checks that fail fast with one line naming the variable,
 //! connections, migrations, the root user, then the HTTP listener.
 
-use crate::ai::{AiProviderPool, LimitedAi, UnconfiguredAi};
 use crate::config::Config;
 use crate::csrf::TrustedOrigins;
 use crate::extract::{json_config, path_config, query_config};
-use crate::notify::NotifyOnFinish;
-use crate::platforms::HttpPlatformClients;
-use crate::sampler::HostSampler;
 use crate::scheduler::Scheduler;
 use crate::state::AppState;
 use crate::worker::{self, WorkerSettings, Workers};
@@ -15,6 +11,10 @@ use crate::{request_id, routes};
 use actix_web::dev::Server;
 use actix_web::middleware::{Compress, from_fn};
 use actix_web::{App, HttpServer, web};
+use reviewd_adapters::ai::{AiProviderPool, LimitedAi, UnconfiguredAi};
+use reviewd_adapters::notify::NotifyOnFinish;
+use reviewd_adapters::platforms::HttpPlatformClients;
+use reviewd_adapters::sampler::HostSampler;
 use reviewd_ai_openai::OpenAiProvider;
 use reviewd_crypto::{Argon2PasswordHasher, HmacTokenHasher, SecretBox, derive};
 use reviewd_domain::context::{CacheLimits, ContextCaches, ContextSettings};
@@ -325,7 +325,7 @@ impl Application {
             Arc::new(PgReviewQueries::new(pool.clone())),
             notifiers,
             Arc::new(reviewd_notify::P256VapidKeys),
-            Arc::new(crate::clock::SystemClock),
+            Arc::new(reviewd_adapters::clock::SystemClock),
             NotifySettings {
                 max_attempts: config.notify_max_attempts,
                 retry_base: Duration::from_millis(config.notify_retry_base_ms),
@@ -338,7 +338,7 @@ impl Application {
             Budgets::new(
                 project_repo.clone(),
                 projects.clone(),
-                Arc::new(crate::clock::SystemClock),
+                Arc::new(reviewd_adapters::clock::SystemClock),
             )
             .notifying(notifications.clone()),
         );
@@ -414,7 +414,7 @@ impl Application {
                 prepared_max_age: Duration::from_secs(config.runner_prepared_max_age_secs),
                 prepare_concurrency: crate::preparer::PREPARE_CONCURRENCY,
             },
-            Arc::new(crate::clock::SystemClock),
+            Arc::new(reviewd_adapters::clock::SystemClock),
         ));
         let workers = if config.review_workers_enabled {
             let consumer = config.queue_consumer_name.clone().unwrap_or_else(|| {
@@ -494,7 +494,7 @@ impl Application {
                 health_configs,
                 health_clients,
                 ai_configs,
-                Arc::new(crate::disk::DfDiskUsage),
+                Arc::new(reviewd_adapters::disk::DfDiskUsage),
                 vec![
                     ("LOG_DIR".to_owned(), config.log_dir.clone()),
                     ("BACKUP_DIR".to_owned(), config.backup_dir.clone()),

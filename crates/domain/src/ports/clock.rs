@@ -1,5 +1,5 @@
 //! Time, as the domain sees it: the current instant and a wait. The server's adapter
-//! is `reviewd_app::clock::SystemClock` (the system time and tokio's timer); a test
+//! is `reviewd_adapters::clock::SystemClock` (the system time and tokio's timer); a test
 //! can pass a clock that records the waits instead of spending them, so the domain
 //! needs no runtime and its backoffs cost no wall time in tests.
 

@@ -1,9 +1,9 @@
 //! The host contracts (`reviewd_testkit::contract::{system, clock}`) against the
 //! sampler, the disk reader and the clock the server runs with, on this machine.
 
-use reviewd_app::clock::SystemClock;
-use reviewd_app::disk::DfDiskUsage;
-use reviewd_app::sampler::HostSampler;
+use reviewd_adapters::clock::SystemClock;
+use reviewd_adapters::disk::DfDiskUsage;
+use reviewd_adapters::sampler::HostSampler;
 use reviewd_domain::ports::DiskUsage;
 use reviewd_testkit::contract::system::{self, DiskWorld};
 use std::path::PathBuf;
