@@ -361,7 +361,7 @@ async fn a_daily_backup_is_a_restorable_dump_and_old_ones_are_pruned() {
 #[tokio::test]
 async fn a_failed_dump_reports_why_and_leaves_no_partial_file() {
     let dir = std::env::temp_dir().join(format!("reviewd-backup-fail-{}", uuid::Uuid::new_v4()));
-    let err = reviewd_app::backup::run(
+    let err = reviewd_runtime::backup::run(
         "postgres://nobody:pw@127.0.0.1:1/none",
         &dir,
         chrono::Utc::now(),
@@ -428,7 +428,7 @@ async fn a_backup_restores_into_an_empty_database_and_the_server_runs_on_it() {
     let gitlab = reviewd_testkit::FakeGitlab::start("glpat-restore").await;
     let config_id = crate::helpers::create_host_a_config(&original, &gitlab).await;
     let dir = std::env::temp_dir().join(format!("reviewd-restore-{}", uuid::Uuid::new_v4()));
-    let backup = reviewd_app::backup::run(&original.database_url, &dir, chrono::Utc::now())
+    let backup = reviewd_runtime::backup::run(&original.database_url, &dir, chrono::Utc::now())
         .await
         .unwrap();
 

@@ -1,14 +1,14 @@
 //! The server's periodic jobs and what each one does.
 
-use crate::backup;
 use crate::config::Config;
-use crate::logs;
-use crate::scheduler::{Job, Schedule};
 use chrono::{NaiveTime, Utc};
 use reviewd_domain::model::notification::Frequency;
 use reviewd_domain::services::{
     FeedbackService, MonitoringService, NotificationService, RunnerService,
 };
+use reviewd_runtime::backup;
+use reviewd_runtime::logs;
+use reviewd_runtime::scheduler::{Job, Schedule};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -4,9 +4,7 @@
 use crate::config::Config;
 use crate::csrf::TrustedOrigins;
 use crate::extract::{json_config, path_config, query_config};
-use crate::scheduler::Scheduler;
 use crate::state::AppState;
-use crate::worker::{self, WorkerSettings, Workers};
 use crate::{request_id, routes};
 use actix_web::dev::Server;
 use actix_web::middleware::{Compress, from_fn};
@@ -35,6 +33,8 @@ use reviewd_queue_redis::{
     RedisDataWipe, RedisDeliveryLog, RedisHealthProbe, RedisLoginThrottle, RedisTaskQueue,
     ThrottleLimits,
 };
+use reviewd_runtime::scheduler::Scheduler;
+use reviewd_runtime::worker::{self, WorkerSettings, Workers};
 use reviewd_store_postgres::{
     ConfigCache, PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgDataWipe,
     PgFeedbackRepository, PgHealthCheckRepository, PgHealthProbe, PgJobLedger,
@@ -412,7 +412,7 @@ impl Application {
                 claim_grace: Duration::from_millis(config.runner_claim_grace_ms),
                 retry_delay: Duration::from_secs(config.queue_retry_delay_secs),
                 prepared_max_age: Duration::from_secs(config.runner_prepared_max_age_secs),
-                prepare_concurrency: crate::preparer::PREPARE_CONCURRENCY,
+                prepare_concurrency: reviewd_runtime::preparer::PREPARE_CONCURRENCY,
             },
             Arc::new(reviewd_adapters::clock::SystemClock),
         ));
@@ -444,7 +444,7 @@ impl Application {
             None
         };
 
-        let preparer_wake = crate::preparer::PreparerWake::default();
+        let preparer_wake = reviewd_runtime::preparer::PreparerWake::default();
         if config.periodic_jobs_enabled {
             let interval = crate::jobs::collect_interval(&config);
             let mut jobs = crate::jobs::shared(&config, &monitoring);
@@ -457,7 +457,7 @@ impl Application {
                 crate::jobs::local(&config, &monitoring),
             );
             if config.runner_prepared_max_age_secs > 0 {
-                crate::preparer::spawn(runners.clone(), preparer_wake.clone());
+                reviewd_runtime::preparer::spawn(runners.clone(), preparer_wake.clone());
             }
         }
         let system_reset = SystemResetService::new(vec![

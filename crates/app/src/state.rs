@@ -1,7 +1,6 @@
 //! What every handler can reach: configuration and the domain services.
 
 use crate::config::Config;
-use crate::preparer::PreparerWake;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
     AiConfigService, ApiKeyService, AuthService, Budgets, CatalogService, FeedbackService,
@@ -9,6 +8,7 @@ use reviewd_domain::services::{
     PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory, RunnerService,
     SystemResetService, TaskService, UserService, WebhookIntake, WebhookService,
 };
+use reviewd_runtime::preparer::PreparerWake;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -34,7 +34,7 @@ pub struct AppState {
     pub monitoring: Arc<MonitoringService>,
     pub system_reset: SystemResetService,
     pub runners: Arc<RunnerService>,
-    /// Told of runners registering and claiming (see `crate::preparer`).
+    /// Told of runners registering and claiming (see `reviewd_runtime::preparer`).
     pub preparer_wake: PreparerWake,
     pub notifications: Arc<NotificationService>,
     pub engine: Arc<ReviewEngine>,

@@ -4,7 +4,7 @@
 //! `logs::prune` deletes files older than `LOG_RETENTION_DAYS`.
 
 use crate::config::Config;
-use crate::logs::{LOG_FILE_PREFIX, LOG_FILE_SUFFIX};
+use reviewd_runtime::logs::{LOG_FILE_PREFIX, LOG_FILE_SUFFIX};
 use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuard};
 use tracing_appender::rolling::{RollingFileAppender, Rotation};
 use tracing_subscriber::EnvFilter;
