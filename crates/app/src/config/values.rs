@@ -1,0 +1,183 @@
+//! The kinds of value the configuration reads, and how reading one fails: a secret that is
+//! never printed, the error that names its variable, `NODE_ENV`, and the parsers of numbers,
+//! bounded numbers, prices, minutes, booleans and URLs.
+
+use std::fmt;
+
+/// A value that must not be printed: `Debug` shows `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    #[must_use]
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    #[must_use]
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// A configuration problem, displayed as one line that starts with the variable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{var}: {reason}")]
+pub struct ConfigError {
+    pub var: &'static str,
+    pub reason: String,
+}
+
+impl ConfigError {
+    pub(super) fn new(var: &'static str, reason: impl Into<String>) -> Self {
+        Self {
+            var,
+            reason: reason.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeEnv {
+    Development,
+    Production,
+    Test,
+}
+
+impl NodeEnv {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeEnv::Development => "development",
+            NodeEnv::Production => "production",
+            NodeEnv::Test => "test",
+        }
+    }
+}
+
+pub(super) fn number<T: std::str::FromStr>(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: T,
+) -> Result<T, ConfigError> {
+    match get(name) {
+        None => Ok(default),
+        Some(v) => v.parse().map_err(|_| {
+            ConfigError::new(
+                name,
+                format!("must be a non-negative whole number, not `{v}`"),
+            )
+        }),
+    }
+}
+
+/// A whole number within `range`.
+pub(super) fn bounded<T>(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: T,
+    range: std::ops::RangeInclusive<T>,
+) -> Result<T, ConfigError>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    let value = number(get, name, default)?;
+    if range.contains(&value) {
+        Ok(value)
+    } else {
+        Err(ConfigError::new(
+            name,
+            format!(
+                "must be from {} to {}, not {value}",
+                range.start(),
+                range.end()
+            ),
+        ))
+    }
+}
+
+/// A price in USD per million tokens: unset is unknown (no cost recorded), 0 free.
+pub(super) fn price(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+) -> Result<Option<f64>, ConfigError> {
+    get(name)
+        .map(|v| {
+            v.parse::<f64>()
+                .ok()
+                .filter(|p| p.is_finite() && *p >= 0.0)
+                .ok_or_else(|| {
+                    ConfigError::new(
+                        name,
+                        format!(
+                            "must be a non-negative number of USD per million tokens, not `{v}`"
+                        ),
+                    )
+                })
+        })
+        .transpose()
+}
+
+pub(super) fn positive_minutes(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: f64,
+) -> Result<f64, ConfigError> {
+    match get(name) {
+        None => Ok(default),
+        Some(v) => v
+            .parse::<f64>()
+            .ok()
+            .filter(|m| m.is_finite() && *m > 0.0)
+            .ok_or_else(|| {
+                ConfigError::new(
+                    name,
+                    format!("must be a positive number of minutes, not `{v}`"),
+                )
+            }),
+    }
+}
+
+pub(super) fn boolean(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: bool,
+) -> Result<bool, ConfigError> {
+    match get(name).as_deref() {
+        None => Ok(default),
+        Some("true" | "1" | "yes") => Ok(true),
+        Some("false" | "0" | "no") => Ok(false),
+        Some(v) => Err(ConfigError::new(
+            name,
+            format!("must be true or false, not `{v}`"),
+        )),
+    }
+}
+
+pub(super) fn check_url(name: &'static str, value: &str) -> Result<(), ConfigError> {
+    match url::Url::parse(value) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => Ok(()),
+        _ => Err(ConfigError::new(
+            name,
+            format!("must be an http(s) URL, not `{value}`"),
+        )),
+    }
+}
+
+/// The variables of AI providers other than PROVIDERA (`PROVIDERB_API_KEY` ...
+/// `PROVIDERZ_MODEL`) that are set. `API_URL` is not read at all: it names a
+/// development proxy in front of a separate dashboard, and here one server serves both.
+pub(super) fn inactive_ai_variables(get: &impl Fn(&str) -> Option<String>) -> Vec<String> {
+    ('B'..='Z')
+        .flat_map(|letter| {
+            ["API_KEY", "ENDPOINT", "MODEL"].map(move |suffix| format!("PROVIDER{letter}_{suffix}"))
+        })
+        .filter(|name| get(name).is_some_and(|v| !v.trim().is_empty()))
+        .collect()
+}
