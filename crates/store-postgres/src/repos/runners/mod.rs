@@ -2,6 +2,7 @@
 //! on review tasks (`claims`), and the log lines they stream (`logs`). The port's
 //! methods are here, each handing over to the submodule that does its job.
 
+mod claim_ready;
 mod claims;
 mod logs;
 mod prepared;
@@ -145,7 +146,7 @@ impl RunnerRepository for PgRunnerRepository {
         retry_delay: std::time::Duration,
         fresh_after: Option<DateTime<Utc>>,
     ) -> Result<ClaimBatch, RepoError> {
-        claims::claim_ready(
+        claim_ready::claim_ready(
             &self.pool,
             runner_id,
             caller_key,
