@@ -54,7 +54,12 @@ pub fn wait_gone(pids: &[u32], limit: Duration) -> bool {
 
 /// The resident set of `pid` in KiB (`VmRSS` in `/proc/<pid>/status`).
 pub fn rss_kib(pid: u32) -> Option<u64> {
+    status_kib(pid, "VmRSS:")
+}
+
+/// A KiB field of `/proc/<pid>/status` (`VmRSS:`, `RssAnon:`, `RssFile:`).
+pub fn status_kib(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
 
 fn run() -> Result<bool, String> {
     let root = workspace_root()?;
-    let mut ok = true;
+    let mut circles = 0;
     let mut files = BTreeSet::new();
     let mut modules = 0;
     for target in targets(&root)? {
@@ -38,7 +38,7 @@ fn run() -> Result<bool, String> {
         files.extend(tree.modules.iter().map(|m| m.file.clone()));
         let graph = edges::edges(&tree);
         for circle in cycles::circles(&graph) {
-            ok = false;
+            circles += 1;
             println!("circle in {}:", relative(&root, &target));
             for &a in &circle {
                 for (&b, edge) in &graph[a] {
@@ -64,15 +64,14 @@ fn run() -> Result<bool, String> {
         println!("{problem}");
     }
     println!(
-        "module-graph: {modules} modules in {} files, no circle{}; median file {} lines (bound {}), {} file(s) still over {} lines",
+        "module-graph: {modules} modules in {} files, {circles} circle(s); median file {} lines (bound {}), {} file(s) still over {} lines",
         report.files,
-        if ok { "" } else { " expected" },
         report.median,
         bounds.median,
         bounds.oversized.len(),
         sizes::MOST_LINES,
     );
-    Ok(ok && report.problems.is_empty())
+    Ok(circles == 0 && report.problems.is_empty())
 }
 
 fn name(tree: &tree::Tree, module: usize) -> String {
@@ -91,7 +90,7 @@ fn relative(root: &Path, path: &Path) -> String {
         .into_owned()
 }
 
-/// The workspace's root: where `cargo run` was started from, else this crate's grandparent.
+/// The workspace's root: this crate's grandparent (`crates/module-graph/..`).
 fn workspace_root() -> Result<PathBuf, String> {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     here.parent()

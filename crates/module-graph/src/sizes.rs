@@ -88,3 +88,66 @@ pub fn check(root: &Path, files: &BTreeSet<PathBuf>, bounds: &Bounds) -> Result<
         problems,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `check` over files of `lines` lines each, named as given, under a scratch root.
+    fn check_files(name: &str, files: &[(&str, usize)], bounds: &str) -> Report {
+        let root = std::env::temp_dir().join(format!(
+            "reviewd-module-graph-sizes-{name}-{}",
+            std::process::id()
+        ));
+        let mut paths = BTreeSet::new();
+        for (path, lines) in files {
+            let file = root.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, "x\n".repeat(*lines)).unwrap();
+            paths.insert(file);
+        }
+        let report = check(&root, &paths, &Bounds::parse(bounds).unwrap()).unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        report
+    }
+
+    #[test]
+    fn a_file_grown_past_the_bound_and_not_listed_fails() {
+        let report = check_files("grown", &[("a.rs", 601), ("b.rs", 10)], "median 1000\n");
+        assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+        assert!(report.problems[0].starts_with("a.rs: 601 lines"));
+    }
+
+    #[test]
+    fn a_listed_file_once_split_must_leave_the_list() {
+        let report = check_files("split", &[("a.rs", 300)], "median 1000\noversized a.rs\n");
+        assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+        assert!(report.problems[0].contains("remove it from bounds.txt"));
+    }
+
+    #[test]
+    fn listed_and_exempt_files_pass_and_the_median_is_held() {
+        let bounds = "median 200\noversized a.rs\nexempt gen/\n";
+        let report = check_files(
+            "held",
+            &[
+                ("a.rs", 700),
+                ("gen/s.rs", 900),
+                ("c.rs", 100),
+                ("d.rs", 100),
+                ("e.rs", 100),
+            ],
+            bounds,
+        );
+        assert!(report.problems.is_empty(), "{:?}", report.problems);
+        let report = check_files("median", &[("a.rs", 300), ("c.rs", 300)], "median 200\n");
+        assert_eq!(report.median, 300);
+        assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    }
+
+    #[test]
+    fn a_bounds_line_that_cannot_be_read_is_an_error() {
+        assert!(Bounds::parse("median twelve\n").is_err());
+        assert!(Bounds::parse("largest 600\n").is_err());
+    }
+}

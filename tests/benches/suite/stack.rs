@@ -3,7 +3,7 @@
 //! child processes, one per section on a database of its own.
 
 use crate::helpers::TestApp;
-use crate::process::rss_kib;
+use crate::process::{rss_kib, status_kib};
 use crate::replica::Replica;
 use crate::stores::{Postgres, Redis, free_port, pg_bin};
 use std::path::PathBuf;
@@ -170,7 +170,7 @@ impl Server {
         std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
                 p.fetch_max(rss_kib(pid).unwrap_or(0), Ordering::Relaxed);
-                a.fetch_max(status_kib(pid, "RssAnon:"), Ordering::Relaxed);
+                a.fetch_max(status_kib(pid, "RssAnon:").unwrap_or(0), Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(20));
             }
         });
@@ -201,21 +201,11 @@ impl RssSampler {
     }
 }
 
-/// A `kB` field of `/proc/<pid>/status` (`RssAnon:`, `RssFile:`), 0 when unreadable.
-fn status_kib(pid: u32, name: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(name))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .unwrap_or(0)
-}
-
 /// The resident set's parts in MB: (anonymous, file-backed: the binary's pages).
 pub fn rss_parts(pid: u32) -> (f64, f64) {
     (
-        megabytes(status_kib(pid, "RssAnon:")),
-        megabytes(status_kib(pid, "RssFile:")),
+        megabytes(status_kib(pid, "RssAnon:").unwrap_or(0)),
+        megabytes(status_kib(pid, "RssFile:").unwrap_or(0)),
     )
 }
 
