@@ -1,7 +1,7 @@
 //! `TestApp`: the real server on a fresh database, plus request helpers.
 
 use reqwest::{Client, Method, RequestBuilder, Response, StatusCode};
-use reviewd_app::{Application, Config};
+use reviewd_server::{Application, Config};
 use reviewd_testkit::{TestDb, test_redis_url};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -81,7 +81,7 @@ impl TestApp {
             vars.insert(k, v.clone());
         }
         let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("test configuration");
-        let app = Application::build_with(config, reviewd_web::configure)
+        let app = Application::build(config)
             .await
             .expect("the server starts");
         let base_url = format!("http://127.0.0.1:{}", app.port());

@@ -117,8 +117,8 @@ async fn target(spec: &str) -> Result<Target, String> {
         });
     }
     if let Some(name) = spec.strip_prefix("config:") {
-        let config = reviewd_app::Config::from_env().map_err(|e| e.to_string())?;
-        let stored = reviewd_app::startup::stored_ai_target(&config, name)
+        let config = reviewd_server::Config::from_env().map_err(|e| e.to_string())?;
+        let stored = reviewd_server::startup::stored_ai_target(&config, name)
             .await
             .map_err(|e| e.to_string())?;
         return provider_target(format!("{} ({})", stored.name, stored.model), &stored);
@@ -149,8 +149,8 @@ pub struct ExportArgs {
 /// Exports the project's judged review rounds (through `DATABASE_URL`) as cases.
 pub async fn export(args: ExportArgs) -> ExitCode {
     let result = async {
-        let config = reviewd_app::Config::from_env().map_err(|e| e.to_string())?;
-        let rounds = reviewd_app::startup::judged_rounds(&config, args.project, args.limit)
+        let config = reviewd_server::Config::from_env().map_err(|e| e.to_string())?;
+        let rounds = reviewd_server::startup::judged_rounds(&config, args.project, args.limit)
             .await
             .map_err(|e| e.to_string())?;
         reviewd_eval::export::export(&rounds, &args.repo, &args.out)

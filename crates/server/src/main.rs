@@ -1,12 +1,12 @@
 //! `reviewd serve` runs the server (the API and the dashboard); `reviewd migrate`
 //! applies database migrations; `reviewd eval` scores the reviewer on a set of
-//! cases. Wiring only: the API is `reviewd-app`, the pages `reviewd-web`, the
-//! eval `reviewd-eval`.
+//! cases. Commands only: the server is built by this crate's library (`startup`), the
+//! API is `reviewd-api`, the pages `reviewd-web`, the eval `reviewd-eval`.
 
 mod eval;
 
 use clap::{Parser, Subcommand};
-use reviewd_app::{Application, Config, startup, telemetry};
+use reviewd_server::{Application, Config, startup, telemetry};
 use std::process::ExitCode;
 
 #[global_allocator]
@@ -65,7 +65,7 @@ async fn main() -> ExitCode {
                 Err(err) => return fail(&err),
             };
             let _logs = telemetry::init(&config);
-            let app = match Application::build_with(config, reviewd_web::configure).await {
+            let app = match Application::build(config).await {
                 Ok(app) => app,
                 Err(err) => return fail(&err),
             };

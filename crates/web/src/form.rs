@@ -9,7 +9,7 @@ use crate::session;
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::future::LocalBoxFuture;
-use reviewd_app::extract::SESSION_COOKIE;
+use reviewd_api::extract::SESSION_COOKIE;
 use reviewd_crypto::constant_time_eq;
 use serde::de::DeserializeOwned;
 
@@ -49,7 +49,7 @@ fn verify(req: &HttpRequest, pairs: &[(String, String)]) -> Result<(), PageError
     let session = req.cookie(SESSION_COOKIE);
     match (sent, session) {
         (Some(sent), Some(cookie)) => {
-            let expected = session::form_token(&state.config.auth_secret, cookie.value());
+            let expected = session::form_token(&state.settings.auth_secret, cookie.value());
             if constant_time_eq(sent.as_bytes(), expected.as_bytes()) {
                 Ok(())
             } else {

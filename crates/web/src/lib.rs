@@ -2,10 +2,10 @@
 //!
 //! Rules of the road: all markup is in `templates/` (askama, compiled and type-checked);
 //! handlers in `pages/` only gather data from the domain services of the app's
-//! [`AppState`](reviewd_app::state::AppState) and render; every control is a real link
+//! [`AppState`](reviewd_api::state::AppState) and render; every control is a real link
 //! or form first, and `static/app.js` only adds live progress, copy buttons and push.
 //! Assets are embedded in the binary. Forms carry a token bound to the session
-//! (`form.rs`) on top of the app's origin check (`reviewd_app::csrf`).
+//! (`form.rs`) on top of the app's origin check (`reviewd_api::csrf`).
 
 mod assets;
 mod charts;

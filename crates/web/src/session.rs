@@ -5,9 +5,9 @@ use crate::page_error::PageError;
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::future::LocalBoxFuture;
-use reviewd_app::config::Secret;
-use reviewd_app::extract::SESSION_COOKIE;
-use reviewd_app::state::AppState;
+use reviewd_domain::model::SecretString;
+use reviewd_api::extract::SESSION_COOKIE;
+use reviewd_api::state::AppState;
 use reviewd_crypto::{derive, hmac_sha256_hex};
 use reviewd_domain::model::{Permission, Principal};
 
@@ -84,9 +84,9 @@ impl FromRequest for Viewer {
             };
             Ok(Viewer {
                 principal,
-                form_token: form_token(&state.config.auth_secret, &token),
+                form_token: form_token(&state.settings.auth_secret, &token),
                 flash: flash::read(&req),
-                system_name: state.config.system_name.clone(),
+                system_name: state.settings.system_name.clone(),
             })
         })
     }
@@ -94,7 +94,7 @@ impl FromRequest for Viewer {
 
 /// The token every form of this session carries (`crate::form` checks it): `HMAC(key,
 /// session token)`, the key derived from `AUTH_SECRET`.
-pub fn form_token(auth_secret: &Secret, session_token: &str) -> String {
+pub fn form_token(auth_secret: &SecretString, session_token: &str) -> String {
     let key = derive(auth_secret.expose(), b"reviewd/web-form/v1");
     hmac_sha256_hex(&key, session_token.as_bytes())
 }
@@ -105,8 +105,8 @@ mod tests {
 
     #[test]
     fn the_token_is_bound_to_the_session_and_the_secret() {
-        let secret = Secret::new("a-secret-of-at-least-thirty-two-chars!!");
-        let other = Secret::new("another-secret-of-at-least-thirty-two-c");
+        let secret = SecretString::new("a-secret-of-at-least-thirty-two-chars!!");
+        let other = SecretString::new("another-secret-of-at-least-thirty-two-c");
         let a = form_token(&secret, "session-a");
         assert_eq!(a, form_token(&secret, "session-a"));
         assert_ne!(a, form_token(&secret, "session-b"));

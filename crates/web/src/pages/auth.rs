@@ -8,7 +8,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::USER_AGENT;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use reviewd_app::extract::{SESSION_COOKIE, session_cookie, session_removal};
+use reviewd_api::extract::{SESSION_COOKIE, session_cookie, session_removal};
 use reviewd_domain::services::{ClientInfo, ServiceError};
 use serde::Deserialize;
 
@@ -57,7 +57,7 @@ async fn show_login(
         StatusCode::OK,
         &LoginPage {
             asset_version: crate::assets::VERSION.as_str(),
-            system_name: state.config.system_name.clone(),
+            system_name: state.settings.system_name.clone(),
             next: safe_next(query.next.as_deref()),
             email: String::new(),
             error: None,
@@ -88,7 +88,7 @@ async fn log_in(req: HttpRequest, form: web::Form<LoginForm>) -> Result<HttpResp
             status,
             &LoginPage {
                 asset_version: crate::assets::VERSION.as_str(),
-                system_name: state.config.system_name.clone(),
+                system_name: state.settings.system_name.clone(),
                 next: safe_next(form.next.as_deref()),
                 email: form.email.clone(),
                 error: Some(message),
@@ -106,7 +106,7 @@ async fn log_in(req: HttpRequest, form: web::Form<LoginForm>) -> Result<HttpResp
             let mut response = render::redirect(&safe_next(form.next.as_deref()));
             response
                 .add_cookie(&session_cookie(
-                    &state.config,
+                    &state.settings,
                     logged_in.session_token,
                     logged_in.expires_at,
                 ))

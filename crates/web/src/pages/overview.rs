@@ -36,7 +36,7 @@ struct OverviewPage {
 }
 
 async fn stats_since(
-    state: &reviewd_app::state::AppState,
+    state: &reviewd_api::state::AppState,
     days_back: u64,
 ) -> Result<ReviewStats, PageError> {
     let start = (chrono::Utc::now().date_naive() - chrono::Days::new(days_back))

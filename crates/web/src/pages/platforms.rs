@@ -512,7 +512,7 @@ fn callback_uri(req: &HttpRequest, id: Uuid) -> Result<String, PageError> {
     let state = state(req)?;
     Ok(format!(
         "{}/platforms/{id}/oauth/callback",
-        state.config.auth_url
+        state.settings.auth_url
     ))
 }
 

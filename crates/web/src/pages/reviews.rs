@@ -7,7 +7,7 @@ use crate::render::{self, Chrome};
 use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use reviewd_app::extract::{date_from, date_until};
+use reviewd_api::extract::{date_from, date_until};
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::Permission;
 use reviewd_domain::model::review_views::{
@@ -47,7 +47,7 @@ impl ListQuery {
     fn filter(&self) -> (ReviewFilter, Option<String>) {
         // The API's date filters: a plain date or a timestamp; a bad one is shown, not fatal.
         let mut problem = None;
-        let mut bound = |parsed: Result<_, reviewd_app::error::ApiError>| {
+        let mut bound = |parsed: Result<_, reviewd_api::error::ApiError>| {
             parsed.unwrap_or_else(|e| {
                 problem = Some(e.message);
                 None

@@ -57,7 +57,7 @@ async fn settings_page(req: &HttpRequest, viewer: &Viewer) -> Result<SettingsPag
         new_key: None,
         users,
         roles: ROLES,
-        app_url: state.config.app_url.clone(),
+        app_url: state.settings.app_url.clone(),
         version: env!("CARGO_PKG_VERSION"),
         key_error: None,
         user_error: None,

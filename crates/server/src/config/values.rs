@@ -1,30 +1,6 @@
-//! The kinds of value the configuration reads, and how reading one fails: a secret that is
-//! never printed, the error that names its variable, `NODE_ENV`, and the parsers of numbers,
-//! bounded numbers, prices, minutes, booleans and URLs.
+//! How reading a configuration value fails (the error that names its variable), and the
+//! parsers of numbers, bounded numbers, prices, minutes, booleans and URLs.
 
-use std::fmt;
-
-/// A value that must not be printed: `Debug` shows `***`.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    #[must_use]
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    #[must_use]
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
 
 /// A configuration problem, displayed as one line that starts with the variable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,24 +15,6 @@ impl ConfigError {
         Self {
             var,
             reason: reason.into(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeEnv {
-    Development,
-    Production,
-    Test,
-}
-
-impl NodeEnv {
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NodeEnv::Development => "development",
-            NodeEnv::Production => "production",
-            NodeEnv::Test => "test",
         }
     }
 }

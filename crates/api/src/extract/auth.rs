@@ -15,7 +15,7 @@ pub const SESSION_COOKIE: &str = "reviewd_session";
 /// https), valid until `expires_at`; the API's login and the dashboard's both set it.
 #[must_use]
 pub fn session_cookie(
-    config: &crate::config::Config,
+    settings: &crate::settings::EdgeSettings,
     token: String,
     expires_at: chrono::DateTime<chrono::Utc>,
 ) -> Cookie<'static> {
@@ -24,7 +24,7 @@ pub fn session_cookie(
         .path("/")
         .http_only(true)
         .same_site(SameSite::Lax)
-        .secure(config.secure_cookies())
+        .secure(settings.secure_cookies())
         .max_age(time::Duration::seconds(max_age))
         .finish()
 }

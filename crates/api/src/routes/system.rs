@@ -46,7 +46,7 @@ async fn reset_system(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let Some(expected) = state.config.reset_db_key.as_ref() else {
+    let Some(expected) = state.settings.reset_db_key.as_ref() else {
         return Err(
             ApiError::not_found(format!("no route for {} {}", req.method(), req.path())).into(),
         );
@@ -70,7 +70,7 @@ async fn reset_system(
         .map_err(ApiError::from)?;
     // Counts this replica has not flushed yet belong to the wiped data too.
     drop(state.monitoring.tally().drain());
-    let root_recreated = match (&state.config.root_email, &state.config.root_password) {
+    let root_recreated = match (&state.settings.root_email, &state.settings.root_password) {
         (Some(email), Some(password)) => {
             state
                 .auth

@@ -1,11 +1,11 @@
 //! CORS for a dashboard served from another origin: `CORS_ORIGIN` when set, else
 //! every `APP_URLs` entry. Credentials are allowed so the session cookie works.
 
-use crate::config::Config;
+use crate::settings::EdgeSettings;
 use actix_cors::Cors;
 use actix_web::http::{Method, header};
 
-pub fn cors(config: &Config) -> Cors {
+pub fn cors(config: &EdgeSettings) -> Cors {
     let origins: Vec<String> = match &config.cors_origin {
         Some(origin) => origin
             .split(',')

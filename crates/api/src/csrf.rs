@@ -16,7 +16,7 @@
 //! `http://127.0.0.1:3000` as well as at `APP_URL`. The dashboard's forms also carry
 //! a token bound to the session (`reviewd-web`), a second line of defence.
 
-use crate::config::Config;
+use crate::settings::EdgeSettings;
 use crate::error::ApiError;
 use crate::extract::SESSION_COOKIE;
 use actix_web::body::{EitherBody, MessageBody};
@@ -33,7 +33,7 @@ pub struct TrustedOrigins(Vec<String>);
 
 impl TrustedOrigins {
     #[must_use]
-    pub fn from_config(config: &Config) -> Self {
+    pub fn from_settings(config: &EdgeSettings) -> Self {
         let mut origins: Vec<String> = config
             .app_urls
             .iter()

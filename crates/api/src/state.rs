@@ -1,6 +1,6 @@
-//! What every handler can reach: configuration and the domain services.
+//! What every handler can reach: the edge's settings and the domain services.
 
-use crate::config::Config;
+use crate::settings::EdgeSettings;
 use reviewd_domain::ports::HealthProbe;
 use reviewd_domain::services::{
     AiConfigService, ApiKeyService, AuthService, Budgets, CatalogService, FeedbackService,
@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub struct AppState {
-    pub config: Arc<Config>,
+    pub settings: Arc<EdgeSettings>,
     pub auth: AuthService,
     pub api_keys: ApiKeyService,
     pub users: UserService,

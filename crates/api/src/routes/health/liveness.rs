@@ -1,6 +1,6 @@
 //! Liveness (public) and the state of each dependency.
 
-use crate::config::NodeEnv;
+use crate::settings::NodeEnv;
 use crate::envelope::{self, Data};
 use crate::extract::AuthUser;
 use crate::field_schemas::string_enum;
@@ -47,8 +47,8 @@ struct LivenessDto {
 pub(super) async fn get_health(state: web::Data<AppState>) -> HttpResponse {
     envelope::ok(LivenessDto {
         environment: HealthEnvironmentDto {
-            app_env: state.config.app_env.clone(),
-            node_env: state.config.node_env.as_str(),
+            app_env: state.settings.app_env.clone(),
+            node_env: state.settings.node_env.as_str(),
         },
         status: "ok",
         timestamp: Utc::now(),

@@ -31,7 +31,7 @@ async fn get_metrics(state: web::Data<AppState>) -> HttpResponse {
     }
     let offline_before = chrono::Utc::now()
         - chrono::TimeDelta::milliseconds(
-            i64::try_from(state.config.runner_heartbeat_timeout_ms).unwrap_or(i64::MAX),
+            i64::try_from(state.settings.runner_heartbeat_timeout.as_millis()).unwrap_or(i64::MAX),
         );
     match state.monitoring.state_counts(offline_before).await {
         Ok(counts) => set_state_gauges(&counts),

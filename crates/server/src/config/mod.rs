@@ -4,14 +4,18 @@
 
 mod values;
 
+pub use reviewd_api::settings::NodeEnv;
+use reviewd_api::settings::EdgeSettings;
 use std::path::PathBuf;
-pub use values::{ConfigError, NodeEnv, Secret};
+use std::time::Duration;
+pub use reviewd_domain::model::SecretString;
+pub use values::ConfigError;
 use values::{boolean, bounded, check_url, inactive_ai_variables, number, positive_minutes, price};
 
 /// The `PROVIDERA_*` variables: the global default AI configuration.
 #[derive(Debug, Clone)]
 pub struct ProviderAConfig {
-    pub api_key: Option<Secret>,
+    pub api_key: Option<SecretString>,
     pub endpoint: Option<String>,
     pub model: Option<String>,
     /// `PROVIDERA_INPUT_PRICE_PER_MTOK` / `PROVIDERA_OUTPUT_PRICE_PER_MTOK`: USD per
@@ -22,12 +26,12 @@ pub struct ProviderAConfig {
 
 #[derive(Debug, Clone)]
 pub struct Config {
-    pub database_url: Secret,
-    pub queue_store_url: Secret,
+    pub database_url: SecretString,
+    pub queue_store_url: SecretString,
     /// Namespace of every Redis key (`QUEUE_KEY_PREFIX`, default `reviewd:`).
     pub queue_key_prefix: String,
-    pub auth_secret: Secret,
-    pub encryption_key: Option<Secret>,
+    pub auth_secret: SecretString,
+    pub encryption_key: Option<SecretString>,
     pub node_env: NodeEnv,
     pub app_env: String,
     pub port: u16,
@@ -92,9 +96,9 @@ pub struct Config {
     pub notify_push_allow_private: bool,
     /// Local time of the daily digest, and of the weekly one on Mondays (`NOTIFY_DIGEST_TIME`).
     pub notify_digest_time: chrono::NaiveTime,
-    pub reset_db_key: Option<Secret>,
+    pub reset_db_key: Option<SecretString>,
     pub root_email: Option<String>,
-    pub root_password: Option<Secret>,
+    pub root_password: Option<SecretString>,
     pub session_ttl_hours: u32,
     pub database_pool_size: usize,
     /// Outbound calls (platforms, AI, notifications): timeout of each attempt.
@@ -160,7 +164,7 @@ impl Config {
             get(name).ok_or_else(|| ConfigError::new(name, "is not set (required)"))
         };
 
-        let database_url = Secret::new(required("DATABASE_URL")?);
+        let database_url = SecretString::new(required("DATABASE_URL")?);
         let queue_store_url = required("QUEUE_STORE_URL")?;
         if !(queue_store_url.starts_with("redis://") || queue_store_url.starts_with("rediss://")) {
             return Err(ConfigError::new(
@@ -226,7 +230,7 @@ impl Config {
                 "must be error, warn, info or debug",
             ));
         }
-        let root_password = get("ROOT_PASSWORD").map(Secret::new);
+        let root_password = get("ROOT_PASSWORD").map(SecretString::new);
         if root_password
             .as_ref()
             .is_some_and(|p| p.expose().chars().count() < MIN_PASSWORD_LEN)
@@ -246,10 +250,10 @@ impl Config {
 
         Ok(Config {
             database_url,
-            queue_store_url: Secret::new(queue_store_url),
+            queue_store_url: SecretString::new(queue_store_url),
             queue_key_prefix: get("QUEUE_KEY_PREFIX").unwrap_or_else(|| "reviewd:".to_owned()),
-            auth_secret: Secret::new(auth_secret),
-            encryption_key: get("ENCRYPTION_KEY").map(Secret::new),
+            auth_secret: SecretString::new(auth_secret),
+            encryption_key: get("ENCRYPTION_KEY").map(SecretString::new),
             app_env: get("APP_ENV").unwrap_or_else(|| node_env.as_str().to_owned()),
             node_env,
             port,
@@ -262,7 +266,7 @@ impl Config {
             system_name: get("SYSTEM_NAME").unwrap_or_else(|| "reviewd".to_owned()),
             cors_origin: get("CORS_ORIGIN"),
             provider_a: ProviderAConfig {
-                api_key: get("PROVIDERA_API_KEY").map(Secret::new),
+                api_key: get("PROVIDERA_API_KEY").map(SecretString::new),
                 endpoint: get("PROVIDERA_ENDPOINT"),
                 model: get("PROVIDERA_MODEL"),
                 input_price_per_mtok: price(&get, "PROVIDERA_INPUT_PRICE_PER_MTOK")?,
@@ -304,7 +308,7 @@ impl Config {
                     ConfigError::new("NOTIFY_DIGEST_TIME", "is not a time as HH:MM")
                 })?,
             },
-            reset_db_key: get("RESET_DB_KEY").map(Secret::new),
+            reset_db_key: get("RESET_DB_KEY").map(SecretString::new),
             root_email: get("ROOT_EMAIL"),
             root_password,
             session_ttl_hours: number(&get, "SESSION_TTL_HOURS", 24 * 7)?,
@@ -333,10 +337,29 @@ impl Config {
         })
     }
 
-    /// Whether cookies must carry `Secure` (the public URL is https).
+    /// What the HTTP edge reads of this configuration.
     #[must_use]
-    pub fn secure_cookies(&self) -> bool {
-        self.app_url.starts_with("https://")
+    pub fn edge_settings(&self) -> EdgeSettings {
+        EdgeSettings {
+            system_name: self.system_name.clone(),
+            auth_secret: self.auth_secret.clone(),
+            app_url: self.app_url.clone(),
+            app_urls: self.app_urls.clone(),
+            auth_url: self.auth_url.clone(),
+            cors_origin: self.cors_origin.clone(),
+            node_env: self.node_env,
+            app_env: self.app_env.clone(),
+            reset_db_key: self.reset_db_key.clone(),
+            root_email: self.root_email.clone(),
+            root_password: self.root_password.clone(),
+            runner_heartbeat_timeout: Duration::from_millis(self.runner_heartbeat_timeout_ms),
+        }
+    }
+
+    /// How long one review may run (`REVIEW_TIMEOUT_MINUTES`).
+    #[must_use]
+    pub fn review_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.review_timeout_minutes * 60.0)
     }
 }
 
@@ -425,7 +448,7 @@ mod tests {
         assert_eq!(c.app_urls, vec!["https://review.example.com"]);
         assert_eq!(c.auth_url, "https://review.example.com");
         assert_eq!(c.webhook_base_url, "https://review.example.com");
-        assert!(c.secure_cookies());
+        assert!(c.edge_settings().secure_cookies());
     }
 
     #[test]
