@@ -81,9 +81,7 @@ impl TestApp {
             vars.insert(k, v.clone());
         }
         let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("test configuration");
-        let app = Application::build(config)
-            .await
-            .expect("the server starts");
+        let app = Application::build(config).await.expect("the server starts");
         let base_url = format!("http://127.0.0.1:{}", app.port());
         tokio::spawn(app.run_until_stopped());
         TestApp {

@@ -16,9 +16,9 @@
 //! `http://127.0.0.1:3000` as well as at `APP_URL`. The dashboard's forms also carry
 //! a token bound to the session (`reviewd-web`), a second line of defence.
 
-use crate::settings::EdgeSettings;
 use crate::error::ApiError;
 use crate::extract::SESSION_COOKIE;
+use crate::settings::EdgeSettings;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;

@@ -39,36 +39,36 @@ pub fn http_server(state: web::Data<AppState>, serving: Serving) -> std::io::Res
     let api_json = web::Data::new(crate::openapi::Serialized::of(&api_document));
     drop(api_document);
     let pages = serving.pages;
-    let mut server = HttpServer::new(move || {
-        App::new()
-            .app_data(state.clone())
-            .app_data(trusted.clone())
-            .app_data(route_table.clone())
-            .app_data(json_config())
-            .app_data(query_config())
-            .app_data(path_config())
-            .wrap(from_fn(crate::hygiene::check_input))
-            .wrap(from_fn(crate::csrf::check_origin))
-            .wrap(Compress::default())
-            .wrap(crate::cors::cors(&settings))
-            .wrap(from_fn(crate::metrics::track))
-            .wrap(from_fn(request_id::request_id))
-            .service(
-                SwaggerUi::new("/api/docs/{_:.*}")
-                    .config(utoipa_swagger_ui::Config::from(crate::openapi::DOCUMENT_PATH)),
-            )
-            .service(
-                web::resource(crate::openapi::DOCUMENT_PATH)
-                    .app_data(api_json.clone())
-                    .get(crate::openapi::serve),
-            )
-            .into_utoipa_app()
-            .configure(routes::configure)
-            .into_app()
-            .configure(pages)
-            .default_service(web::to(crate::fallback::not_found))
-    })
-    .shutdown_timeout(serving.shutdown_timeout.as_secs());
+    let mut server =
+        HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .app_data(trusted.clone())
+                .app_data(route_table.clone())
+                .app_data(json_config())
+                .app_data(query_config())
+                .app_data(path_config())
+                .wrap(from_fn(crate::hygiene::check_input))
+                .wrap(from_fn(crate::csrf::check_origin))
+                .wrap(Compress::default())
+                .wrap(crate::cors::cors(&settings))
+                .wrap(from_fn(crate::metrics::track))
+                .wrap(from_fn(request_id::request_id))
+                .service(SwaggerUi::new("/api/docs/{_:.*}").config(
+                    utoipa_swagger_ui::Config::from(crate::openapi::DOCUMENT_PATH),
+                ))
+                .service(
+                    web::resource(crate::openapi::DOCUMENT_PATH)
+                        .app_data(api_json.clone())
+                        .get(crate::openapi::serve),
+                )
+                .into_utoipa_app()
+                .configure(routes::configure)
+                .into_app()
+                .configure(pages)
+                .default_service(web::to(crate::fallback::not_found))
+        })
+        .shutdown_timeout(serving.shutdown_timeout.as_secs());
     if let Some(workers) = serving.http_workers {
         server = server.workers(workers);
     }

@@ -6,8 +6,10 @@ mod password;
 mod random;
 mod secret_box;
 mod token;
+mod webhook;
 
 pub use password::Argon2PasswordHasher;
 pub use random::random_bytes;
 pub use secret_box::{SecretBox, SecretBoxError, derive};
 pub use token::{HmacTokenHasher, constant_time_eq, hmac_sha256_hex};
+pub use webhook::HmacWebhookVerifier;

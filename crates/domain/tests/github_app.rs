@@ -8,16 +8,17 @@
 
 use reviewd_domain::model::{
     AuthType, InstallationChange, InstallationEvent, PlatformConfig, PlatformType, SecretString,
+    WebhookProof,
 };
 use reviewd_domain::ports::HostingPlatform;
 use reviewd_domain::services::{
     InstallationSync, OAuthSettings, PlatformConfigInput, PlatformConfigService, ProjectService,
-    ServiceError, WebhookService,
+    ServiceError, UnknownSender, WebhookService,
 };
 use reviewd_testkit::MemoryStore;
 use reviewd_testkit::contract::Stores;
 use reviewd_testkit::fakes::hosting::{ProjectFixture, ScriptedClients, ScriptedPlatform};
-use reviewd_testkit::fakes::{FakeClock, FakeTokenHasher};
+use reviewd_testkit::fakes::{FakeClock, FakeTokenHasher, FakeWebhookVerifier};
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -41,6 +42,7 @@ fn world() -> World {
         stores.platform_configs.clone(),
         clients.clone(),
         Arc::new(FakeTokenHasher::default()),
+        Arc::new(FakeWebhookVerifier),
         OAuthSettings {
             allowed_redirect_origins: vec![],
         },
@@ -416,4 +418,54 @@ async fn an_app_projects_get_no_repository_hook_and_keep_their_state() {
     let connection = w.clients.connections().pop().unwrap();
     assert!(connection.app.is_some() && connection.token.expose().is_empty());
     let _: &dyn HostingPlatform = &w.platform;
+}
+
+#[tokio::test]
+async fn a_webhook_names_the_enabled_configs_whose_secret_its_proof_matches() {
+    let w = world();
+    let body = br#"{"action":"opened"}"#;
+    let signed = |secret: &str| FakeWebhookVerifier::sign(secret, body);
+    let proof = |hex: &'static str| WebhookProof::Signature {
+        hex,
+        body: &body[..],
+    };
+    let none = w
+        .configs
+        .webhook_senders(PlatformType::HostB, proof("anything"))
+        .await
+        .unwrap();
+    assert_eq!(none, Err(UnknownSender::NoConfig), "nothing is set up yet");
+
+    let app = w.configs.create(app_input(Some(7))).await.unwrap();
+    let good = signed("app-hook-secret");
+    let senders = w
+        .configs
+        .webhook_senders(
+            PlatformType::HostB,
+            WebhookProof::Signature { hex: &good, body },
+        )
+        .await
+        .unwrap();
+    assert_eq!(senders, Ok(vec![app.id]));
+
+    let wrong = signed("another-secret");
+    let tampered = w
+        .configs
+        .webhook_senders(
+            PlatformType::HostB,
+            WebhookProof::Signature { hex: &wrong, body },
+        )
+        .await
+        .unwrap();
+    assert_eq!(tampered, Err(UnknownSender::NoMatch));
+    let other_platform = w
+        .configs
+        .webhook_senders(PlatformType::HostA, WebhookProof::Token("app-hook-secret"))
+        .await
+        .unwrap();
+    assert_eq!(
+        other_platform,
+        Err(UnknownSender::NoConfig),
+        "a hostB secret proves nothing on hostA"
+    );
 }

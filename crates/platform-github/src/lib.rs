@@ -27,5 +27,6 @@ mod route_repo;
 mod stack;
 mod suggestion;
 mod threads;
+pub mod webhook;
 
 pub use client::GithubPlatform;

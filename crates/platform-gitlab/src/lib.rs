@@ -18,6 +18,7 @@ mod platform;
 mod repository;
 mod rest;
 mod suggestion;
+pub mod webhook;
 
 pub use client::GitlabPlatform;
 pub use oauth::GitlabOAuth;

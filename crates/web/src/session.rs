@@ -5,10 +5,10 @@ use crate::page_error::PageError;
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::future::LocalBoxFuture;
-use reviewd_domain::model::SecretString;
 use reviewd_api::extract::SESSION_COOKIE;
 use reviewd_api::state::AppState;
 use reviewd_crypto::{derive, hmac_sha256_hex};
+use reviewd_domain::model::SecretString;
 use reviewd_domain::model::{Permission, Principal};
 
 /// A signed-in user of the dashboard (sessions only: API keys are for the API).

@@ -85,7 +85,11 @@ async fn login(
         .auth
         .login(&body.email, &body.password, client)
         .await?;
-    let cookie = session_cookie(&state.settings, logged_in.session_token, logged_in.expires_at);
+    let cookie = session_cookie(
+        &state.settings,
+        logged_in.session_token,
+        logged_in.expires_at,
+    );
     let mut response = envelope::ok(LoginDto {
         expires_at: logged_in.expires_at,
         user: UserDto::from(logged_in.user),

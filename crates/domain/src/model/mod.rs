@@ -22,6 +22,7 @@ pub mod session;
 pub mod task;
 pub mod user;
 pub mod webhook;
+pub mod webhook_payload;
 
 pub use ai_config::{
     AiConfig, AiConfigChanges, AiProviderKind, AiSource, AiTarget, BuiltinAi, NewAiConfig,
@@ -47,5 +48,5 @@ pub use task::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 pub use user::{NewUser, User, UserChanges};
 pub use webhook::{
     CommentEvent, FeedbackEvent, FeedbackEventKind, InstallationChange, InstallationEvent,
-    MergeRequestEvent, MrAction, WebhookEvent,
+    MergeRequestEvent, MrAction, WebhookEvent, WebhookProof,
 };

@@ -101,3 +101,12 @@ pub enum WebhookEvent {
     /// Received but not acted on (other event kinds, comments on issues...).
     Ignored(String),
 }
+
+/// What a webhook delivery shows to prove who sent it.
+#[derive(Debug, Clone, Copy)]
+pub enum WebhookProof<'a> {
+    /// The webhook secret itself (GitLab's `X-Gitlab-Token`).
+    Token(&'a str),
+    /// The hex HMAC-SHA256 of `body` under the secret (GitHub's `X-Hub-Signature-256`).
+    Signature { hex: &'a str, body: &'a [u8] },
+}

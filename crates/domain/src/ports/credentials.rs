@@ -35,3 +35,10 @@ pub trait TokenHasher: Send + Sync {
     /// The value stored for `token`; equal tokens give equal hashes.
     fn hash(&self, token: &str) -> String;
 }
+
+/// Whether a webhook delivery proves it was sent by the holder of a config's webhook
+/// secret: the secret itself in a header (hostA), or the HMAC of the body under it
+/// (hostB). Compared in time independent of where they differ.
+pub trait WebhookVerifier: Send + Sync {
+    fn proves(&self, secret: &str, proof: &crate::model::WebhookProof<'_>) -> bool;
+}

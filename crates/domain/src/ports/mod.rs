@@ -38,7 +38,7 @@ pub use api_key_repository::ApiKeyRepository;
 pub use catalog_repository::{ActiveRule, CatalogRepository, RuleChanges, TemplateChanges};
 pub use clock::Clock;
 pub use code_source::{Archive, ArchiveLimits, ArchivedFile, CodeSource, RepoTree, TreeEntry};
-pub use credentials::{CredentialError, PasswordHasher, TokenHasher};
+pub use credentials::{CredentialError, PasswordHasher, TokenHasher, WebhookVerifier};
 pub use feedback_repository::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
     NewFeedback,

@@ -39,7 +39,7 @@ pub use monitoring::{ApiTally, Collected, MonitoringService, Overview};
 pub use notifications::{NotificationService, NotifySettings, TestResult};
 pub use platform_configs::{
     ConnectionReport, OAuthSettings, PlatformConfigInput, PlatformConfigPatch,
-    PlatformConfigService,
+    PlatformConfigService, UnknownSender,
 };
 pub use projects::{ProjectService, ResolvedProjectConfig, SyncFailure, SyncReport, Workspace};
 pub use review_engine::{EngineSettings, ReviewEngine, RunOutcome};

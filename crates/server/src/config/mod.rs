@@ -4,11 +4,11 @@
 
 mod values;
 
-pub use reviewd_api::settings::NodeEnv;
 use reviewd_api::settings::EdgeSettings;
+pub use reviewd_api::settings::NodeEnv;
+pub use reviewd_domain::model::SecretString;
 use std::path::PathBuf;
 use std::time::Duration;
-pub use reviewd_domain::model::SecretString;
 pub use values::ConfigError;
 use values::{boolean, bounded, check_url, inactive_ai_variables, number, positive_minutes, price};
 

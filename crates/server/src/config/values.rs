@@ -1,7 +1,6 @@
 //! How reading a configuration value fails (the error that names its variable), and the
 //! parsers of numbers, bounded numbers, prices, minutes, booleans and URLs.
 
-
 /// A configuration problem, displayed as one line that starts with the variable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{var}: {reason}")]

@@ -3,10 +3,10 @@
 
 use super::{CONNECT_TIMEOUT, StartupError, checks, offline};
 use crate::config::Config;
-use reviewd_queue_redis::RedisPool;
 use reviewd_crypto::{HmacTokenHasher, SecretBox, derive};
 use reviewd_domain::ports::TokenHasher;
 use reviewd_http::{HttpClient, RetryPolicy};
+use reviewd_queue_redis::RedisPool;
 use reviewd_store_postgres::{ConfigCache, PgPool};
 use std::sync::Arc;
 use std::time::Duration;

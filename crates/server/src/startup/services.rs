@@ -13,10 +13,9 @@ use reviewd_domain::context::{CacheLimits, ContextCaches, ContextSettings};
 use reviewd_domain::ports::{HealthProbe, PlatformClients, TaskQueue, TaskRepository};
 use reviewd_domain::services::{
     ApiTally, Budgets, CatalogService, EngineSettings, FeedbackService, HealthService,
-    InstallationSync, ManualReviewService, MonitoringService, NotificationService,
-    NotifySettings, OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine,
-    ReviewHistory, RunnerService, RunnerSettings, SystemResetService, TaskService, WebhookIntake,
-    WebhookService,
+    InstallationSync, ManualReviewService, MonitoringService, NotificationService, NotifySettings,
+    OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory,
+    RunnerService, RunnerSettings, SystemResetService, TaskService, WebhookIntake, WebhookService,
 };
 use reviewd_queue_redis::{RedisDataWipe, RedisDeliveryLog, RedisHealthProbe, RedisTaskQueue};
 use reviewd_store_postgres::{
@@ -46,8 +45,7 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
     let access = auth::access(config, infra);
     checks::ensure_root(&access.auth, config).await?;
 
-    let clients: Arc<dyn PlatformClients> =
-        Arc::new(HttpPlatformClients::new(infra.http.clone()));
+    let clients: Arc<dyn PlatformClients> = Arc::new(HttpPlatformClients::new(infra.http.clone()));
     let platform_config_repo = Arc::new(
         PgPlatformConfigRepository::new(pool.clone(), infra.secrets.clone())
             .with_cache(infra.cache.clone()),
@@ -60,6 +58,7 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
         platform_config_repo.clone(),
         clients.clone(),
         infra.tokens.clone(),
+        Arc::new(reviewd_crypto::HmacWebhookVerifier),
         OAuthSettings {
             // The dashboard's callback is under AUTH_URL; API clients use APP_URLs.
             allowed_redirect_origins: config
@@ -97,7 +96,10 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
     )
     .map_err(|e| StartupError::new("NOTIFY_TIMEOUT_SECS", e.to_string()))?;
     let notifications = Arc::new(NotificationService::new(
-        Arc::new(PgNotificationRepository::new(pool.clone(), infra.secrets.clone())),
+        Arc::new(PgNotificationRepository::new(
+            pool.clone(),
+            infra.secrets.clone(),
+        )),
         Arc::new(PgReviewQueries::new(pool.clone())),
         notifiers,
         Arc::new(reviewd_notify::P256VapidKeys),
@@ -236,7 +238,14 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
 async fn task_queue(
     config: &Config,
     infra: &Infra,
-) -> Result<(Arc<dyn TaskQueue>, Arc<TaskService>, Arc<dyn TaskRepository>), StartupError> {
+) -> Result<
+    (
+        Arc<dyn TaskQueue>,
+        Arc<TaskService>,
+        Arc<dyn TaskRepository>,
+    ),
+    StartupError,
+> {
     let queue: Arc<dyn TaskQueue> = Arc::new(RedisTaskQueue::open(
         infra.redis.clone(),
         &config.queue_key_prefix,

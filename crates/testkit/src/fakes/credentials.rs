@@ -1,5 +1,6 @@
 use async_trait::async_trait;
-use reviewd_domain::ports::{CredentialError, PasswordHasher, TokenHasher};
+use reviewd_domain::model::WebhookProof;
+use reviewd_domain::ports::{CredentialError, PasswordHasher, TokenHasher, WebhookVerifier};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Fast "hashing" for domain tests, salted with a counter so equal passwords
@@ -48,5 +49,27 @@ impl TokenHasher for FakeTokenHasher {
 
     fn hash(&self, token: &str) -> String {
         format!("h({token})")
+    }
+}
+
+/// Readable webhook proofs: a token proves the secret equal to it, a signature proves
+/// `secret` when it reads `sig(<secret>:<body>)`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FakeWebhookVerifier;
+
+impl FakeWebhookVerifier {
+    /// The signature this fake accepts for `body` under `secret`.
+    #[must_use]
+    pub fn sign(secret: &str, body: &[u8]) -> String {
+        format!("sig({secret}:{})", String::from_utf8_lossy(body))
+    }
+}
+
+impl WebhookVerifier for FakeWebhookVerifier {
+    fn proves(&self, secret: &str, proof: &WebhookProof<'_>) -> bool {
+        match proof {
+            WebhookProof::Token(token) => *token == secret,
+            WebhookProof::Signature { hex, body } => *hex == Self::sign(secret, body),
+        }
     }
 }

@@ -20,5 +20,5 @@ pub mod system;
 mod throttle;
 
 pub use clock::FakeClock;
-pub use credentials::{FakePasswordHasher, FakeTokenHasher};
+pub use credentials::{FakePasswordHasher, FakeTokenHasher, FakeWebhookVerifier};
 pub use throttle::InMemoryThrottle;

@@ -1,9 +1,9 @@
 //! Liveness (public) and the state of each dependency.
 
-use crate::settings::NodeEnv;
 use crate::envelope::{self, Data};
 use crate::extract::AuthUser;
 use crate::field_schemas::string_enum;
+use crate::settings::NodeEnv;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};

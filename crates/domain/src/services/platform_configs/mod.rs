@@ -4,9 +4,11 @@
 
 mod connection;
 mod oauth;
+mod webhook_senders;
 
 pub use connection::ConnectionReport;
 pub use oauth::OAuthSettings;
+pub use webhook_senders::UnknownSender;
 
 use super::{FieldError, ServiceError};
 use crate::ErrorCode;
@@ -14,7 +16,9 @@ use crate::model::{
     AuthType, MASK, NewPlatformConfig, PlatformConfig, PlatformConfigChanges, PlatformType,
     SecretString,
 };
-use crate::ports::{PlatformClients, PlatformConfigRepository, RepoError, TokenHasher};
+use crate::ports::{
+    PlatformClients, PlatformConfigRepository, RepoError, TokenHasher, WebhookVerifier,
+};
 use crate::services::platform_access::app_credentials;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -60,6 +64,7 @@ pub struct PlatformConfigService {
     configs: Arc<dyn PlatformConfigRepository>,
     clients: Arc<dyn PlatformClients>,
     tokens: Arc<dyn TokenHasher>,
+    webhooks: Arc<dyn WebhookVerifier>,
     oauth: OAuthSettings,
 }
 
@@ -161,12 +166,14 @@ impl PlatformConfigService {
         configs: Arc<dyn PlatformConfigRepository>,
         clients: Arc<dyn PlatformClients>,
         tokens: Arc<dyn TokenHasher>,
+        webhooks: Arc<dyn WebhookVerifier>,
         oauth: OAuthSettings,
     ) -> Self {
         Self {
             configs,
             clients,
             tokens,
+            webhooks,
             oauth,
         }
     }
