@@ -19,4 +19,4 @@ pub use json::{
     json_config_limited, path_config, query_config,
 };
 pub use pagination::PageParams;
-pub use text::single_line;
+pub use text::{SingleLine, single_line};

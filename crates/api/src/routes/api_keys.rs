@@ -2,6 +2,7 @@
 
 use crate::envelope::{self, Data, Paginated, Success};
 use crate::error::ApiError;
+use crate::extract::SingleLine;
 use crate::extract::{AuthUser, PageParams, ValidatedJson};
 use crate::state::AppState;
 use actix_web::{HttpResponse, delete, get, post, web};
@@ -68,13 +69,8 @@ async fn list_api_keys(
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CreateApiKeyBody {
     #[validate(length(min = 1, max = 100, message = "must be 1 to 100 characters"))]
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
     #[validate(custom(function = "crate::extract::single_line"))]
-    name: String,
+    name: SingleLine<100>,
     expires_at: Option<DateTime<Utc>>,
 }
 
@@ -103,7 +99,7 @@ async fn create_api_key(
 ) -> Result<HttpResponse, ApiError> {
     let created = state
         .api_keys
-        .create(&principal, &body.0.name, body.0.expires_at)
+        .create(&principal, body.0.name.as_str(), body.0.expires_at)
         .await?;
     Ok(envelope::created(CreatedApiKey {
         api_key: CreatedApiKeyDto {

@@ -3,6 +3,7 @@
 use super::dto::{UserDto, nullable_role_schema, role_schema};
 use crate::envelope::{self, Data, Paginated};
 use crate::error::ApiError;
+use crate::extract::SingleLine;
 use crate::extract::{PageParams, RequireAdmin, ValidatedJson};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, patch, post, web};
@@ -71,13 +72,8 @@ struct CreateUserBody {
     #[schema(format = Email, max_length = 320)]
     email: String,
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
     #[validate(custom(function = "crate::extract::single_line"))]
-    name: String,
+    name: SingleLine<200>,
     #[validate(length(min = 8, max = 1024, message = "must be 8 to 1024 characters"))]
     #[schema(min_length = 8, max_length = 1024)]
     password: String,
@@ -99,7 +95,7 @@ async fn create_user(
         .users
         .create(NewUserInput {
             email: b.email,
-            name: b.name,
+            name: b.name.into(),
             password: b.password,
             role: b.role,
         })
@@ -116,13 +112,8 @@ struct UpdateUserBody {
     #[schema(format = Email, max_length = 320)]
     email: Option<String>,
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
     #[validate(custom(function = "crate::extract::single_line"))]
-    name: Option<String>,
+    name: Option<SingleLine<200>>,
     #[validate(length(min = 8, max = 1024, message = "must be 8 to 1024 characters"))]
     #[schema(min_length = 8, max_length = 1024)]
     password: Option<String>,
@@ -145,7 +136,7 @@ async fn update_user(
     let b = body.0;
     let input = UserUpdateInput {
         email: b.email,
-        name: b.name,
+        name: b.name.map(String::from),
         password: b.password,
         role: b.role,
         disabled: b.disabled,

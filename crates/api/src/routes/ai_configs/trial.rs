@@ -3,6 +3,7 @@
 use super::nullable_provider_schema;
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
+use crate::extract::SingleLine;
 use crate::extract::{RequirePermission, ValidatedJson, perm};
 use crate::state::AppState;
 use actix_web::{HttpResponse, post, web};
@@ -36,11 +37,7 @@ pub(super) struct TestAiConfigBody {
     /// Echoed in the report (the check lists the models, it asks none).
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
     #[validate(custom(function = "crate::extract::single_line"))]
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    model: Option<String>,
+    model: Option<SingleLine<200>>,
     /// Seconds the check may take; 120 (or the stored configuration's) when absent.
     #[schema(minimum = 1, maximum = 3600)]
     timeout_secs: Option<i64>,
@@ -99,7 +96,7 @@ pub(super) async fn test_ai_config(
             provider: b.provider,
             endpoint: b.endpoint,
             api_key: b.api_key,
-            model: b.model,
+            model: b.model.map(String::from),
             timeout_secs: b.timeout_secs,
         })
         .await?;

@@ -3,6 +3,7 @@
 use super::{AiConfigEnvelope, nullable_provider_schema};
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
+use crate::extract::SingleLine;
 use crate::extract::{RequirePermission, ValidatedJson, perm};
 use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
@@ -21,11 +22,7 @@ pub(super) struct CreateAiConfigBody {
     /// Stored trimmed; names the configuration in reviews (`aiProvider`) and checks.
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
     #[validate(custom(function = "crate::extract::single_line"))]
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    name: String,
+    name: SingleLine<200>,
     /// `openai-compatible` when absent (the only one today).
     #[serde(
         default,
@@ -46,11 +43,7 @@ pub(super) struct CreateAiConfigBody {
     /// The model every review with this configuration asks for.
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
     #[validate(custom(function = "crate::extract::single_line"))]
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    model: String,
+    model: SingleLine<200>,
     /// Calls one server replica sends to it at once; 3 when absent.
     #[schema(minimum = 1, maximum = 64)]
     max_concurrency: Option<i64>,
@@ -85,11 +78,11 @@ pub(super) async fn create_ai_config(
     let config = state
         .ai_configs
         .create(AiConfigInput {
-            name: b.name,
+            name: b.name.into(),
             provider: b.provider,
             endpoint: b.endpoint,
             api_key: b.api_key,
-            model: b.model,
+            model: b.model.into(),
             max_concurrency: b.max_concurrency,
             timeout_secs: b.timeout_secs,
             input_price_per_mtok: b.input_price_per_mtok,
@@ -108,11 +101,7 @@ pub(super) async fn create_ai_config(
 pub(super) struct UpdateAiConfigBody {
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
     #[validate(custom(function = "crate::extract::single_line"))]
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    name: Option<String>,
+    name: Option<SingleLine<200>>,
     #[serde(
         default,
         deserialize_with = "crate::routes::serde_helpers::from_optional_text"
@@ -127,11 +116,7 @@ pub(super) struct UpdateAiConfigBody {
     api_key: Option<String>,
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
     #[validate(custom(function = "crate::extract::single_line"))]
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    model: Option<String>,
+    model: Option<SingleLine<200>>,
     #[schema(minimum = 1, maximum = 64)]
     max_concurrency: Option<i64>,
     #[schema(minimum = 1, maximum = 3600)]
@@ -171,11 +156,11 @@ pub(super) async fn update_ai_config(
 ) -> Result<HttpResponse, ApiError> {
     let b = body.0;
     let patch = AiConfigPatch {
-        name: b.name,
+        name: b.name.map(String::from),
         provider: b.provider,
         endpoint: b.endpoint,
         api_key: b.api_key,
-        model: b.model,
+        model: b.model.map(String::from),
         max_concurrency: b.max_concurrency,
         timeout_secs: b.timeout_secs,
         input_price_per_mtok: b.input_price_per_mtok,

@@ -3,6 +3,7 @@
 use super::lists::OneReviewRule;
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
+use crate::extract::SingleLine;
 use crate::extract::{RequireAdmin, ValidatedJson};
 use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
@@ -50,14 +51,9 @@ fn glob_list_schema() -> Array {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CreateReviewRuleBody {
     #[validate(length(max = 200))]
-    #[schema(
-        value_type = String,
-        required = true,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
+    #[schema(value_type = crate::extract::SingleLine<200>, required = true)]
     #[validate(custom(function = "crate::extract::single_line"))]
-    rule_name: Option<String>,
+    rule_name: Option<SingleLine<200>>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>, nullable)]
     description: Option<Option<String>>,
@@ -93,13 +89,9 @@ struct CreateReviewRuleBody {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct UpdateReviewRuleBody {
     #[validate(length(max = 200))]
-    #[schema(
-        value_type = Option<String>,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
+    #[schema(value_type = Option<String>)]
     #[validate(custom(function = "crate::extract::single_line"))]
-    rule_name: Option<String>,
+    rule_name: Option<SingleLine<200>>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>, nullable)]
     description: Option<Option<String>>,
@@ -132,7 +124,7 @@ struct UpdateReviewRuleBody {
 impl From<CreateReviewRuleBody> for RuleChanges {
     fn from(b: CreateReviewRuleBody) -> Self {
         RuleChanges {
-            rule_name: b.rule_name,
+            rule_name: b.rule_name.map(String::from),
             description: b.description,
             instructions: b.instructions,
             enabled: b.enabled,
@@ -147,7 +139,7 @@ impl From<CreateReviewRuleBody> for RuleChanges {
 impl From<UpdateReviewRuleBody> for RuleChanges {
     fn from(b: UpdateReviewRuleBody) -> Self {
         RuleChanges {
-            rule_name: b.rule_name,
+            rule_name: b.rule_name.map(String::from),
             description: b.description,
             instructions: b.instructions,
             enabled: b.enabled,

@@ -3,6 +3,7 @@
 use super::lists::OneReviewTemplate;
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
+use crate::extract::SingleLine;
 use crate::extract::{RequireAdmin, ValidatedJson};
 use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
@@ -23,14 +24,9 @@ use validator::Validate;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CreateReviewTemplateBody {
     #[validate(length(max = 200))]
-    #[schema(
-        value_type = String,
-        required = true,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
+    #[schema(value_type = crate::extract::SingleLine<200>, required = true)]
     #[validate(custom(function = "crate::extract::single_line"))]
-    name: Option<String>,
+    name: Option<SingleLine<200>>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>, nullable)]
     description: Option<Option<String>>,
@@ -57,13 +53,9 @@ struct CreateReviewTemplateBody {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct UpdateReviewTemplateBody {
     #[validate(length(max = 200))]
-    #[schema(
-        value_type = Option<String>,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
+    #[schema(value_type = Option<String>)]
     #[validate(custom(function = "crate::extract::single_line"))]
-    name: Option<String>,
+    name: Option<SingleLine<200>>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>, nullable)]
     description: Option<Option<String>>,
@@ -154,7 +146,7 @@ impl ToSchema for UpdateReviewTemplateRequest {
 impl From<CreateReviewTemplateBody> for TemplateChanges {
     fn from(b: CreateReviewTemplateBody) -> Self {
         TemplateChanges {
-            name: b.name,
+            name: b.name.map(String::from),
             description: b.description,
             content: b.content,
             is_default: b.is_default,
@@ -166,7 +158,7 @@ impl From<CreateReviewTemplateBody> for TemplateChanges {
 impl From<UpdateReviewTemplateBody> for TemplateChanges {
     fn from(b: UpdateReviewTemplateBody) -> Self {
         TemplateChanges {
-            name: b.name,
+            name: b.name.map(String::from),
             description: b.description,
             content: b.content,
             is_default: b.is_default,

@@ -6,6 +6,7 @@ use super::{
 };
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
+use crate::extract::SingleLine;
 use crate::extract::{RequirePermission, ValidatedJson, perm};
 use crate::field_schemas::string_enum;
 use crate::routes::serde_helpers::double_option;
@@ -27,12 +28,8 @@ use validator::Validate;
 pub(super) struct CreatePlatformConfigBody {
     /// Stored trimmed.
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
     #[validate(custom(function = "crate::extract::single_line"))]
-    name: String,
+    name: SingleLine<200>,
     #[serde(deserialize_with = "crate::routes::serde_helpers::from_text")]
     #[schema(schema_with = platform_type_schema)]
     platform_type: PlatformType,
@@ -164,7 +161,7 @@ pub(super) async fn create_platform_config(
     let config = state
         .platform_configs
         .create(PlatformConfigInput {
-            name: b.name,
+            name: b.name.into(),
             platform_type: b.platform_type,
             base_url: b.base_url,
             auth_type: b.auth_type,
@@ -188,12 +185,8 @@ pub(super) async fn create_platform_config(
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct UpdatePlatformConfigBody {
     #[validate(length(min = 1, max = 200, message = "must be 1 to 200 characters"))]
-    #[schema(
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
     #[validate(custom(function = "crate::extract::single_line"))]
-    name: Option<String>,
+    name: Option<SingleLine<200>>,
     /// The platform type cannot change (409 for another one).
     #[serde(
         default,
@@ -250,7 +243,7 @@ pub(super) async fn update_platform_config(
 ) -> Result<HttpResponse, ApiError> {
     let b = body.0;
     let patch = PlatformConfigPatch {
-        name: b.name,
+        name: b.name.map(String::from),
         platform_type: b.platform_type,
         base_url: b.base_url,
         auth_type: b.auth_type,
