@@ -6,8 +6,6 @@
     reason = "tests: a panic fails the test, with its message"
 )]
 
-mod support;
-
 use reviewd_domain::model::notification::{Channel, NotificationConfig, NotificationType};
 use reviewd_domain::model::{
     CommentEvent, MergeRequestEvent, MrAction, PlatformType, Project, ProjectSettingsChanges,
@@ -18,9 +16,9 @@ use reviewd_domain::services::{Budgets, FollowUp, IntakeOutcome, WebhookIntake};
 use reviewd_testkit::contract::seed;
 use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
 use reviewd_testkit::fakes::notifier::RecordingNotifier;
+use reviewd_testkit::world::World;
 use std::sync::Arc;
 use std::time::Duration;
-use support::World;
 
 struct Bench {
     world: World,
@@ -41,7 +39,7 @@ async fn bench(budget: Option<f64>) -> Bench {
         )
         .await;
     let chat = Arc::new(RecordingNotifier::new(Channel::ChatB));
-    let notifications = Arc::new(support::notification_service(
+    let notifications = Arc::new(reviewd_testkit::world::notification_service(
         &world,
         vec![chat.clone()],
         world.clock.clone(),

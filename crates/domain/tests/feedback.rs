@@ -8,8 +8,6 @@
     reason = "tests: a panic fails the test, with its message"
 )]
 
-mod support;
-
 use reviewd_domain::model::{
     CommentEvent, FeedbackEvent, FeedbackEventKind, PlatformType, Project, ProjectSettingsChanges,
     WebhookEvent,
@@ -18,7 +16,7 @@ use reviewd_domain::ports::{FeedbackScope, PlatformError, ProjectRef};
 use reviewd_domain::review::markers::comment_fingerprint;
 use reviewd_domain::services::{FollowUp, IntakeOutcome, RunOutcome, WebhookIntake};
 use reviewd_testkit::fakes::hosting::{MrFixture, Op, Posted, ProjectFixture, modified};
-use support::{World, added_lines, answer};
+use reviewd_testkit::world::{World, added_lines, answer};
 use uuid::Uuid;
 
 fn mr(iid: i64, head: &str) -> MrFixture {

@@ -6,8 +6,6 @@
     reason = "tests: a panic fails the test, with its message"
 )]
 
-mod support;
-
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::grade::Rating;
 use reviewd_domain::model::notification::{
@@ -18,9 +16,9 @@ use reviewd_domain::ports::{Clock, NotifyError};
 use reviewd_domain::services::NotificationService;
 use reviewd_testkit::contract::seed;
 use reviewd_testkit::fakes::notifier::RecordingNotifier;
+use reviewd_testkit::world::World;
 use std::sync::Arc;
 use std::time::Duration;
-use support::World;
 
 struct Bench {
     world: World,
@@ -33,7 +31,7 @@ async fn bench(frequency: Frequency) -> Bench {
     let world = World::new();
     let webhook = Arc::new(RecordingNotifier::new(Channel::Webhook));
     let chat = Arc::new(RecordingNotifier::new(Channel::ChatB));
-    let service = support::notification_service(
+    let service = reviewd_testkit::world::notification_service(
         &world,
         vec![webhook.clone(), chat.clone()],
         world.clock.clone(),
@@ -258,7 +256,7 @@ async fn deliveries_left_pending_by_a_stopped_process_are_resumed_from_their_nex
     let review = finished_review(&b, 90).await;
     b.webhook
         .fail_next(1, NotifyError::Unavailable("timeout".into()));
-    let stopping = support::notification_service(
+    let stopping = reviewd_testkit::world::notification_service(
         &b.world,
         vec![b.webhook.clone()],
         Arc::new(StopsAtFirstWait(b.world.clock.clone())),

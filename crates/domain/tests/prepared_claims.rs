@@ -3,14 +3,12 @@
 //! inline, a superseded task's prepared round is ended, and the preparer racing
 //! claims never gives one task to two runners.
 
-mod support;
-
 use reviewd_domain::model::TaskStatus;
 use reviewd_domain::model::runner::{
     RunnerFileResult, RunnerMetrics, RunnerOutcome, RunnerRegistration, RunnerResult,
 };
 use reviewd_testkit::fakes::hosting::{MrFixture, Op, ProjectFixture};
-use support::{World, added_lines};
+use reviewd_testkit::world::{World, added_lines};
 use uuid::Uuid;
 
 fn registration(id: &str, key: Uuid, capacity: i32) -> RunnerRegistration {

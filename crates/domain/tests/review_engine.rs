@@ -1,15 +1,13 @@
 //! The review engine on the in-memory adapters: what a round posts and records,
 //! across rounds, with rules, ignore globs, failures and supersedes.
 
-mod support;
-
 use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::model::{ProjectSettingsChanges, TaskStatus};
 use reviewd_domain::ports::{AiError, AttemptStart, RuleChanges};
 use reviewd_domain::services::{EngineSettings, RunOutcome};
 use reviewd_testkit::fakes::ai::ScriptedAi;
 use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
-use support::{World, added_lines, answer, is_summary, prompt_file, summary_answer};
+use reviewd_testkit::world::{World, added_lines, answer, is_summary, prompt_file, summary_answer};
 
 fn mr_with_files(iid: i64, head: &str, files: &[&str]) -> MrFixture {
     files
@@ -362,7 +360,7 @@ async fn a_restarted_worker_resumes_its_own_attempt_at_once() {
     world
         .stores
         .tasks
-        .begin_attempt(task.id, support::WORKER, lease)
+        .begin_attempt(task.id, reviewd_testkit::world::WORKER, lease)
         .await
         .unwrap();
     assert!(matches!(
@@ -401,7 +399,7 @@ async fn a_worker_taken_over_while_the_model_worked_posts_nothing_and_records_no
     let taken = world
         .stores
         .tasks
-        .begin_attempt(task.id, support::WORKER, lease)
+        .begin_attempt(task.id, reviewd_testkit::world::WORKER, lease)
         .await
         .unwrap();
     assert!(matches!(taken, AttemptStart::Started(_)), "{taken:?}");
@@ -417,7 +415,10 @@ async fn a_worker_taken_over_while_the_model_worked_posts_nothing_and_records_no
         TaskStatus::Processing,
         "still the other worker's"
     );
-    assert_eq!(stored.worker_id.as_deref(), Some(support::WORKER));
+    assert_eq!(
+        stored.worker_id.as_deref(),
+        Some(reviewd_testkit::world::WORKER)
+    );
 }
 
 #[tokio::test]
@@ -436,7 +437,7 @@ async fn a_timed_out_review_is_closed_as_failed_with_the_reason() {
     world
         .stores
         .tasks
-        .begin_attempt(again.id, support::WORKER, lease)
+        .begin_attempt(again.id, reviewd_testkit::world::WORKER, lease)
         .await
         .unwrap();
     assert!(
@@ -444,7 +445,7 @@ async fn a_timed_out_review_is_closed_as_failed_with_the_reason() {
             .engine
             .time_out(
                 again.id,
-                support::WORKER,
+                reviewd_testkit::world::WORKER,
                 std::time::Duration::from_secs(600)
             )
             .await

@@ -1,16 +1,14 @@
 //! Runners on the in-memory adapters: claims, results, and silent runners swept on
 //! the fake clock.
 
-mod support;
-
 use reviewd_domain::model::TaskStatus;
 use reviewd_domain::model::runner::{
     RunnerFileResult, RunnerMetrics, RunnerOutcome, RunnerRegistration, RunnerResult, RunnerStatus,
 };
 use reviewd_domain::services::ServiceError;
 use reviewd_testkit::fakes::hosting::{MrFixture, ProjectFixture};
+use reviewd_testkit::world::{World, added_lines};
 use std::time::Duration;
-use support::{World, added_lines};
 use uuid::Uuid;
 
 fn registration(id: &str, key: Uuid, capacity: i32) -> RunnerRegistration {

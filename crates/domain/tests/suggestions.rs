@@ -3,8 +3,6 @@
 //! from it (the comment still posted), from the server's own model and from a
 //! runner's result alike.
 
-mod support;
-
 use reviewd_domain::model::diff::{InlineComment, Suggestion};
 use reviewd_domain::model::runner::{
     RunnerComment, RunnerFileResult, RunnerMetrics, RunnerOutcome, RunnerRegistration, RunnerResult,
@@ -14,8 +12,8 @@ use reviewd_domain::ports::ProjectRef;
 use reviewd_domain::review::rating::Severity;
 use reviewd_domain::services::RunOutcome;
 use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
+use reviewd_testkit::world::{World, added_lines};
 use serde_json::json;
-use support::{World, added_lines};
 use uuid::Uuid;
 
 /// New side of `a.rs`: line 1 context, lines 2 to 4 added.

@@ -2,8 +2,6 @@
 //! a review, redeliveries processed once, and a queue outage never acknowledged as
 //! queued.
 
-mod support;
-
 use reviewd_domain::model::{
     CommentEvent, MergeRequestEvent, MrAction, PlatformType, Project, ProjectSettingsChanges,
     TaskStatus, WebhookEvent,
@@ -11,8 +9,8 @@ use reviewd_domain::model::{
 use reviewd_domain::ports::TaskQueue;
 use reviewd_domain::services::{DeliveryRef, IntakeOutcome, WebhookIntake};
 use reviewd_testkit::fakes::hosting::{MrFixture, ProjectFixture};
+use reviewd_testkit::world::World;
 use std::time::Duration;
-use support::World;
 
 fn intake(world: &World) -> WebhookIntake {
     WebhookIntake::new(

@@ -13,6 +13,7 @@ pub mod fakes;
 pub mod memory;
 pub mod repository;
 mod test_db;
+pub mod world;
 
 pub use fakes::github::{FakeGithub, TokenMint, github_repo};
 pub use fakes::gitlab::{FakeGitlab, gitlab_project};

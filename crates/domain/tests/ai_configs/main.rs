@@ -6,9 +6,6 @@
     reason = "tests: a panic fails the test, with its message"
 )]
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod checks;
 mod routing;
 
@@ -18,8 +15,8 @@ use reviewd_domain::model::{AiConfig, AiSource, ProjectSettingsChanges, SecretSt
 use reviewd_domain::ports::AiError;
 use reviewd_domain::services::{AiConfigInput, AiConfigPatch, AiTrial, RunOutcome, ServiceError};
 use reviewd_testkit::fakes::hosting::{MrFixture, ProjectFixture};
+use reviewd_testkit::world::{World, added_lines};
 use std::time::Duration;
-use support::{World, added_lines};
 use uuid::Uuid;
 
 fn input(name: &str) -> AiConfigInput {

@@ -33,10 +33,13 @@ pub(super) fn workers(
     });
     let concurrency = usize::try_from(config.ai_review_concurrency).unwrap_or(1);
     Some(worker::spawn(
-        state.engine.clone(),
-        state.tasks.clone(),
-        state.runners.clone(),
-        queue,
+        worker::Services {
+            engine: state.engine.clone(),
+            tasks: state.tasks.clone(),
+            runners: state.runners.clone(),
+            queue,
+            clock: Arc::new(reviewd_adapters::clock::SystemClock),
+        },
         WorkerSettings {
             concurrency: concurrency * worker::REVIEWS_PER_AI_CALL,
             review_timeout: config.review_timeout(),

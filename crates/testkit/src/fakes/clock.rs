@@ -6,12 +6,19 @@ use std::time::Duration;
 
 /// A clock that only moves when told to: `sleep` advances it at once and records the
 /// wait, so backoffs, leases and timeouts are tested without spending wall time.
+///
+/// [`FakeClock::on_tokio_time`] makes one whose waits wait on tokio's timer instead: a
+/// loop that sleeps between its steps (a heartbeat) then takes them one wait at a time
+/// rather than spinning, and under `#[tokio::test(start_paused = true)]` tokio moves
+/// its time only when every task waits, so no wall time is spent either.
 #[derive(Debug)]
 pub struct FakeClock {
     now: Mutex<DateTime<Utc>>,
     /// How far each reading moves the clock (zero: it stands still between calls).
     tick: chrono::Duration,
     slept: Mutex<Vec<Duration>>,
+    /// Set on a clock that follows tokio's time from this instant.
+    tokio_origin: Option<tokio::time::Instant>,
 }
 
 impl Default for FakeClock {
@@ -27,6 +34,17 @@ impl FakeClock {
             now: Mutex::new(now),
             tick: chrono::Duration::zero(),
             slept: Mutex::new(Vec::new()),
+            tokio_origin: None,
+        }
+    }
+
+    /// A clock that reads tokio's time (plus whatever [`FakeClock::advance`] adds) and
+    /// whose `sleep` waits on tokio's timer.
+    #[must_use]
+    pub fn on_tokio_time() -> Self {
+        Self {
+            tokio_origin: Some(tokio::time::Instant::now()),
+            ..Self::default()
         }
     }
 
@@ -59,11 +77,18 @@ impl Clock for FakeClock {
     fn now(&self) -> DateTime<Utc> {
         let mut now = self.now.lock().unwrap();
         *now += self.tick;
-        *now
+        match self.tokio_origin {
+            Some(origin) => *now + chrono::Duration::from_std(origin.elapsed()).unwrap(),
+            None => *now,
+        }
     }
 
     async fn sleep(&self, duration: Duration) {
         self.slept.lock().unwrap().push(duration);
+        if self.tokio_origin.is_some() {
+            tokio::time::sleep(duration).await;
+            return;
+        }
         self.advance(duration);
         // Let other tasks run, as a real wait would.
         tokio::task::yield_now().await;

@@ -9,7 +9,7 @@ use reviewd_domain::ports::{
     Clock, DataWipe, Delivery, DeliveryLog, QueueError, RepoError, ResetCaller, TaskQueue,
 };
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -55,6 +55,8 @@ pub struct MemoryQueue {
     pushed: Arc<Notify>,
     down: Arc<AtomicBool>,
     clock: Arc<dyn Clock>,
+    /// Calls of `renew` with at least one id.
+    renewals: Arc<AtomicUsize>,
 }
 
 impl MemoryQueue {
@@ -65,7 +67,14 @@ impl MemoryQueue {
             pushed: Arc::default(),
             down: Arc::default(),
             clock,
+            renewals: Arc::default(),
         }
+    }
+
+    /// How many times messages were renewed (calls with at least one id).
+    #[must_use]
+    pub fn renewals(&self) -> usize {
+        self.renewals.load(Ordering::SeqCst)
     }
 
     /// Simulates an outage: every call fails with `Unavailable` until set back.
@@ -266,6 +275,7 @@ impl TaskQueue for MemoryQueue {
         }
         let now = self.clock.now();
         let mut state = self.group()?;
+        self.renewals.fetch_add(1, Ordering::SeqCst);
         for seq in delivery_ids.iter().filter_map(|id| parse_id(id)) {
             // As `XCLAIM`: only pending messages, now owned by the renewing consumer.
             if let Some(pending) = state.pending.get_mut(&seq) {

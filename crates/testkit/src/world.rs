@@ -1,14 +1,14 @@
-//! A reviewd core wired on the in-memory adapters of `reviewd-testkit`: no database,
-//! no network, and a clock that only moves when a test (or a wait) moves it.
-#![allow(
-    dead_code,
-    reason = "`allow`, not `expect`: each test binary that includes this module uses a different part of it"
-)]
-#![expect(
-    clippy::unwrap_used,
-    reason = "tests: a panic fails the test, with its message"
-)]
+//! A reviewd core wired on the in-memory adapters of this crate: no database, no
+//! network, and a clock that only moves when a test (or a wait) moves it. The domain's
+//! tests and the background runtime's run on it.
 
+use crate::MemoryStore;
+use crate::contract::{Stores, seed};
+use crate::fakes::FakeClock;
+use crate::fakes::ai::{SameAi, ScriptedAi};
+use crate::fakes::hosting::{ProjectFixture, ScriptedClients, ScriptedPlatform};
+use crate::fakes::notifier::{FakeVapidKeys, RecordingObserver};
+use crate::fakes::queue::MemoryQueue;
 use reviewd_domain::model::{BuiltinAi, PlatformType, Project, ReviewTask, SecretString};
 use reviewd_domain::ports::Notifier;
 use reviewd_domain::ports::{Clock, ProjectRef};
@@ -16,13 +16,6 @@ use reviewd_domain::services::{
     AiConfigService, EngineSettings, FeedbackService, NotificationService, NotifySettings,
     ProjectService, ReviewEngine, RunOutcome, RunnerService, RunnerSettings, TaskService,
 };
-use reviewd_testkit::MemoryStore;
-use reviewd_testkit::contract::{Stores, seed};
-use reviewd_testkit::fakes::FakeClock;
-use reviewd_testkit::fakes::ai::{SameAi, ScriptedAi};
-use reviewd_testkit::fakes::hosting::{ProjectFixture, ScriptedClients, ScriptedPlatform};
-use reviewd_testkit::fakes::notifier::{FakeVapidKeys, RecordingObserver};
-use reviewd_testkit::fakes::queue::MemoryQueue;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,13 +39,27 @@ pub struct World {
     pub feedback: Arc<FeedbackService>,
 }
 
+impl Default for World {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl World {
+    #[must_use]
     pub fn new() -> Self {
         Self::with(ScriptedAi::default(), EngineSettings::default())
     }
 
+    #[must_use]
     pub fn with(ai: ScriptedAi, settings: EngineSettings) -> Self {
-        let clock = Arc::new(FakeClock::default());
+        Self::on_clock(ai, settings, Arc::new(FakeClock::default()))
+    }
+
+    /// As [`World::with`], on `clock` (for example [`FakeClock::on_tokio_time`], for a
+    /// test of a loop that waits between its steps).
+    #[must_use]
+    pub fn on_clock(ai: ScriptedAi, settings: EngineSettings, clock: Arc<FakeClock>) -> Self {
         let store = MemoryStore::new(clock.clone());
         let stores = Stores::memory(&store);
         let platform = ScriptedPlatform::new(PlatformType::HostA);
@@ -142,6 +149,7 @@ impl World {
     }
 
     /// The runner service over this world's store, engine and queue.
+    #[must_use]
     pub fn runner_service(&self) -> RunnerService {
         RunnerService::new(
             self.stores.runners.clone(),
@@ -161,12 +169,14 @@ impl World {
         )
     }
 
+    #[must_use]
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
         self.clock.now()
     }
 }
 
 /// The `PROVIDERA_*` configuration of every world.
+#[must_use]
 pub fn builtin_ai() -> BuiltinAi {
     BuiltinAi {
         endpoint: Some("http://ai.invalid/v1".into()),
@@ -178,6 +188,7 @@ pub fn builtin_ai() -> BuiltinAi {
 }
 
 /// A unified diff adding `lines` new lines to a file of one old line.
+#[must_use]
 pub fn added_lines(lines: &[&str]) -> String {
     let mut diff = format!("@@ -1,1 +1,{} @@\n context\n", lines.len() + 1);
     for l in lines {
@@ -189,6 +200,7 @@ pub fn added_lines(lines: &[&str]) -> String {
 }
 
 /// A model answer with comments `(line, severity, message)` on the file.
+#[must_use]
 pub fn answer(summary: &str, comments: &[(u32, &str, &str)]) -> String {
     let comments: Vec<_> = comments
         .iter()
@@ -200,6 +212,7 @@ pub fn answer(summary: &str, comments: &[(u32, &str, &str)]) -> String {
 }
 
 /// Whether a request is the round's last call, the MR's summary.
+#[must_use]
 pub fn is_summary(request: &reviewd_domain::ports::AiRequest) -> bool {
     request
         .json_schema
@@ -208,13 +221,15 @@ pub fn is_summary(request: &reviewd_domain::ports::AiRequest) -> bool {
 }
 
 /// A summary call's answer: `summary`, and each file of the prompt as `changed`.
+#[must_use]
 pub fn summary_answer(request: &reviewd_domain::ports::AiRequest, summary: &str) -> String {
-    let mut answer = reviewd_testkit::summary_answer(&request.user);
+    let mut answer = crate::summary_answer(&request.user);
     answer["summary"] = serde_json::json!(summary);
     answer.to_string()
 }
 
 /// The file path the prompt of a request is about.
+#[must_use]
 pub fn prompt_file(request: &reviewd_domain::ports::AiRequest) -> String {
     request
         .user
@@ -226,6 +241,7 @@ pub fn prompt_file(request: &reviewd_domain::ports::AiRequest) -> String {
 
 /// Notifications over the world's store through `notifiers`, waiting on `clock`:
 /// three attempts a delivery, 2 s before the second.
+#[must_use]
 pub fn notification_service(
     world: &World,
     notifiers: Vec<Arc<dyn Notifier>>,
