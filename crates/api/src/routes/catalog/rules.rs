@@ -89,7 +89,7 @@ struct CreateReviewRuleBody {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct UpdateReviewRuleBody {
     #[validate(length(max = 200))]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<crate::extract::SingleLine<200>>)]
     #[validate(custom(function = "crate::extract::single_line"))]
     rule_name: Option<SingleLine<200>>,
     #[serde(default, deserialize_with = "double_option")]

@@ -53,7 +53,7 @@ struct CreateReviewTemplateBody {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct UpdateReviewTemplateBody {
     #[validate(length(max = 200))]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<crate::extract::SingleLine<200>>)]
     #[validate(custom(function = "crate::extract::single_line"))]
     name: Option<SingleLine<200>>,
     #[serde(default, deserialize_with = "double_option")]
