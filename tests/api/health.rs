@@ -59,7 +59,7 @@ async fn checks_run_persist_and_report_the_worst_state() {
     ])
     .await;
     let gitlab = FakeGitlab::start("glpat-health").await;
-    crate::helpers::create_host_a_config(&app, &gitlab).await;
+    crate::helpers::create_gitlab_config(&app, &gitlab).await;
     let root = app.root().await;
     expect_error(
         app.client().get("/api/health/check").await,

@@ -224,7 +224,7 @@ pub async fn json(response: Response, status: StatusCode) -> Value {
 }
 
 /// Creates a hostA config for `fake` (as root) and returns its id.
-pub async fn create_host_a_config(app: &TestApp, fake: &reviewd_testkit::FakeGitlab) -> String {
+pub async fn create_gitlab_config(app: &TestApp, fake: &reviewd_testkit::FakeGitlab) -> String {
     let body = json(
         app.root()
             .await
@@ -241,7 +241,7 @@ pub async fn create_host_a_config(app: &TestApp, fake: &reviewd_testkit::FakeGit
 }
 
 /// Creates a hostB config for `fake` (as root) and returns its id.
-pub async fn create_host_b_config(app: &TestApp, fake: &reviewd_testkit::FakeGithub) -> String {
+pub async fn create_github_config(app: &TestApp, fake: &reviewd_testkit::FakeGithub) -> String {
     let body = json(
         app.root()
             .await

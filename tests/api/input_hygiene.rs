@@ -98,7 +98,7 @@ async fn a_nul_character_is_a_400_naming_the_field_wherever_it_is_sent() {
     // A webhook whose project path (or head SHA) carries a NUL: a caller without the
     // token learns nothing about its body (401); with it, the field is named.
     let gitlab = reviewd_testkit::FakeGitlab::start("glpat-hygiene").await;
-    crate::helpers::create_host_a_config(&app, &gitlab).await;
+    crate::helpers::create_gitlab_config(&app, &gitlab).await;
     let mut hook = crate::review_pipeline::fixture();
     hook["project"]["path_with_namespace"] = json!("group/svc\u{0}");
     for (token, status) in [
@@ -451,7 +451,7 @@ async fn a_known_path_with_another_method_is_a_405_with_allow() {
 }
 
 #[tokio::test]
-async fn an_unsigned_host_b_delivery_is_a_401_before_anything_is_looked_up() {
+async fn an_unsigned_github_delivery_is_a_401_before_anything_is_looked_up() {
     let app = TestApp::spawn().await;
     let r = app
         .client()

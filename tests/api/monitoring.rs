@@ -426,7 +426,7 @@ async fn metrics_report_reviews_runners_and_notifications_by_state() {
 async fn a_backup_restores_into_an_empty_database_and_the_server_runs_on_it() {
     let original = TestApp::spawn().await;
     let gitlab = reviewd_testkit::FakeGitlab::start("glpat-restore").await;
-    let config_id = crate::helpers::create_host_a_config(&original, &gitlab).await;
+    let config_id = crate::helpers::create_gitlab_config(&original, &gitlab).await;
     let dir = std::env::temp_dir().join(format!("reviewd-restore-{}", uuid::Uuid::new_v4()));
     let backup = reviewd_runtime::backup::run(&original.database_url, &dir, chrono::Utc::now())
         .await

@@ -1,6 +1,6 @@
 //! The manual trigger and the task records.
 
-use crate::helpers::{TestApp, create_host_a_config, expect_error, json};
+use crate::helpers::{TestApp, create_gitlab_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::json;
@@ -16,7 +16,7 @@ async fn a_manual_review_is_accepted_with_a_poll_location() {
         "iid": 7, "title": "Feature", "state": "opened", "web_url": "https://gitlab.example.com/group/svc-1/-/merge_requests/7",
         "source_branch": "f", "target_branch": "main", "sha": "abc", "diff_refs": { "base_sha": "b", "head_sha": "abc", "start_sha": "s" },
     }))).mount(&gitlab.server).await;
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     let root = app.root().await;
     json(
         root.post(

@@ -23,7 +23,7 @@ mod common;
 mod helpers;
 
 use common::{env, percentile};
-use helpers::{TestApp, create_host_a_config, json};
+use helpers::{TestApp, create_gitlab_config, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::{Value, json};
@@ -44,7 +44,7 @@ fn webhook(iid: u64, head: &str) -> Value {
 }
 
 async fn project(app: &TestApp, gitlab: &FakeGitlab) {
-    let config = create_host_a_config(app, gitlab).await;
+    let config = create_gitlab_config(app, gitlab).await;
     json(
         app.root()
             .await

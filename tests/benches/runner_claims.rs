@@ -26,7 +26,7 @@ mod common;
 mod helpers;
 
 use common::{env, percentile};
-use helpers::{TestApp, create_host_a_config, json};
+use helpers::{TestApp, create_gitlab_config, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::{Value, json};
@@ -93,7 +93,7 @@ async fn main() {
         ])
         .await,
     );
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     let root = app.root().await;
     json(
         root.post(

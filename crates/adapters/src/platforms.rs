@@ -68,8 +68,8 @@ fn app_key(connection: &PlatformConnection) -> Option<String> {
 impl PlatformClients for HttpPlatformClients {
     fn client(&self, connection: &PlatformConnection) -> Arc<dyn HostingPlatform> {
         match connection.platform_type {
-            PlatformType::HostA => Arc::new(GitlabPlatform::new(self.http.clone(), connection)),
-            PlatformType::HostB => match app_key(connection) {
+            PlatformType::Gitlab => Arc::new(GitlabPlatform::new(self.http.clone(), connection)),
+            PlatformType::Github => match app_key(connection) {
                 Some(key) => self.app_client(connection, key),
                 None => Arc::new(GithubPlatform::new(self.http.clone(), connection)),
             },
@@ -78,8 +78,8 @@ impl PlatformClients for HttpPlatformClients {
 
     fn oauth(&self, platform_type: PlatformType) -> Option<Arc<dyn PlatformOAuth>> {
         match platform_type {
-            PlatformType::HostA => Some(Arc::new(GitlabOAuth::new(self.http.clone()))),
-            PlatformType::HostB => None,
+            PlatformType::Gitlab => Some(Arc::new(GitlabOAuth::new(self.http.clone()))),
+            PlatformType::Github => None,
         }
     }
 }

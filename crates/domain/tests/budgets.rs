@@ -110,7 +110,7 @@ async fn spend(b: &Bench, usd: f64) {
 
 fn pushed(project: &Project, iid: i64, head: &str) -> WebhookEvent {
     WebhookEvent::MergeRequest(MergeRequestEvent {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         platform_project_id: project.platform_project_id.clone(),
         iid,
         action: MrAction::Updated,
@@ -121,7 +121,7 @@ fn pushed(project: &Project, iid: i64, head: &str) -> WebhookEvent {
 
 fn command(project: &Project, iid: i64) -> WebhookEvent {
     WebhookEvent::Comment(CommentEvent {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         platform_project_id: project.platform_project_id.clone(),
         iid,
         body: "/review".into(),

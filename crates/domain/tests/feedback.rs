@@ -197,7 +197,7 @@ async fn webhook_feedback_has_the_threads_read_rather_than_trusting_the_payload(
     );
     let event = |body: &str, kind| {
         WebhookEvent::Feedback(FeedbackEvent {
-            platform_type: PlatformType::HostA,
+            platform_type: PlatformType::Gitlab,
             platform_project_id: project.platform_project_id.clone(),
             iid: 1,
             comment_body: body.to_owned(),
@@ -256,7 +256,7 @@ async fn a_reply_in_a_thread_has_the_threads_read_after_the_answer() {
     let intake = intake(&world);
     let comment = |body: &str, in_thread| {
         WebhookEvent::Comment(CommentEvent {
-            platform_type: PlatformType::HostA,
+            platform_type: PlatformType::Gitlab,
             platform_project_id: project.platform_project_id.clone(),
             iid: 2,
             body: body.into(),

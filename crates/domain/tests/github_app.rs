@@ -36,7 +36,7 @@ struct World {
 fn world() -> World {
     let store = MemoryStore::new(Arc::new(FakeClock::default()));
     let stores = Stores::memory(&store);
-    let platform = ScriptedPlatform::new(PlatformType::HostB);
+    let platform = ScriptedPlatform::new(PlatformType::Github);
     let clients = Arc::new(ScriptedClients::new(platform.clone()));
     let configs = PlatformConfigService::new(
         stores.platform_configs.clone(),
@@ -65,7 +65,7 @@ fn world() -> World {
 fn app_input(installation_id: Option<i64>) -> PlatformConfigInput {
     PlatformConfigInput {
         name: "GitHub App".into(),
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         base_url: "https://github.com".into(),
         auth_type: Some(AuthType::App),
         access_token: None,
@@ -87,12 +87,12 @@ fn fields(err: ServiceError) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn an_app_config_needs_a_numeric_id_and_a_pem_key_on_hostb() {
+async fn an_app_config_needs_a_numeric_id_and_a_pem_key_on_github() {
     let w = world();
     let bad = [
         (
             PlatformConfigInput {
-                platform_type: PlatformType::HostA,
+                platform_type: PlatformType::Gitlab,
                 ..app_input(None)
             },
             "authType",
@@ -431,7 +431,7 @@ async fn a_webhook_names_the_enabled_configs_whose_secret_its_proof_matches() {
     };
     let none = w
         .configs
-        .webhook_senders(PlatformType::HostB, proof("anything"))
+        .webhook_senders(PlatformType::Github, proof("anything"))
         .await
         .unwrap();
     assert_eq!(none, Err(UnknownSender::NoConfig), "nothing is set up yet");
@@ -441,7 +441,7 @@ async fn a_webhook_names_the_enabled_configs_whose_secret_its_proof_matches() {
     let senders = w
         .configs
         .webhook_senders(
-            PlatformType::HostB,
+            PlatformType::Github,
             WebhookProof::Signature { hex: &good, body },
         )
         .await
@@ -452,7 +452,7 @@ async fn a_webhook_names_the_enabled_configs_whose_secret_its_proof_matches() {
     let tampered = w
         .configs
         .webhook_senders(
-            PlatformType::HostB,
+            PlatformType::Github,
             WebhookProof::Signature { hex: &wrong, body },
         )
         .await
@@ -460,7 +460,7 @@ async fn a_webhook_names_the_enabled_configs_whose_secret_its_proof_matches() {
     assert_eq!(tampered, Err(UnknownSender::NoMatch));
     let other_platform = w
         .configs
-        .webhook_senders(PlatformType::HostA, WebhookProof::Token("app-hook-secret"))
+        .webhook_senders(PlatformType::Gitlab, WebhookProof::Token("app-hook-secret"))
         .await
         .unwrap();
     assert_eq!(

@@ -23,7 +23,7 @@ fn intake(world: &World) -> WebhookIntake {
 
 fn opened(project: &Project, iid: i64, head: &str) -> WebhookEvent {
     WebhookEvent::MergeRequest(MergeRequestEvent {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         platform_project_id: project.platform_project_id.clone(),
         iid,
         action: MrAction::Opened,
@@ -46,7 +46,7 @@ async fn an_opened_mr_is_queued_once_however_often_it_is_delivered() {
     let intake = intake(&world);
     let configs = [project.platform_config_id];
     let delivery = Some(DeliveryRef {
-        platform: PlatformType::HostA,
+        platform: PlatformType::Gitlab,
         id: "delivery-1",
     });
 
@@ -66,7 +66,7 @@ async fn an_opened_mr_is_queued_once_however_often_it_is_delivered() {
         .handle(
             &configs,
             Some(DeliveryRef {
-                platform: PlatformType::HostA,
+                platform: PlatformType::Gitlab,
                 id: "delivery-2",
             }),
             opened(&project, 1, "h1"),
@@ -95,7 +95,7 @@ async fn events_that_do_not_ask_for_a_review_queue_nothing() {
         }
     });
     let chatter = WebhookEvent::Comment(CommentEvent {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         platform_project_id: project.platform_project_id.clone(),
         iid: 1,
         body: "looks fine to me".into(),
@@ -141,7 +141,7 @@ async fn a_review_command_in_a_comment_queues_a_review() {
             &[project.platform_config_id],
             None,
             WebhookEvent::Comment(CommentEvent {
-                platform_type: PlatformType::HostA,
+                platform_type: PlatformType::Gitlab,
                 platform_project_id: project.platform_project_id.clone(),
                 iid: 1,
                 body: "/review please".into(),
@@ -164,7 +164,7 @@ async fn a_queue_outage_is_answered_as_an_error_and_the_redelivery_is_processed(
     let intake = intake(&world);
     let configs = [project.platform_config_id];
     let delivery = Some(DeliveryRef {
-        platform: PlatformType::HostA,
+        platform: PlatformType::Gitlab,
         id: "delivery-9",
     });
     world.queue.set_down(true);

@@ -51,7 +51,7 @@ impl From<GhRepo> for PlatformProject {
             web_url: r.html_url,
             default_branch: r.default_branch,
             visibility: Some(visibility),
-            platform_type: PlatformType::HostB,
+            platform_type: PlatformType::Github,
         }
     }
 }

@@ -40,7 +40,7 @@ fn encode_path(path: &str) -> String {
 #[async_trait]
 impl HostingPlatform for GithubPlatform {
     fn platform_type(&self) -> PlatformType {
-        PlatformType::HostB
+        PlatformType::Github
     }
 
     async fn token_identity(&self) -> Result<TokenIdentity, PlatformError> {

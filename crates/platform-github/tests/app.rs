@@ -45,7 +45,7 @@ async fn github() -> (FakeGithub, ProjectRef) {
 
 fn connection(fake: &FakeGithub, key: &str, installation_id: Option<u64>) -> PlatformConnection {
     PlatformConnection {
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         base_url: fake.base_url(),
         auth_type: AuthType::App,
         token: SecretString::new(""),
@@ -420,7 +420,7 @@ async fn a_runner_gets_a_token_of_its_own_for_the_repository_read_only() {
 async fn token_configs_give_runners_no_token_of_their_own() {
     let (fake, api) = github().await;
     let connection = PlatformConnection {
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         base_url: fake.base_url(),
         auth_type: AuthType::Token,
         token: SecretString::new(PAT),

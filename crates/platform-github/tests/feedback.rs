@@ -27,7 +27,7 @@ const DIFF: &str = "@@ -1,2 +1,6 @@\n a\n+b\n+c\n+d\n+e\n f\n";
 
 fn platform(base_url: &str) -> GithubPlatform {
     let connection = PlatformConnection {
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         base_url: base_url.to_owned(),
         auth_type: AuthType::Token,
         token: SecretString::new(TOKEN),
@@ -53,7 +53,7 @@ fn reviewd_comment(line: u32, fingerprint: &str) -> InlineComment {
 /// through the adapter: their ids, in the order given.
 async fn reviewed(fake: &FakeGithub, comments: &[InlineComment]) -> (ProjectRef, Vec<u64>) {
     let mr = MrFixture::new(5).file("src/lib.rs", DIFF);
-    let refs = mr.refs(PlatformType::HostB);
+    let refs = mr.refs(PlatformType::Github);
     let project = fake.add_project(&ProjectFixture::new(REPO).mr(mr)).await;
     platform(&fake.base_url())
         .post_inline_comments(&project, 5, &refs, comments)

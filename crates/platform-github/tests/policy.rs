@@ -19,7 +19,7 @@ const PULL: &str = "/api/v3/repos/octocat/Hello-World/pulls/1347";
 
 fn platform(base_url: &str) -> GithubPlatform {
     let connection = PlatformConnection {
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         base_url: base_url.to_owned(),
         auth_type: AuthType::Token,
         token: SecretString::new("ghp_policy"),

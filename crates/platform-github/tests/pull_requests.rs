@@ -15,7 +15,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn platform(server: &MockServer) -> GithubPlatform {
     let connection = PlatformConnection {
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         base_url: server.uri(),
         auth_type: AuthType::Token,
         token: SecretString::new("ghp_x"),

@@ -20,7 +20,7 @@ const SHA: &str = "6dcb09b5b57875f334f61aebed695e2e4193db5e";
 
 fn platform(server: &MockServer) -> GithubPlatform {
     let connection = PlatformConnection {
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         base_url: server.uri(),
         auth_type: AuthType::Token,
         token: SecretString::new("ghp_x"),

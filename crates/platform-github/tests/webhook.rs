@@ -173,7 +173,7 @@ fn resolved_and_reopened_threads_are_feedback_on_their_first_comment() {
     };
     assert_eq!(
         (f.platform_type, f.platform_project_id.as_str(), f.iid),
-        (PlatformType::HostB, "186853002", 2)
+        (PlatformType::Github, "186853002", 2)
     );
     assert_eq!(
         reviewd_domain::review::markers::comment_fingerprint(&f.comment_body),

@@ -63,7 +63,7 @@ impl From<GlProject> for PlatformProject {
             web_url: p.web_url,
             default_branch: p.default_branch,
             visibility: p.visibility,
-            platform_type: PlatformType::HostA,
+            platform_type: PlatformType::Gitlab,
         }
     }
 }

@@ -131,7 +131,7 @@ impl GitlabPlatform {
 #[async_trait]
 impl HostingPlatform for GitlabPlatform {
     fn platform_type(&self) -> PlatformType {
-        PlatformType::HostA
+        PlatformType::Gitlab
     }
 
     async fn token_identity(&self) -> Result<TokenIdentity, PlatformError> {

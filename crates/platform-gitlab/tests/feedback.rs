@@ -26,7 +26,7 @@ const DIFF: &str = "@@ -1,2 +1,3 @@\n a\n+b\n c\n";
 
 fn platform(fake: &FakeGitlab) -> GitlabPlatform {
     let connection = PlatformConnection {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         base_url: fake.base_url(),
         auth_type: AuthType::Token,
         token: SecretString::new(&fake.token),
@@ -94,7 +94,7 @@ async fn reviewd_threads_come_back_with_reactions_replies_and_resolution() {
         .zip(["src/a.rs", "src/b.rs", "src/c.rs"])
         .map(|(body, path)| line(path, body))
         .collect();
-    let refs = mr.refs(PlatformType::HostA);
+    let refs = mr.refs(PlatformType::Gitlab);
     adapter
         .post_inline_comments(&project, 3, &refs, &comments)
         .await
@@ -222,7 +222,7 @@ async fn a_thread_opened_by_someone_else_with_a_copied_marker_is_not_reviewds() 
         .post_inline_comments(
             &project,
             3,
-            &mr.refs(PlatformType::HostA),
+            &mr.refs(PlatformType::Gitlab),
             &[line("src/a.rs", &body)],
         )
         .await
@@ -311,7 +311,7 @@ async fn the_fake_serves_award_emoji_replies_and_resolution_as_gitlab() {
         .post_inline_comments(
             &project,
             3,
-            &mr.refs(PlatformType::HostA),
+            &mr.refs(PlatformType::Gitlab),
             &[line("src/a.rs", &body)],
         )
         .await
@@ -536,7 +536,7 @@ async fn discussions_in_gitlab_shapes_old_and_new_are_read() {
         .mount(&server)
         .await;
     let connection = PlatformConnection {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         base_url: server.uri(),
         auth_type: AuthType::Token,
         token: SecretString::new("tok"),

@@ -17,7 +17,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn platform(server: &MockServer, auth_type: AuthType) -> GitlabPlatform {
     let connection = PlatformConnection {
-        platform_type: reviewd_domain::model::PlatformType::HostA,
+        platform_type: reviewd_domain::model::PlatformType::Gitlab,
         base_url: server.uri(),
         auth_type,
         token: SecretString::new("tok"),

@@ -18,7 +18,7 @@ const SHA: &str = "da1560886d4f094c3e6c9ef40349f7d38b5d27d7";
 
 fn platform(server: &MockServer) -> GitlabPlatform {
     let connection = PlatformConnection {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         base_url: format!("{}/", server.uri()),
         auth_type: AuthType::Token,
         token: SecretString::new("tok"),

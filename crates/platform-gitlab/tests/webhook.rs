@@ -114,7 +114,7 @@ fn an_award_emoji_on_a_merge_request_note_is_a_reaction() {
     else {
         panic!()
     };
-    assert_eq!(f.platform_type, PlatformType::HostA);
+    assert_eq!(f.platform_type, PlatformType::Gitlab);
     assert_eq!((f.platform_project_id.as_str(), f.iid), ("5", 1));
     assert!(
         f.comment_body

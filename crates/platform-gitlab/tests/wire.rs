@@ -18,7 +18,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn platform(server: &MockServer) -> GitlabPlatform {
     let connection = PlatformConnection {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         base_url: format!("{}/", server.uri()),
         auth_type: AuthType::Token,
         token: SecretString::new("tok"),

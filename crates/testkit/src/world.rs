@@ -62,7 +62,7 @@ impl World {
     pub fn on_clock(ai: ScriptedAi, settings: EngineSettings, clock: Arc<FakeClock>) -> Self {
         let store = MemoryStore::new(clock.clone());
         let stores = Stores::memory(&store);
-        let platform = ScriptedPlatform::new(PlatformType::HostA);
+        let platform = ScriptedPlatform::new(PlatformType::Gitlab);
         let ai = Arc::new(ai.on_clock(clock.clone()));
         let providers = Arc::new(SameAi::new(ai.clone()));
         let ai_configs = Arc::new(AiConfigService::new(

@@ -99,7 +99,7 @@ async fn a_stored_token_is_never_sent_to_an_address_typed_in_the_test_form() {
     let app = TestApp::spawn().await;
     let gitlab = reviewd_testkit::FakeGitlab::start("glpat-stored-secret").await;
     gitlab.with_projects(1, "svc").await;
-    let id = crate::helpers::create_host_a_config(&app, &gitlab).await;
+    let id = crate::helpers::create_gitlab_config(&app, &gitlab).await;
     let maintainer = app.user_with_role("maintainer").await;
     let elsewhere = MockServer::start().await;
     let r = post_form(
@@ -144,7 +144,7 @@ async fn a_stored_token_is_never_sent_to_an_address_typed_in_the_test_form() {
 async fn a_connection_is_renamed_while_its_platform_is_down() {
     let app = TestApp::spawn().await;
     let gitlab = reviewd_testkit::FakeGitlab::start("glpat-rename").await;
-    let id = crate::helpers::create_host_a_config(&app, &gitlab).await;
+    let id = crate::helpers::create_gitlab_config(&app, &gitlab).await;
     gitlab.fail("GET", ".*", 503, &[], 100).await;
     let root = app.root().await;
     let r = post_form(

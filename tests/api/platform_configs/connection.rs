@@ -1,7 +1,7 @@
 //! Talking to a config's platform: the connection test and the hostA user search.
 
 use super::TOKEN;
-use crate::helpers::{TestApp, create_host_a_config, expect_error, json};
+use crate::helpers::{TestApp, create_gitlab_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_testkit::{FakeGithub, FakeGitlab};
 use serde_json::json;
@@ -70,7 +70,7 @@ async fn test_connection_reports_instead_of_failing() {
 }
 
 #[tokio::test]
-async fn host_a_user_search_pages_through_the_instance_and_refuses_host_b() {
+async fn gitlab_user_search_pages_through_the_instance_and_refuses_github() {
     let app = TestApp::spawn().await;
     let gitlab = FakeGitlab::start(TOKEN).await;
     Mock::given(method("GET"))
@@ -86,7 +86,7 @@ async fn host_a_user_search_pages_through_the_instance_and_refuses_host_b() {
         .mount(&gitlab.server)
         .await;
     let root = app.root().await;
-    let id = create_host_a_config(&app, &gitlab).await;
+    let id = create_gitlab_config(&app, &gitlab).await;
     let found = json(
         root.get(&format!(
             "/api/platform-configs/{id}/hostA/users?search=ali&page=2&perPage=20"
@@ -116,7 +116,7 @@ async fn host_a_user_search_pages_through_the_instance_and_refuses_host_b() {
     );
 
     let github = FakeGithub::start("ghp_users").await;
-    let gh = crate::helpers::create_host_b_config(&app, &github).await;
+    let gh = crate::helpers::create_github_config(&app, &github).await;
     expect_error(
         root.get(&format!("/api/platform-configs/{gh}/hostA/users"))
             .await,

@@ -8,7 +8,7 @@ use reviewd_testkit::FakeGitlab;
 use serde_json::json;
 
 #[tokio::test]
-async fn a_host_a_config_is_checked_stored_encrypted_and_always_masked() {
+async fn a_gitlab_config_is_checked_stored_encrypted_and_always_masked() {
     let app = TestApp::spawn().await;
     let gitlab = FakeGitlab::start(TOKEN).await;
     let root = app.root().await;

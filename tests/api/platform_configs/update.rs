@@ -2,7 +2,7 @@
 //! that need force.
 
 use super::TOKEN;
-use crate::helpers::{TestApp, create_host_a_config, expect_error, json};
+use crate::helpers::{TestApp, create_gitlab_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::{Value, json};
@@ -12,7 +12,7 @@ async fn exactly_one_default_per_type() {
     let app = TestApp::spawn().await;
     let gitlab = FakeGitlab::start(TOKEN).await;
     let root = app.root().await;
-    let first = create_host_a_config(&app, &gitlab).await;
+    let first = create_gitlab_config(&app, &gitlab).await;
     let second = json(
         root.post("/api/platform-configs", json!({ "name": "Second", "platformType": "hostA", "baseUrl": gitlab.base_url(), "accessToken": TOKEN, "isDefault": true })).await,
         StatusCode::OK,
@@ -78,7 +78,7 @@ async fn patch_keeps_masked_secrets_and_rechecks_new_tokens() {
     let app = TestApp::spawn().await;
     let gitlab = FakeGitlab::start(TOKEN).await;
     let root = app.root().await;
-    let id = create_host_a_config(&app, &gitlab).await;
+    let id = create_gitlab_config(&app, &gitlab).await;
     let patched = json(
         root.patch(
             &format!("/api/platform-configs/{id}"),
@@ -155,7 +155,7 @@ async fn delete_needs_force_when_projects_are_linked() {
     let gitlab = FakeGitlab::start(TOKEN).await;
     gitlab.with_projects(3, "svc").await;
     let root = app.root().await;
-    let id = create_host_a_config(&app, &gitlab).await;
+    let id = create_gitlab_config(&app, &gitlab).await;
     json(
         root.post(
             "/api/projects/sync/platform",

@@ -1,7 +1,7 @@
 //! Deleting projects one at a time or in a batch.
 
 use super::{GL_TOKEN, ids};
-use crate::helpers::{TestApp, create_host_a_config, expect_error, json};
+use crate::helpers::{TestApp, create_gitlab_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::json;
@@ -12,7 +12,7 @@ async fn deleting_projects_one_or_many() {
     let gitlab = FakeGitlab::start(GL_TOKEN).await;
     gitlab.with_projects(4, "svc").await;
     let root = app.root().await;
-    let gl = create_host_a_config(&app, &gitlab).await;
+    let gl = create_gitlab_config(&app, &gitlab).await;
     root.post(
         "/api/projects/sync/platform",
         json!({ "platformConfigId": gl }),

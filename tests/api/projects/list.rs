@@ -1,7 +1,7 @@
 //! The paginated project list and its filters.
 
 use super::{GH_TOKEN, GL_TOKEN, ids};
-use crate::helpers::{TestApp, create_host_a_config, create_host_b_config, json};
+use crate::helpers::{TestApp, create_github_config, create_gitlab_config, json};
 use reqwest::StatusCode;
 use reviewd_testkit::{FakeGithub, FakeGitlab};
 use serde_json::json;
@@ -14,8 +14,8 @@ async fn paginated_list_filters() {
     let github = FakeGithub::start(GH_TOKEN).await;
     github.with_repos(5, "repo").await;
     let root = app.root().await;
-    let gl = create_host_a_config(&app, &gitlab).await;
-    let gh = create_host_b_config(&app, &github).await;
+    let gl = create_gitlab_config(&app, &gitlab).await;
+    let gh = create_github_config(&app, &github).await;
     root.post(
         "/api/projects/sync/platform",
         json!({ "platformConfigId": gl }),

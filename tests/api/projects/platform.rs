@@ -1,7 +1,7 @@
 //! Live platform views of a project: its details, members and merge requests.
 
 use super::{GL_TOKEN, ids};
-use crate::helpers::{TestApp, create_host_a_config, expect_error, json};
+use crate::helpers::{TestApp, create_gitlab_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::json;
@@ -35,7 +35,7 @@ async fn live_platform_views() {
         .mount(&gitlab.server)
         .await;
     let root = app.root().await;
-    let gl = create_host_a_config(&app, &gitlab).await;
+    let gl = create_gitlab_config(&app, &gitlab).await;
     root.post(
         "/api/projects/sync/platform",
         json!({ "platformConfigId": gl }),

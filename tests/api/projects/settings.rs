@@ -1,7 +1,7 @@
 //! Per-project settings: patched, validated, and resolved into the effective config.
 
 use super::{GL_TOKEN, ids};
-use crate::helpers::{TestApp, create_host_a_config, expect_error, json};
+use crate::helpers::{TestApp, create_gitlab_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::json;
@@ -12,7 +12,7 @@ async fn settings_patch_and_resolved_config() {
     let gitlab = FakeGitlab::start(GL_TOKEN).await;
     gitlab.with_projects(1, "svc").await;
     let root = app.root().await;
-    let gl = create_host_a_config(&app, &gitlab).await;
+    let gl = create_gitlab_config(&app, &gitlab).await;
     root.post(
         "/api/projects/sync/platform",
         json!({ "platformConfigId": gl }),

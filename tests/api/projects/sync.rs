@@ -2,7 +2,7 @@
 //! platform failures reported.
 
 use super::{GH_TOKEN, GL_TOKEN, ids};
-use crate::helpers::{TestApp, create_host_a_config, create_host_b_config, expect_error, json};
+use crate::helpers::{TestApp, create_github_config, create_gitlab_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_testkit::{FakeGithub, FakeGitlab, gitlab_project};
 use serde_json::json;
@@ -17,8 +17,8 @@ async fn syncing_250_gitlab_and_120_github_projects_stores_all_and_resyncs_witho
     let github = FakeGithub::start(GH_TOKEN).await;
     github.with_repos(120, "repo").await;
     let root = app.root().await;
-    let gl = create_host_a_config(&app, &gitlab).await;
-    let gh = create_host_b_config(&app, &github).await;
+    let gl = create_gitlab_config(&app, &gitlab).await;
+    let gh = create_github_config(&app, &github).await;
 
     let a = json(
         root.post(
@@ -126,7 +126,7 @@ async fn sync_survives_a_429_and_reports_a_platform_that_stays_down() {
     let gitlab = FakeGitlab::start(GL_TOKEN).await;
     gitlab.with_projects(150, "svc").await;
     let root = app.root().await;
-    let gl = create_host_a_config(&app, &gitlab).await;
+    let gl = create_gitlab_config(&app, &gitlab).await;
 
     gitlab
         .fail("GET", "^/api/v4/projects$", 429, &[("retry-after", "1")], 1)
@@ -199,7 +199,7 @@ async fn a_revoked_token_is_a_502_naming_the_config_problem() {
     let app = TestApp::spawn().await;
     let gitlab = FakeGitlab::start(GL_TOKEN).await;
     let root = app.root().await;
-    let gl = create_host_a_config(&app, &gitlab).await;
+    let gl = create_gitlab_config(&app, &gitlab).await;
     gitlab.fail("GET", "^/api/v4/projects$", 401, &[], 10).await;
     expect_error(
         root.post(

@@ -1,7 +1,7 @@
 //! Project webhooks: created, verified, removed and cleared.
 
 use super::GL_TOKEN;
-use crate::helpers::{TestApp, create_host_a_config, expect_error, json};
+use crate::helpers::{TestApp, create_gitlab_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::json;
@@ -19,7 +19,7 @@ async fn webhooks_are_created_verified_removed_and_cleared() {
         )
         .await;
     let root = app.root().await;
-    let gl = create_host_a_config(&app, &gitlab).await;
+    let gl = create_gitlab_config(&app, &gitlab).await;
     root.post(
         "/api/projects/sync/platform",
         json!({ "platformConfigId": gl }),

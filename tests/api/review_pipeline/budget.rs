@@ -4,7 +4,7 @@
 //! the manual trigger still review.
 
 use super::{app_with_ai, fake_ai, review_answer, wait_for};
-use crate::helpers::{TestApp, create_host_a_config, expect_error, json};
+use crate::helpers::{TestApp, create_gitlab_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use reviewd_testkit::contract::hosting::FakeServer;
@@ -107,7 +107,7 @@ async fn a_spent_budget_stops_automatic_reviews_and_not_manual_ones() {
         ],
     )
     .await;
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     super::sync_projects(&app, &config).await;
     let root = app.root().await;
     let id = json(root.get("/api/projects").await, StatusCode::OK).await["data"]["items"][0]["id"]

@@ -7,7 +7,7 @@
 //! a one-file MR's is the file's own.
 
 use super::{app_with_ai, fake_ai, wait_for};
-use crate::helpers::{TestApp, create_host_a_config, create_host_b_config, json};
+use crate::helpers::{TestApp, create_github_config, create_gitlab_config, json};
 use reqwest::StatusCode;
 use reviewd_testkit::contract::hosting::FakeServer;
 use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
@@ -207,14 +207,14 @@ async fn check_review(app: &TestApp, ai: &MockServer, task: &Value, source: &str
 }
 
 #[tokio::test]
-async fn on_host_a_the_prompt_carries_the_code_around_the_change_and_no_secret() {
+async fn on_gitlab_the_prompt_carries_the_code_around_the_change_and_no_secret() {
     let gitlab = FakeGitlab::start("glpat-context").await;
     let project = gitlab
         .add_project(&ProjectFixture::new("group/shop").mr(mr(1)))
         .await;
     let ai = fake_ai(answer).await;
     let app = app_with_ai(&ai, &[]).await;
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     super::sync_projects(&app, &config).await;
 
     let hook = super::push(&project.id, 1, HEAD);
@@ -251,7 +251,7 @@ async fn an_mr_of_several_files_gets_a_summary_written_for_it_after_the_shared_p
         .await;
     let ai = fake_ai(answer).await;
     let app = app_with_ai(&ai, &[]).await;
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     super::sync_projects(&app, &config).await;
 
     let task = wait_for(
@@ -305,14 +305,14 @@ async fn an_mr_of_several_files_gets_a_summary_written_for_it_after_the_shared_p
 }
 
 #[tokio::test]
-async fn on_host_b_the_prompt_carries_the_same_context() {
+async fn on_github_the_prompt_carries_the_same_context() {
     let github = FakeGithub::start("ghp-context").await;
     let project = github
         .add_project(&ProjectFixture::new("acme/shop").mr(mr(2)))
         .await;
     let ai = fake_ai(answer).await;
     let app = app_with_ai(&ai, &[]).await;
-    let config = create_host_b_config(&app, &github).await;
+    let config = create_github_config(&app, &github).await;
     super::sync_projects(&app, &config).await;
 
     let task = super::send_pull_request(&app, Some(&project), Some(HEAD)).await;

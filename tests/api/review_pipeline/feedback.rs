@@ -5,7 +5,7 @@
 //! implemented, and the review and project stats show the acceptance rate.
 
 use super::{app_with_ai, fake_ai, review_answer, wait_for};
-use crate::helpers::{TestApp, create_host_a_config, create_host_b_config, json};
+use crate::helpers::{TestApp, create_github_config, create_gitlab_config, json};
 use reqwest::StatusCode;
 use reviewd_domain::model::diff::FileDiff;
 use reviewd_testkit::contract::hosting::FakeServer;
@@ -161,7 +161,7 @@ async fn gitlab_award_emoji_replies_resolved_threads_and_a_fix_become_feedback()
         .await;
     let ai = fake_ai(review_answer).await;
     let app = app_with_ai(&ai, &pass_every_second()).await;
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     super::sync_projects(&app, &config).await;
 
     let mut push = fixture("hostA", "merge_request.json");
@@ -339,7 +339,7 @@ async fn github_reactions_replies_resolved_threads_and_a_fix_become_feedback() {
         .await;
     let ai = fake_ai(review_answer).await;
     let app = app_with_ai(&ai, &pass_every_second()).await;
-    let config = create_host_b_config(&app, &github).await;
+    let config = create_github_config(&app, &github).await;
     super::sync_projects(&app, &config).await;
 
     let mut opened = fixture("hostB", "pull_request.opened.json");

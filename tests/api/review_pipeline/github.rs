@@ -42,7 +42,7 @@ async fn a_signed_github_pull_request_gets_one_review_with_all_line_comments() {
         .await;
     let ai = fake_ai(review_answer).await;
     let app = app_with_ai(&ai, &[]).await;
-    let config = crate::helpers::create_host_b_config(&app, &github).await;
+    let config = crate::helpers::create_github_config(&app, &github).await;
     super::sync_projects(&app, &config).await;
 
     let task = wait_for(&app, &super::send_pull_request(&app, None, None).await).await;

@@ -16,7 +16,7 @@ mod rounds;
 mod suggestions;
 mod templates;
 
-use crate::helpers::{TestApp, create_host_a_config, json};
+use crate::helpers::{TestApp, create_gitlab_config, json};
 use reqwest::StatusCode;
 use reviewd_testkit::FakeGitlab;
 use serde_json::{Value, json};
@@ -173,7 +173,7 @@ pub(crate) async fn app_with_ai(ai: &MockServer, extra: &[(&str, String)]) -> Te
 }
 
 pub(crate) async fn setup_project(app: &TestApp, gitlab: &FakeGitlab) {
-    let config = create_host_a_config(app, gitlab).await;
+    let config = create_gitlab_config(app, gitlab).await;
     let root = app.root().await;
     json(
         root.post(

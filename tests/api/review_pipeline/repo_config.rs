@@ -5,7 +5,7 @@
 //! settings.
 
 use super::{app_with_ai, fake_ai, review_answer, wait_for};
-use crate::helpers::{TestApp, create_host_a_config, create_host_b_config, json};
+use crate::helpers::{TestApp, create_github_config, create_gitlab_config, json};
 use reqwest::StatusCode;
 use reviewd_domain::review::repo_config::problem_marker;
 use reviewd_testkit::contract::hosting::FakeServer;
@@ -156,7 +156,7 @@ async fn the_file_at_the_head_sets_ignores_rules_severity_and_language() {
         .await;
     let ai = fake_ai(review_answer).await;
     let app = app_with_ai(&ai, &[]).await;
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     sync_project(&app, &config).await;
     create_template(&app, "Careful maintainer", TEMPLATE).await;
     create_template(&app, "Default", "You are the default template.").await;
@@ -223,7 +223,7 @@ async fn a_broken_file_is_noted_once_per_head_and_the_project_settings_apply() {
         .await;
     let ai = fake_ai(review_answer).await;
     let app = app_with_ai(&ai, &[]).await;
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     let project_id = sync_project(&app, &config).await;
 
     let task = wait_for(
@@ -331,7 +331,7 @@ async fn github_reads_the_file_through_the_contents_api() {
         .await;
     let ai = fake_ai(review_answer).await;
     let app = app_with_ai(&ai, &[]).await;
-    let config = create_host_b_config(&app, &github).await;
+    let config = create_github_config(&app, &github).await;
     sync_project(&app, &config).await;
 
     let task = super::send_pull_request(&app, Some(&project), Some(HEAD_A)).await;
@@ -359,7 +359,7 @@ async fn a_draft_is_skipped_when_the_file_says_so_and_an_unknown_template_is_not
         .await;
     let ai = fake_ai(review_answer).await;
     let app = app_with_ai(&ai, &[]).await;
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     sync_project(&app, &config).await;
 
     let task = wait_for(

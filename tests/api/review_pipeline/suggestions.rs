@@ -5,7 +5,7 @@
 //! review's comments in the API show the stored suggestion (null for the stripped one).
 
 use super::{app_with_ai, fake_ai, wait_for};
-use crate::helpers::{TestApp, create_host_a_config, create_host_b_config, json};
+use crate::helpers::{TestApp, create_github_config, create_gitlab_config, json};
 use reqwest::StatusCode;
 use reviewd_domain::review::fingerprint::fingerprint;
 use reviewd_domain::review::markers::comment_marker;
@@ -74,7 +74,7 @@ async fn gitlab_gets_a_suggestion_block_counted_from_the_comments_line() {
         .await;
     let ai = fake_ai(answer).await;
     let app = app_with_ai(&ai, &[]).await;
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     super::sync_projects(&app, &config).await;
 
     let task_id = super::send_webhook(&app, &super::push(&project.id, 4, HEAD)).await;
@@ -123,7 +123,7 @@ async fn github_gets_a_suggestion_on_the_lines_it_replaces() {
         .await;
     let ai = fake_ai(answer).await;
     let app = app_with_ai(&ai, &[]).await;
-    let config = create_host_b_config(&app, &github).await;
+    let config = create_github_config(&app, &github).await;
     super::sync_projects(&app, &config).await;
 
     let task = wait_for(

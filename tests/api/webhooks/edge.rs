@@ -9,7 +9,7 @@ use super::*;
 async fn hostile_webhook_bodies_are_4xx_and_queue_nothing() {
     let (app, _, _) = gitlab_app().await;
     let github = FakeGithub::start("ghp_hostile").await;
-    create_host_b_config(&app, &github).await;
+    create_github_config(&app, &github).await;
 
     let mr = serde_json::to_vec(&fixture("hostA", "merge_request")).unwrap();
     let pr = serde_json::to_vec(&fixture("hostB", "pull_request.opened")).unwrap();
@@ -48,7 +48,7 @@ async fn hostile_webhook_bodies_are_4xx_and_queue_nothing() {
             .send()
             .await
             .unwrap();
-        let b = post_host_b(&app, Some("pull_request"), Some("hook-secret-b"), body).await;
+        let b = post_github_webhook(&app, Some("pull_request"), Some("hook-secret-b"), body).await;
         for (platform, status) in [("hostA", a.status()), ("hostB", b.status())] {
             assert!(status.is_client_error(), "{platform}, {what}: {status}");
         }
@@ -69,7 +69,7 @@ async fn a_change_on_one_replica_reaches_every_replicas_next_webhook() {
     let mut body = fixture("hostA", "merge_request");
     let mut send = async |replica: &TestApp, head: u64, secret: &str| {
         body["object_attributes"]["last_commit"]["id"] = json!(format!("{head:040x}"));
-        post_host_a(replica, Some(secret), None, &body).await
+        post_gitlab_webhook(replica, Some(secret), None, &body).await
     };
     // Both replicas have read the project and the configs.
     for (head, replica) in [(1, &app), (2, &second)] {

@@ -7,7 +7,7 @@ async fn github_signatures_are_verified_against_each_config() {
     let app = TestApp::spawn().await;
     let body = serde_json::to_vec(&fixture("hostB", "pull_request.opened")).unwrap();
     expect_error(
-        post_host_b(&app, Some("pull_request"), Some("any"), &body).await,
+        post_github_webhook(&app, Some("pull_request"), Some("any"), &body).await,
         StatusCode::NOT_FOUND,
         "NOT_FOUND",
     )
@@ -22,7 +22,7 @@ async fn github_signatures_are_verified_against_each_config() {
         )
         .mount(&github.server)
         .await;
-    let config = create_host_b_config(&app, &github).await;
+    let config = create_github_config(&app, &github).await;
     let root = app.root().await;
     json(
         root.post(
@@ -42,13 +42,13 @@ async fn github_signatures_are_verified_against_each_config() {
     .await;
 
     expect_error(
-        post_host_b(&app, None, Some("hook-secret-b"), &body).await,
+        post_github_webhook(&app, None, Some("hook-secret-b"), &body).await,
         StatusCode::BAD_REQUEST,
         "MISSING_EVENT_HEADER",
     )
     .await;
     expect_error(
-        post_host_b(&app, Some("pull_request"), None, &body).await,
+        post_github_webhook(&app, Some("pull_request"), None, &body).await,
         StatusCode::UNAUTHORIZED,
         "UNAUTHORIZED",
     )
@@ -84,13 +84,13 @@ async fn github_signatures_are_verified_against_each_config() {
     assert!(tasks(&app).await.is_empty());
 
     let ok = json(
-        post_host_b(&app, Some("pull_request"), Some("hook-secret-b"), &body).await,
+        post_github_webhook(&app, Some("pull_request"), Some("hook-secret-b"), &body).await,
         StatusCode::OK,
     )
     .await;
     assert_eq!(ok["data"]["status"], "queued");
     let other_secret = json(
-        post_host_b(&app, Some("pull_request"), Some("second-secret"), &body).await,
+        post_github_webhook(&app, Some("pull_request"), Some("second-secret"), &body).await,
         StatusCode::OK,
     )
     .await;
@@ -102,7 +102,7 @@ async fn github_signatures_are_verified_against_each_config() {
         "the repo belongs to the first config only: {other_secret}"
     );
     let ping = json(
-        post_host_b(
+        post_github_webhook(
             &app,
             Some("ping"),
             Some("hook-secret-b"),
@@ -115,14 +115,14 @@ async fn github_signatures_are_verified_against_each_config() {
     assert_eq!(ping["data"]["message"], "pong");
     let comment = serde_json::to_vec(&fixture("hostB", "issue_comment.created")).unwrap();
     let r = json(
-        post_host_b(&app, Some("issue_comment"), Some("hook-secret-b"), &comment).await,
+        post_github_webhook(&app, Some("issue_comment"), Some("hook-secret-b"), &comment).await,
         StatusCode::OK,
     )
     .await;
     assert_eq!(r["data"]["status"], "ignored");
     let synchronize = serde_json::to_vec(&fixture("hostB", "pull_request.synchronize")).unwrap();
     let r = json(
-        post_host_b(
+        post_github_webhook(
             &app,
             Some("pull_request"),
             Some("hook-secret-b"),
@@ -137,7 +137,7 @@ async fn github_signatures_are_verified_against_each_config() {
         "same head as the opened event"
     );
     expect_error(
-        post_host_b(&app, Some("pull_request"), Some("hook-secret-b"), b"[1,2").await,
+        post_github_webhook(&app, Some("pull_request"), Some("hook-secret-b"), b"[1,2").await,
         StatusCode::BAD_REQUEST,
         "INVALID_PAYLOAD",
     )

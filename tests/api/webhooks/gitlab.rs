@@ -8,7 +8,7 @@ async fn a_real_gitlab_merge_request_open_queues_one_review() {
     let (app, _, _) = gitlab_app().await;
     let body = fixture("hostA", "merge_request");
     let r = json(
-        post_host_a(&app, Some("hook-secret-a"), Some("d-1"), &body).await,
+        post_gitlab_webhook(&app, Some("hook-secret-a"), Some("d-1"), &body).await,
         StatusCode::OK,
     )
     .await;
@@ -31,7 +31,7 @@ async fn a_real_gitlab_merge_request_open_queues_one_review() {
 
     // The same delivery again, then the same head under a new delivery id: no second task.
     let again = json(
-        post_host_a(&app, Some("hook-secret-a"), Some("d-1"), &body).await,
+        post_gitlab_webhook(&app, Some("hook-secret-a"), Some("d-1"), &body).await,
         StatusCode::OK,
     )
     .await;
@@ -42,7 +42,7 @@ async fn a_real_gitlab_merge_request_open_queues_one_review() {
             .contains("duplicate delivery")
     );
     let same_head = json(
-        post_host_a(&app, Some("hook-secret-a"), Some("d-2"), &body).await,
+        post_gitlab_webhook(&app, Some("hook-secret-a"), Some("d-2"), &body).await,
         StatusCode::OK,
     )
     .await;
@@ -56,7 +56,7 @@ async fn a_newer_push_supersedes_the_queued_review_of_the_older_head() {
     let (app, _, _) = gitlab_app().await;
     let mut body = fixture("hostA", "merge_request");
     let first = json(
-        post_host_a(&app, Some("hook-secret-a"), None, &body).await,
+        post_gitlab_webhook(&app, Some("hook-secret-a"), None, &body).await,
         StatusCode::OK,
     )
     .await["data"]["taskId"]
@@ -66,7 +66,7 @@ async fn a_newer_push_supersedes_the_queued_review_of_the_older_head() {
     body["object_attributes"]["last_commit"]["id"] =
         json!("1111111111111111111111111111111111111111");
     let second = json(
-        post_host_a(&app, Some("hook-secret-a"), None, &body).await,
+        post_gitlab_webhook(&app, Some("hook-secret-a"), None, &body).await,
         StatusCode::OK,
     )
     .await["data"]["taskId"]
@@ -101,7 +101,7 @@ async fn gitlab_events_not_acted_on_are_acknowledged() {
         ),
     ] {
         let r = json(
-            post_host_a(&app, Some("hook-secret-a"), None, &body).await,
+            post_gitlab_webhook(&app, Some("hook-secret-a"), None, &body).await,
             StatusCode::OK,
         )
         .await;
@@ -120,13 +120,13 @@ async fn gitlab_tokens_and_bodies_are_checked_in_order() {
     let (app, _, _) = gitlab_app().await;
     let body = fixture("hostA", "merge_request");
     expect_error(
-        post_host_a(&app, None, None, &body).await,
+        post_gitlab_webhook(&app, None, None, &body).await,
         StatusCode::UNAUTHORIZED,
         "UNAUTHORIZED",
     )
     .await;
     expect_error(
-        post_host_a(&app, Some("hook-secret-b"), None, &body).await,
+        post_gitlab_webhook(&app, Some("hook-secret-b"), None, &body).await,
         StatusCode::UNAUTHORIZED,
         "UNAUTHORIZED",
     )
@@ -145,7 +145,7 @@ async fn gitlab_tokens_and_bodies_are_checked_in_order() {
         .unwrap()
         .remove("iid");
     let r = expect_error(
-        post_host_a(&app, Some("hook-secret-a"), None, &no_iid).await,
+        post_gitlab_webhook(&app, Some("hook-secret-a"), None, &no_iid).await,
         StatusCode::BAD_REQUEST,
         "INVALID_PAYLOAD",
     )
@@ -168,7 +168,7 @@ async fn gitlab_tokens_and_bodies_are_checked_in_order() {
         let mut odd = body.clone();
         odd["object_attributes"]["iid"] = bad.clone();
         let r = expect_error(
-            post_host_a(&app, Some("hook-secret-a"), None, &odd).await,
+            post_gitlab_webhook(&app, Some("hook-secret-a"), None, &odd).await,
             StatusCode::BAD_REQUEST,
             "INVALID_PAYLOAD",
         )
@@ -212,7 +212,7 @@ async fn review_commands_run_even_with_auto_review_off_and_open_assigns() {
         .await;
 
     let open = json(
-        post_host_a(
+        post_gitlab_webhook(
             &app,
             Some("hook-secret-a"),
             None,
@@ -248,7 +248,7 @@ async fn review_commands_run_even_with_auto_review_off_and_open_assigns() {
     note["project"]["id"] = json!(1);
     note["object_attributes"]["note"] = json!("Looks odd.\n/review");
     let r = json(
-        post_host_a(&app, Some("hook-secret-a"), None, &note).await,
+        post_gitlab_webhook(&app, Some("hook-secret-a"), None, &note).await,
         StatusCode::OK,
     )
     .await;
@@ -257,7 +257,7 @@ async fn review_commands_run_even_with_auto_review_off_and_open_assigns() {
     assert_eq!(listed[0]["triggeredBy"], "manual");
     note["object_attributes"]["note"] = json!("Just a remark.");
     let r = json(
-        post_host_a(&app, Some("hook-secret-a"), None, &note).await,
+        post_gitlab_webhook(&app, Some("hook-secret-a"), None, &note).await,
         StatusCode::OK,
     )
     .await;
@@ -290,7 +290,7 @@ async fn a_queue_failure_is_a_500_and_the_delivery_stays_retryable() {
 
     let body = fixture("hostA", "merge_request");
     expect_error(
-        post_host_a(&app, Some("hook-secret-a"), Some("d-9"), &body).await,
+        post_gitlab_webhook(&app, Some("hook-secret-a"), Some("d-9"), &body).await,
         StatusCode::INTERNAL_SERVER_ERROR,
         "QUEUE_UNAVAILABLE",
     )
@@ -305,7 +305,7 @@ async fn a_queue_failure_is_a_500_and_the_delivery_stays_retryable() {
     );
     // The platform's retry of the same delivery is processed again, not dropped as a duplicate.
     expect_error(
-        post_host_a(&app, Some("hook-secret-a"), Some("d-9"), &body).await,
+        post_gitlab_webhook(&app, Some("hook-secret-a"), Some("d-9"), &body).await,
         StatusCode::INTERNAL_SERVER_ERROR,
         "QUEUE_UNAVAILABLE",
     )

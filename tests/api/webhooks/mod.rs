@@ -6,7 +6,7 @@ mod edge;
 mod github;
 mod gitlab;
 
-use crate::helpers::{TestApp, create_host_a_config, create_host_b_config, expect_error, json};
+use crate::helpers::{TestApp, create_github_config, create_gitlab_config, expect_error, json};
 use reqwest::StatusCode;
 use reviewd_crypto::hmac_sha256_hex;
 use reviewd_testkit::{FakeGithub, FakeGitlab, github_repo};
@@ -22,7 +22,7 @@ pub(super) fn fixture(platform: &str, name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
 }
 
-pub(super) async fn post_host_a(
+pub(super) async fn post_gitlab_webhook(
     app: &TestApp,
     token: Option<&str>,
     delivery: Option<&str>,
@@ -40,7 +40,7 @@ pub(super) async fn post_host_a(
     r.send().await.unwrap()
 }
 
-pub(super) async fn post_host_b(
+pub(super) async fn post_github_webhook(
     app: &TestApp,
     event: Option<&str>,
     secret: Option<&str>,
@@ -68,7 +68,7 @@ pub(super) async fn gitlab_app() -> (TestApp, FakeGitlab, String) {
     let app = TestApp::spawn().await;
     let gitlab = FakeGitlab::start("glpat-hooks").await;
     gitlab.with_projects(1, "svc").await;
-    let config = create_host_a_config(&app, &gitlab).await;
+    let config = create_gitlab_config(&app, &gitlab).await;
     crate::review_pipeline::sync_projects(&app, &config).await;
     (app, gitlab, config)
 }

@@ -8,7 +8,7 @@
 //! rounds prepared ahead: how long a task waits from its arrival to its claim, which
 //! a backlog prepared before the clock starts does not show.
 
-use crate::helpers::{TestApp, create_host_a_config, json};
+use crate::helpers::{TestApp, create_gitlab_config, json};
 use crate::load::{self, HttpClient};
 use crate::stack::Stack;
 use crate::table::{Row, Table, ms};
@@ -120,7 +120,7 @@ async fn serve_runners(
     }
     let server = stack.server(name, &url, &env).await;
     let app = &server.app;
-    let config = create_host_a_config(app, gitlab).await;
+    let config = create_gitlab_config(app, gitlab).await;
     let root = app.root().await;
     json(
         root.post(

@@ -226,7 +226,7 @@ async fn platforms(table: &mut Table, cases: &[reviewd_eval::Case]) {
     let adapter: Arc<dyn HostingPlatform> = Arc::new(reviewd_platform_gitlab::GitlabPlatform::new(
         http.clone(),
         &connection(
-            reviewd_domain::model::PlatformType::HostA,
+            reviewd_domain::model::PlatformType::Gitlab,
             gitlab.account().server.uri(),
             "glpat-bench-context",
         ),
@@ -238,7 +238,7 @@ async fn platforms(table: &mut Table, cases: &[reviewd_eval::Case]) {
     let adapter: Arc<dyn HostingPlatform> = Arc::new(reviewd_platform_github::GithubPlatform::new(
         http,
         &connection(
-            reviewd_domain::model::PlatformType::HostB,
+            reviewd_domain::model::PlatformType::Github,
             github.account().server.uri(),
             "ghp-bench-context",
         ),

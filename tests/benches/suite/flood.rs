@@ -4,7 +4,7 @@
 //! more than K / (L × C) reviews a second, C being the calls per MR. The fakes answer
 //! any MR; the flood offers webhooks open loop while the reviews run.
 
-use crate::helpers::{create_host_a_config, json};
+use crate::helpers::{create_gitlab_config, json};
 use crate::load;
 use crate::stack::Stack;
 use crate::table::{Row, Table, percent};
@@ -103,7 +103,7 @@ pub async fn run(stack: &mut Stack, table: &mut Table) {
             ],
         )
         .await;
-    let config = create_host_a_config(&server.app, &gitlab).await;
+    let config = create_gitlab_config(&server.app, &gitlab).await;
     json(
         server
             .app

@@ -4,7 +4,7 @@
 //! and wrong-token rejections as the floor of the HTTP path.
 
 use crate::bounds::Bounds;
-use crate::helpers::{TestApp, create_host_a_config, json};
+use crate::helpers::{TestApp, create_gitlab_config, json};
 use crate::load::{self, MakeRequest, Outcome};
 use crate::stack::{Server, Stack};
 use crate::table::{Row, Table, ms, percent};
@@ -58,7 +58,7 @@ async fn server_with_project(stack: &mut Stack, gitlab: &FakeGitlab) -> Server {
             &[("REVIEW_WORKERS_ENABLED", "false".to_owned())],
         )
         .await;
-    let config = create_host_a_config(&server.app, gitlab).await;
+    let config = create_gitlab_config(&server.app, gitlab).await;
     json(
         server
             .app

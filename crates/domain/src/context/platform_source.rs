@@ -23,15 +23,15 @@ impl PlatformCodeSource {
 impl CodeSource for PlatformCodeSource {
     fn describe(&self) -> &'static str {
         match self.platform.platform_type() {
-            PlatformType::HostA => "hostA API",
-            PlatformType::HostB => "hostB API",
+            PlatformType::Gitlab => "hostA API",
+            PlatformType::Github => "hostB API",
         }
     }
 
     /// GitLab pages its tree 100 entries at a time; GitHub's recursive tree is
     /// one call.
     fn tree_is_one_call(&self) -> bool {
-        self.platform.platform_type() == PlatformType::HostB
+        self.platform.platform_type() == PlatformType::Github
     }
 
     async fn tree(&self, commit: &str) -> Result<RepoTree, PlatformError> {

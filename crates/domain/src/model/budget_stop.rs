@@ -47,8 +47,8 @@ impl BudgetStop {
     #[must_use]
     pub fn mr_ref(&self) -> String {
         match self.platform_type {
-            PlatformType::HostA => format!("!{}", self.iid),
-            PlatformType::HostB => format!("#{}", self.iid),
+            PlatformType::Gitlab => format!("!{}", self.iid),
+            PlatformType::Github => format!("#{}", self.iid),
         }
     }
 
@@ -62,8 +62,8 @@ impl BudgetStop {
     #[must_use]
     pub fn note(&self) -> String {
         let (kind, manual) = match self.platform_type {
-            PlatformType::HostA => ("merge request", "this merge request"),
-            PlatformType::HostB => ("pull request", "this pull request"),
+            PlatformType::Gitlab => ("merge request", "this merge request"),
+            PlatformType::Github => ("pull request", "this pull request"),
         };
         let ask = match &self.review_command {
             Some(command) => format!("To review {manual} anyway, comment `{command}`."),

@@ -40,7 +40,7 @@ impl HealthStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CheckType {
     Database,
-    HostA,
+    Gitlab,
     AiProvider,
     DiskSpace,
 }
@@ -48,7 +48,7 @@ pub enum CheckType {
 impl CheckType {
     pub const ALL: [CheckType; 4] = [
         CheckType::Database,
-        CheckType::HostA,
+        CheckType::Gitlab,
         CheckType::AiProvider,
         CheckType::DiskSpace,
     ];
@@ -57,7 +57,7 @@ impl CheckType {
     pub fn as_str(self) -> &'static str {
         match self {
             CheckType::Database => "database",
-            CheckType::HostA => "hostA",
+            CheckType::Gitlab => "hostA",
             CheckType::AiProvider => "ai_provider",
             CheckType::DiskSpace => "disk_space",
         }
@@ -67,7 +67,7 @@ impl CheckType {
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "database" => Some(CheckType::Database),
-            "hostA" => Some(CheckType::HostA),
+            "hostA" => Some(CheckType::Gitlab),
             "ai_provider" => Some(CheckType::AiProvider),
             "disk_space" => Some(CheckType::DiskSpace),
             _ => None,

@@ -7,20 +7,25 @@ use std::fmt;
 use std::str::FromStr;
 use uuid::Uuid;
 
+/// Which platform a config, project or event is on. The code names the platforms; the
+/// contract's neutral names (`hostA`, `hostB`) are the wire's, read and written only by
+/// [`PlatformType::as_str`] and its `FromStr`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PlatformType {
-    HostA,
-    HostB,
+    /// GitLab or a GitLab-compatible server: `hostA`.
+    Gitlab,
+    /// GitHub or GitHub Enterprise Server: `hostB`.
+    Github,
 }
 
 impl PlatformType {
-    pub const ALL: [PlatformType; 2] = [PlatformType::HostA, PlatformType::HostB];
+    pub const ALL: [PlatformType; 2] = [PlatformType::Gitlab, PlatformType::Github];
 
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
-            PlatformType::HostA => "hostA",
-            PlatformType::HostB => "hostB",
+            PlatformType::Gitlab => "hostA",
+            PlatformType::Github => "hostB",
         }
     }
 }
@@ -36,8 +41,8 @@ impl FromStr for PlatformType {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
-            "hostA" => Ok(PlatformType::HostA),
-            "hostB" => Ok(PlatformType::HostB),
+            "hostA" => Ok(PlatformType::Gitlab),
+            "hostB" => Ok(PlatformType::Github),
             other => Err(format!(
                 "unknown platform type `{other}` (expected hostA or hostB)"
             )),

@@ -100,7 +100,7 @@ pub struct CommentItem {
     pub line_number: i32,
     pub severity: String,
     pub message: String,
-    pub host_a_discussion_id: Option<String>,
+    pub gitlab_discussion_id: Option<String>,
     pub round_number: i32,
     pub posted_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,

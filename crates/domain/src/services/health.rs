@@ -143,9 +143,9 @@ impl HealthService {
     ///
     /// # Errors
     /// Store failures.
-    pub async fn host_a(&self) -> Result<Vec<CheckResult>, ServiceError> {
+    pub async fn gitlab(&self) -> Result<Vec<CheckResult>, ServiceError> {
         let mut results = Vec::new();
-        for config in self.configs.list(Some(PlatformType::HostA), true).await? {
+        for config in self.configs.list(Some(PlatformType::Gitlab), true).await? {
             let started = Instant::now();
             let outcome = match platform_for(self.clients.as_ref(), &config) {
                 Ok(platform) => platform
@@ -173,7 +173,7 @@ impl HealthService {
                 ),
             };
             results.push(Self::result(
-                CheckType::HostA,
+                CheckType::Gitlab,
                 &config.name,
                 status,
                 details,
@@ -281,7 +281,7 @@ impl HealthService {
     /// Store failures.
     pub async fn check_all(&self) -> Result<Vec<CheckResult>, ServiceError> {
         let mut all = self.database().await?;
-        all.extend(self.host_a().await?);
+        all.extend(self.gitlab().await?);
         all.extend(self.ai_providers().await?);
         all.extend(self.disk_space().await?);
         Ok(all)

@@ -142,7 +142,7 @@ impl InstallationSync {
         for repository in repository_ids {
             let projects = self
                 .store
-                .find_by_platform(PlatformType::HostB, repository)
+                .find_by_platform(PlatformType::Github, repository)
                 .await?;
             for project in projects
                 .into_iter()
@@ -174,7 +174,7 @@ fn uses(config: &PlatformConfig, event: &InstallationEvent) -> bool {
             .and_then(|id| id.trim().parse::<i64>().ok())
             == Some(app)
     });
-    config.platform_type == PlatformType::HostB
+    config.platform_type == PlatformType::Github
         && config.auth_type == AuthType::App
         && same_app
         && config

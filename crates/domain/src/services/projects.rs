@@ -380,8 +380,8 @@ impl ProjectService {
             .access_token
             .map(|token| crate::model::runner::CloneCredentials {
                 username: match project.platform_type {
-                    crate::model::PlatformType::HostA => "oauth2".to_owned(),
-                    crate::model::PlatformType::HostB => "x-access-token".to_owned(),
+                    crate::model::PlatformType::Gitlab => "oauth2".to_owned(),
+                    crate::model::PlatformType::Github => "x-access-token".to_owned(),
                 },
                 password: token.expose().to_owned(),
             }))

@@ -449,7 +449,7 @@ impl WebhookIntake {
     /// project's default reviewers.
     fn assignment(&self, project: &Project, mr: &MergeRequestEvent) -> Option<AssignmentPlan> {
         let opening = matches!(mr.action, MrAction::Opened | MrAction::Reopened);
-        if mr.platform_type != PlatformType::HostA || !opening {
+        if mr.platform_type != PlatformType::Gitlab || !opening {
             return None;
         }
         let assignee_ids: Vec<String> = mr

@@ -91,7 +91,7 @@ fn pull_request(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
     };
     let iid = pr_number(&event)?;
     Ok(WebhookEvent::MergeRequest(MergeRequestEvent {
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         platform_project_id: repository_id(&mut event)?,
         iid,
         action,
@@ -116,7 +116,7 @@ fn issue_comment(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
         ));
     };
     Ok(WebhookEvent::Comment(CommentEvent {
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         platform_project_id: repository_id(&mut event)?,
         iid: required(issue.number, "issue.number")?.0,
         body: comment_body(&mut event)?,
@@ -150,7 +150,7 @@ fn review_comment(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
         return Ok(WebhookEvent::Ignored(NOT_A_COLLABORATOR.into()));
     }
     Ok(WebhookEvent::Comment(CommentEvent {
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         platform_project_id: repository_id(&mut event)?,
         iid: pr_number(&event)?,
         body: comment_body(&mut event)?,
@@ -181,7 +181,7 @@ fn thread_resolution(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
         .then(|| comments.swap_remove(first))
         .and_then(|c| c.body);
     Ok(WebhookEvent::Feedback(FeedbackEvent {
-        platform_type: PlatformType::HostB,
+        platform_type: PlatformType::Github,
         platform_project_id: repository_id(&mut event)?,
         iid: pr_number(&event)?,
         comment_body: required(comment_body, "thread.comments[0].body")?,

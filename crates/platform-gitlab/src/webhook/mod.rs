@@ -61,7 +61,7 @@ fn merge_request(mut hook: Hook) -> Result<WebhookEvent, InvalidPayload> {
     let platform_project_id = project_id(&mut hook)?;
     let attrs = hook.object_attributes;
     Ok(WebhookEvent::MergeRequest(MergeRequestEvent {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         platform_project_id,
         iid,
         action,
@@ -85,7 +85,7 @@ fn note(mut hook: Hook) -> Result<WebhookEvent, InvalidPayload> {
     let mr = required(hook.merge_request, "merge_request.iid")?;
     let attrs = hook.object_attributes;
     Ok(WebhookEvent::Comment(CommentEvent {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         platform_project_id,
         iid: required(mr.iid, "merge_request.iid")?.0,
         body: required(attrs.note, "object_attributes.note")?,
@@ -136,7 +136,7 @@ fn emoji(mut hook: Hook) -> Result<WebhookEvent, InvalidPayload> {
     let platform_project_id = project_id(&mut hook)?;
     let iid = hook.merge_request.and_then(|mr| mr.iid);
     Ok(WebhookEvent::Feedback(FeedbackEvent {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         platform_project_id,
         iid: required(iid, "merge_request.iid")?.0,
         comment_body: required(hook.note.and_then(|n| n.note), "note.note")?,

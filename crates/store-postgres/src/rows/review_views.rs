@@ -241,7 +241,7 @@ impl From<CommentRow> for CommentItem {
             line_number: r.line_number,
             severity: r.severity,
             message: r.message,
-            host_a_discussion_id: r.host_a_discussion_id,
+            gitlab_discussion_id: r.host_a_discussion_id,
             round_number: r.round_number,
             posted_at: r.posted_at,
             created_at: r.created_at,

@@ -33,11 +33,11 @@ fn result(
 }
 
 async fn latest_is_one_result_per_type_and_name(s: &Stores) {
-    use CheckType::{Database, HostA};
+    use CheckType::{Database, Gitlab};
     use HealthStatus::{Degraded, Healthy, Unhealthy};
     let newest_db = result(Database, "primary", Unhealthy, at(1, 11));
-    let x = result(HostA, "gitlab-x", Healthy, at(1, 9));
-    let y = result(HostA, "gitlab-y", Degraded, at(1, 8));
+    let x = result(Gitlab, "gitlab-x", Healthy, at(1, 9));
+    let y = result(Gitlab, "gitlab-y", Degraded, at(1, 8));
     s.health_checks
         .save(&[
             result(Database, "primary", Healthy, at(1, 10)),
@@ -47,7 +47,7 @@ async fn latest_is_one_result_per_type_and_name(s: &Stores) {
         .await
         .unwrap();
     s.health_checks
-        .save(&[result(HostA, "gitlab-x", Unhealthy, at(1, 7)), x.clone()])
+        .save(&[result(Gitlab, "gitlab-x", Unhealthy, at(1, 7)), x.clone()])
         .await
         .unwrap();
     s.health_checks.save(&[]).await.unwrap();

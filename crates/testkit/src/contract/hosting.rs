@@ -170,13 +170,13 @@ pub async fn run(world: &impl PlatformWorld) {
     a_repository_is_read_at_a_commit(world).await;
     line_comments_get_one_id_slot_each(world).await;
     a_line_outside_the_diff_is_rejected(world).await;
-    a_suggestion_past_the_hunk_is_refused_by_host_b_only(world).await;
+    a_suggestion_past_the_hunk_is_refused_by_github_only(world).await;
     comments_are_posted_and_edited(world).await;
     posted_comments_are_listed_back(world).await;
     comments_are_listed_across_pages(world).await;
     assignment_is_recorded(world).await;
     webhooks_are_created_listed_and_deleted(world).await;
-    user_search_is_hosta_only(world).await;
+    user_search_is_gitlab_only(world).await;
 }
 
 /// `@@ -1,2 +1,3 @@`: line 2 is added, lines 1 and 3 are context.
@@ -351,8 +351,8 @@ async fn a_merge_request_reads_as_fixed(world: &impl PlatformWorld) {
     assert!(got.draft);
     assert_eq!(got.created_at, Some(MrFixture::new(7).created_at));
     let start = match platform.platform_type() {
-        PlatformType::HostA => "s7",
-        PlatformType::HostB => "b7",
+        PlatformType::Gitlab => "s7",
+        PlatformType::Github => "b7",
     };
     assert_eq!(
         (got.head_sha, got.base_sha, got.start_sha),
@@ -550,11 +550,11 @@ async fn line_comments_get_one_id_slot_each(world: &impl PlatformWorld) {
         .unwrap();
     assert_eq!(ids.len(), 2);
     match platform.platform_type() {
-        PlatformType::HostA => {
+        PlatformType::Gitlab => {
             assert!(ids.iter().all(Option::is_some), "{ids:?}");
             assert_ne!(ids[0], ids[1]);
         }
-        PlatformType::HostB => assert_eq!(ids, [None, None]),
+        PlatformType::Github => assert_eq!(ids, [None, None]),
     }
     assert_eq!(
         inline(&world.posted(&project, 9).await),
@@ -596,7 +596,7 @@ async fn a_line_outside_the_diff_is_rejected(world: &impl PlatformWorld) {
 /// outside the hunk; hostA takes the comment on its line whatever its block says
 /// (and would apply it to lines the diff does not show): why the engine posts a
 /// suggestion only where it fits.
-async fn a_suggestion_past_the_hunk_is_refused_by_host_b_only(world: &impl PlatformWorld) {
+async fn a_suggestion_past_the_hunk_is_refused_by_github_only(world: &impl PlatformWorld) {
     let platform = world.platform();
     let mr = MrFixture::new(11).file("src/a.rs", DIFF);
     let project = world
@@ -616,12 +616,12 @@ async fn a_suggestion_past_the_hunk_is_refused_by_host_b_only(world: &impl Platf
         .await;
     let posted = inline(&world.posted(&project, 11).await);
     match platform.platform_type() {
-        PlatformType::HostA => {
+        PlatformType::Gitlab => {
             assert!(result.is_ok(), "{result:?}");
             assert_eq!(posted.len(), 1);
             assert_eq!(posted[0].1, 2, "on the comment's line");
         }
-        PlatformType::HostB => {
+        PlatformType::Github => {
             assert!(
                 matches!(result, Err(PlatformError::Rejected(_))),
                 "{result:?}"
@@ -735,11 +735,11 @@ async fn posted_comments_are_listed_back(world: &impl PlatformWorld) {
     let listed_threads: Vec<Option<String>> =
         listed[..2].iter().map(|c| c.thread_id.clone()).collect();
     assert_eq!(listed_threads, threads);
-    let hosta = platform.platform_type() == PlatformType::HostA;
-    assert_eq!(threads.iter().all(Option::is_some), hosta, "{threads:?}");
+    let gitlab = platform.platform_type() == PlatformType::Gitlab;
+    assert_eq!(threads.iter().all(Option::is_some), gitlab, "{threads:?}");
     let ids: BTreeSet<&str> = listed.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids.len(), 3, "{listed:?}");
-    if hosta {
+    if gitlab {
         // A line note is a note like any other: edited by the id listed for it.
         platform
             .edit_comment(&project, 15, &listed[0].id, "moved on")
@@ -844,7 +844,7 @@ async fn webhooks_are_created_listed_and_deleted(world: &impl PlatformWorld) {
     ));
 }
 
-async fn user_search_is_hosta_only(world: &impl PlatformWorld) {
+async fn user_search_is_gitlab_only(world: &impl PlatformWorld) {
     let platform = world.platform();
     let fixture = ProjectFixture::new("contract/users")
         .member(41, "dora")
@@ -853,7 +853,7 @@ async fn user_search_is_hosta_only(world: &impl PlatformWorld) {
     let result = platform
         .search_users(Some("dor"), Some(&project), 1, 20)
         .await;
-    if platform.platform_type() == PlatformType::HostB {
+    if platform.platform_type() == PlatformType::Github {
         assert_eq!(result, Err(PlatformError::Unsupported("hostB")));
         return;
     }

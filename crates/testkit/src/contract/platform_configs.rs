@@ -31,7 +31,7 @@ async fn an_app_config_keeps_its_key_and_installation(s: &Stores) {
             app_id: Some("123456".into()),
             private_key: Some(SecretString::new(pem)),
             installation_id: Some(987),
-            ..seed::new_platform_config(PlatformType::HostB, false)
+            ..seed::new_platform_config(PlatformType::Github, false)
         })
         .await
         .unwrap();
@@ -85,9 +85,9 @@ async fn defaults(s: &Stores, platform_type: PlatformType) -> Vec<Uuid> {
 }
 
 async fn deleting_the_default_hands_it_to_the_oldest_remaining(s: &Stores) {
-    let first = create(s, PlatformType::HostB, true).await;
-    let second = create(s, PlatformType::HostB, false).await;
-    let third = create(s, PlatformType::HostB, false).await;
+    let first = create(s, PlatformType::Github, true).await;
+    let second = create(s, PlatformType::Github, false).await;
+    let third = create(s, PlatformType::Github, false).await;
     assert_eq!(
         s.platform_configs
             .delete_with_projects(first.id)
@@ -95,13 +95,13 @@ async fn deleting_the_default_hands_it_to_the_oldest_remaining(s: &Stores) {
             .unwrap(),
         0
     );
-    assert_eq!(defaults(s, PlatformType::HostB).await, vec![second.id]);
+    assert_eq!(defaults(s, PlatformType::Github).await, vec![second.id]);
     s.platform_configs
         .delete_with_projects(third.id)
         .await
         .unwrap();
     assert_eq!(
-        defaults(s, PlatformType::HostB).await,
+        defaults(s, PlatformType::Github).await,
         vec![second.id],
         "deleting another config keeps the default"
     );
@@ -111,7 +111,7 @@ async fn deleting_the_default_hands_it_to_the_oldest_remaining(s: &Stores) {
         .unwrap();
     assert!(
         s.platform_configs
-            .list(Some(PlatformType::HostB), false)
+            .list(Some(PlatformType::Github), false)
             .await
             .unwrap()
             .is_empty()
@@ -119,21 +119,21 @@ async fn deleting_the_default_hands_it_to_the_oldest_remaining(s: &Stores) {
 }
 
 async fn one_default_per_type(s: &Stores) {
-    let a = create(s, PlatformType::HostA, true).await;
-    let b = create(s, PlatformType::HostA, true).await;
+    let a = create(s, PlatformType::Gitlab, true).await;
+    let b = create(s, PlatformType::Gitlab, true).await;
     assert_eq!(
-        defaults(s, PlatformType::HostA).await,
+        defaults(s, PlatformType::Gitlab).await,
         vec![b.id],
         "a new default replaces the old"
     );
     assert!(!s.platform_configs.get(a.id).await.unwrap().is_default);
-    let other_type = create(s, PlatformType::HostB, true).await;
-    assert_eq!(defaults(s, PlatformType::HostA).await, vec![b.id]);
-    assert_eq!(defaults(s, PlatformType::HostB).await, vec![other_type.id]);
+    let other_type = create(s, PlatformType::Github, true).await;
+    assert_eq!(defaults(s, PlatformType::Gitlab).await, vec![b.id]);
+    assert_eq!(defaults(s, PlatformType::Github).await, vec![other_type.id]);
 
     let again = s.platform_configs.set_default(a.id).await.unwrap();
     assert!(again.is_default);
-    assert_eq!(defaults(s, PlatformType::HostA).await, vec![a.id]);
+    assert_eq!(defaults(s, PlatformType::Gitlab).await, vec![a.id]);
     s.platform_configs
         .delete_with_projects(other_type.id)
         .await
@@ -141,7 +141,7 @@ async fn one_default_per_type(s: &Stores) {
 }
 
 async fn create_get_and_update_keep_what_is_not_changed(s: &Stores) {
-    let created = create(s, PlatformType::HostA, false).await;
+    let created = create(s, PlatformType::Gitlab, false).await;
     let got = s.platform_configs.get(created.id).await.unwrap();
     assert_eq!(got.name, created.name);
     assert_eq!(got.access_token, Some(SecretString::new("glpat-secret")));
@@ -179,8 +179,8 @@ async fn create_get_and_update_keep_what_is_not_changed(s: &Stores) {
 }
 
 async fn list_filters_by_type_and_enabled_in_creation_order(s: &Stores) {
-    let enabled = create(s, PlatformType::HostA, false).await;
-    let disabled = create(s, PlatformType::HostA, false).await;
+    let enabled = create(s, PlatformType::Gitlab, false).await;
+    let disabled = create(s, PlatformType::Gitlab, false).await;
     s.platform_configs
         .update(
             disabled.id,
@@ -191,30 +191,30 @@ async fn list_filters_by_type_and_enabled_in_creation_order(s: &Stores) {
         )
         .await
         .unwrap();
-    let hostb = create(s, PlatformType::HostB, false).await;
+    let github = create(s, PlatformType::Github, false).await;
 
     let ids = |configs: Vec<PlatformConfig>| configs.into_iter().map(|c| c.id).collect::<Vec<_>>();
     let all = ids(s.platform_configs.list(None, false).await.unwrap());
     let position = |id: Uuid| all.iter().position(|&x| x == id).unwrap();
     assert!(position(enabled.id) < position(disabled.id));
-    assert!(position(disabled.id) < position(hostb.id));
+    assert!(position(disabled.id) < position(github.id));
 
-    let host_a = ids(s
+    let gitlab = ids(s
         .platform_configs
-        .list(Some(PlatformType::HostA), false)
+        .list(Some(PlatformType::Gitlab), false)
         .await
         .unwrap());
-    assert!(host_a.contains(&disabled.id) && !host_a.contains(&hostb.id));
+    assert!(gitlab.contains(&disabled.id) && !gitlab.contains(&github.id));
     let enabled_a = ids(s
         .platform_configs
-        .list(Some(PlatformType::HostA), true)
+        .list(Some(PlatformType::Gitlab), true)
         .await
         .unwrap());
     assert!(enabled_a.contains(&enabled.id) && !enabled_a.contains(&disabled.id));
     let enabled_any = ids(s.platform_configs.list(None, true).await.unwrap());
-    assert!(enabled_any.contains(&hostb.id) && !enabled_any.contains(&disabled.id));
+    assert!(enabled_any.contains(&github.id) && !enabled_any.contains(&disabled.id));
     s.platform_configs
-        .delete_with_projects(hostb.id)
+        .delete_with_projects(github.id)
         .await
         .unwrap();
 }

@@ -253,7 +253,7 @@ async fn a_platform_project_is_one_project_per_config(s: &Stores) {
     assert_ne!(in_a.id, in_b.id);
     let found: BTreeSet<Uuid> = s
         .projects
-        .find_by_platform(PlatformType::HostA, &platform.id)
+        .find_by_platform(PlatformType::Gitlab, &platform.id)
         .await
         .unwrap()
         .into_iter()
@@ -262,7 +262,7 @@ async fn a_platform_project_is_one_project_per_config(s: &Stores) {
     assert_eq!(found, BTreeSet::from([in_a.id, in_b.id]));
     assert!(
         s.projects
-            .find_by_platform(PlatformType::HostB, &platform.id)
+            .find_by_platform(PlatformType::Github, &platform.id)
             .await
             .unwrap()
             .is_empty()
@@ -463,7 +463,7 @@ async fn list_searches_filters_and_pages(s: &Stores) {
     .await;
     assert_eq!(paths(&disabled), vec![gamma.full_path.as_str()]);
     let host_b = with(ProjectFilter {
-        platform_type: Some(PlatformType::HostB),
+        platform_type: Some(PlatformType::Github),
         ..ProjectFilter::default()
     })
     .await;
@@ -489,11 +489,11 @@ async fn stats_count_projects_and_reviews(s: &Stores) {
     let before = s.projects.stats().await.unwrap();
     let config = s
         .platform_configs
-        .create(seed::new_platform_config(PlatformType::HostB, false))
+        .create(seed::new_platform_config(PlatformType::Github, false))
         .await
         .unwrap();
     let mut platform = seed::platform_project();
-    platform.platform_type = PlatformType::HostB;
+    platform.platform_type = PlatformType::Github;
     let project = s
         .projects
         .upsert_synced(config.id, &platform)
@@ -529,8 +529,8 @@ async fn stats_count_projects_and_reviews(s: &Stores) {
     assert_eq!(delta(|x| x.total), 1);
     assert_eq!(delta(|x| x.disabled), 1);
     assert_eq!(delta(|x| x.enabled), 0);
-    assert_eq!(delta(|x| x.host_b), 1);
-    assert_eq!(delta(|x| x.host_a), 0);
+    assert_eq!(delta(|x| x.github), 1);
+    assert_eq!(delta(|x| x.gitlab), 0);
     assert_eq!(delta(|x| x.webhook_unknown), 1);
     assert_eq!(delta(|x| x.webhook_not_configured), 0);
     assert_eq!(delta(|x| x.auto_review_overrides), 1);
@@ -539,7 +539,7 @@ async fn stats_count_projects_and_reviews(s: &Stores) {
     assert_eq!(delta(|x| x.reviews_completed), 1);
     assert_eq!(delta(|x| x.reviews_failed), 1);
     assert_eq!(after.total, after.enabled + after.disabled);
-    assert_eq!(after.total, after.host_a + after.host_b);
+    assert_eq!(after.total, after.gitlab + after.github);
 }
 
 async fn recent_reviews_are_newest_first(s: &Stores) {

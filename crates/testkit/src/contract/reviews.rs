@@ -223,9 +223,9 @@ async fn comments_are_stored_and_marked_posted(s: &Stores) {
     let by_id = |id| comments.iter().find(|c| c.id == id).unwrap();
     let (first, second) = (by_id(ids[0]), by_id(ids[1]));
     assert_eq!((first.line_number, first.severity.as_str()), (1, "error"));
-    assert_eq!(first.host_a_discussion_id.as_deref(), Some("disc-1"));
+    assert_eq!(first.gitlab_discussion_id.as_deref(), Some("disc-1"));
     assert_eq!((second.line_number, second.severity.as_str()), (2, "info"));
-    assert_eq!(second.host_a_discussion_id, None);
+    assert_eq!(second.gitlab_discussion_id, None);
     assert!(first.posted_at.is_some() && second.posted_at.is_some());
     assert_eq!((first.round_number, first.review_id), (1, review.id));
 }

@@ -47,7 +47,7 @@ pub fn new_platform_config(platform_type: PlatformType, is_default: bool) -> New
 /// A hostA config with a token (not the default, so it disturbs no other case).
 pub async fn platform_config(s: &Stores) -> PlatformConfig {
     s.platform_configs
-        .create(new_platform_config(PlatformType::HostA, false))
+        .create(new_platform_config(PlatformType::Gitlab, false))
         .await
         .expect("create a platform config")
 }
@@ -89,7 +89,7 @@ pub fn platform_project() -> PlatformProject {
         web_url: format!("https://gitlab.example.com/group/project-{id}"),
         default_branch: Some("main".into()),
         visibility: Some("private".into()),
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
     }
 }
 

@@ -149,7 +149,7 @@ fn comment_row(
             line_number: i32::try_from(c.line).unwrap_or(i32::MAX),
             severity: c.severity.as_str().into(),
             message: c.message.clone(),
-            host_a_discussion_id: None,
+            gitlab_discussion_id: None,
             round_number: round.number,
             posted_at: None,
             created_at: now,
@@ -423,7 +423,7 @@ impl ReviewRepository for MemoryStore {
         let now = self.now();
         let mut t = self.tables();
         if let Some(c) = t.comments.iter_mut().find(|c| c.comment.id == comment_id) {
-            c.comment.host_a_discussion_id = discussion_id.map(str::to_owned);
+            c.comment.gitlab_discussion_id = discussion_id.map(str::to_owned);
             c.comment.posted_at = Some(now);
         }
         Ok(())

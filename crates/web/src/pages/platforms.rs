@@ -68,8 +68,8 @@ async fn list(req: HttpRequest, viewer: Viewer) -> Result<HttpResponse, PageErro
     render::page(&ListPage {
         chrome: Chrome::new(&viewer, "platforms", "Platforms"),
         rows,
-        receiver_a: state.webhooks.receiver_url(PlatformType::HostA),
-        receiver_b: state.webhooks.receiver_url(PlatformType::HostB),
+        receiver_a: state.webhooks.receiver_url(PlatformType::Gitlab),
+        receiver_b: state.webhooks.receiver_url(PlatformType::Github),
     })
 }
 
@@ -149,8 +149,8 @@ impl FormPage {
 
 fn platform_type(value: &str) -> Option<PlatformType> {
     match value {
-        "hostA" => Some(PlatformType::HostA),
-        "hostB" => Some(PlatformType::HostB),
+        "hostA" => Some(PlatformType::Gitlab),
+        "hostB" => Some(PlatformType::Github),
         _ => None,
     }
 }

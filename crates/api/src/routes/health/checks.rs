@@ -84,7 +84,7 @@ pub(super) async fn check_host_a_health(
     state: web::Data<AppState>,
     _user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(report(state.health.host_a().await?))
+    Ok(report(state.health.gitlab().await?))
 }
 
 /// Runs and stores the AI provider check.

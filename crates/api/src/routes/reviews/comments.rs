@@ -106,7 +106,7 @@ impl From<CommentItem> for ReviewCommentDto {
             line_number: c.line_number,
             severity: c.severity,
             message: c.message,
-            host_a_discussion_id: c.host_a_discussion_id,
+            host_a_discussion_id: c.gitlab_discussion_id,
             round_number: c.round_number,
             posted_at: c.posted_at,
             created_at: c.created_at,

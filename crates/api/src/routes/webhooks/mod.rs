@@ -2,8 +2,8 @@
 //! body, turns the platform's JSON into a domain event, and hands it to the intake;
 //! the review itself runs later from the queue, so they answer fast.
 
-mod host_a;
-mod host_b;
+mod github;
+mod gitlab;
 mod payload;
 
 use crate::envelope;
@@ -24,8 +24,8 @@ use uuid::Uuid;
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(
         scope("/webhook")
-            .service(host_a::receive_host_a_webhook)
-            .service(host_b::receive_host_b_webhook),
+            .service(gitlab::receive_host_a_webhook)
+            .service(github::receive_host_b_webhook),
     );
 }
 

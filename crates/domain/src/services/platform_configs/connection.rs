@@ -13,7 +13,7 @@ use crate::services::platform_access::platform_for;
 use uuid::Uuid;
 
 /// The scope a hostA token needs to review merge requests and manage hooks.
-pub const HOST_A_REQUIRED_SCOPE: &str = "api";
+pub const GITLAB_REQUIRED_SCOPE: &str = "api";
 
 /// Outcome of `test-connection`: never an error, a report.
 #[derive(Debug, Clone)]
@@ -124,7 +124,7 @@ impl PlatformConfigService {
         per_page: u32,
     ) -> Result<PlatformPage<PlatformUser>, ServiceError> {
         let config = self.get(id).await?;
-        if config.platform_type != PlatformType::HostA {
+        if config.platform_type != PlatformType::Gitlab {
             return Err(ServiceError::BadRequest {
                 code: ErrorCode::UnsupportedPlatform,
                 message: "user search is available for hostA configs only".into(),
@@ -167,7 +167,7 @@ impl PlatformConfigService {
         app: AppCredentials,
     ) -> Result<TokenIdentity, ServiceError> {
         self.verify(PlatformConnection {
-            platform_type: PlatformType::HostB,
+            platform_type: PlatformType::Github,
             base_url: base_url.to_owned(),
             auth_type: AuthType::App,
             token: SecretString::new(""),
@@ -203,7 +203,7 @@ impl PlatformConfigService {
         if let Some(problem) = scope_problem(platform_type, &identity) {
             return Err(ServiceError::invalid("accessToken", &problem));
         }
-        if platform_type == PlatformType::HostA && identity.scopes.is_none() {
+        if platform_type == PlatformType::Gitlab && identity.scopes.is_none() {
             tracing::warn!(username = %identity.username, "platform_config.scopes_unknown");
         }
         Ok(identity)
@@ -216,10 +216,10 @@ pub(super) fn scope_problem(
     identity: &TokenIdentity,
 ) -> Option<String> {
     let scopes = identity.scopes.as_ref()?;
-    (platform_type == PlatformType::HostA && !scopes.iter().any(|s| s == HOST_A_REQUIRED_SCOPE))
+    (platform_type == PlatformType::Gitlab && !scopes.iter().any(|s| s == GITLAB_REQUIRED_SCOPE))
         .then(|| {
             format!(
-                "the token lacks the `{HOST_A_REQUIRED_SCOPE}` scope (it has: {})",
+                "the token lacks the `{GITLAB_REQUIRED_SCOPE}` scope (it has: {})",
                 if scopes.is_empty() {
                     "none".to_owned()
                 } else {

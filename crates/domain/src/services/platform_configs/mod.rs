@@ -112,7 +112,7 @@ fn app_errors(
     installation_id: Option<i64>,
 ) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    if platform_type != PlatformType::HostB {
+    if platform_type != PlatformType::Github {
         errors.push(FieldError::new(
             "authType",
             "app (a GitHub App installation) is for hostB configs only",
@@ -200,7 +200,7 @@ impl PlatformConfigService {
             .into_iter()
             .filter(|c| c.is_default)
             .collect();
-        defaults.sort_by_key(|c| c.platform_type != PlatformType::HostA);
+        defaults.sort_by_key(|c| c.platform_type != PlatformType::Gitlab);
         Ok(defaults.into_iter().next())
     }
 

@@ -206,7 +206,7 @@ impl FakeServer for FakeGithub {
             &["repo", "admin:repo_hook"],
         );
         ServerAccount {
-            platform_type: PlatformType::HostB,
+            platform_type: PlatformType::Github,
             server: &self.server,
             token: &self.token,
             owner,
@@ -484,7 +484,7 @@ fn review(posting: &Posting<'_>, mr: &MrFixture, body: &Value) -> ResponseTempla
         })
         .collect();
     let placed = |(c, start, _): &(InlineComment, Option<u32>, &str)| {
-        mr.takes_comment(PlatformType::HostB, c)
+        mr.takes_comment(PlatformType::Github, c)
             && start.is_none_or(|s| s < c.line && mr.takes_range(&c.file_path, s, c.line))
     };
     if !comments.iter().all(placed) {

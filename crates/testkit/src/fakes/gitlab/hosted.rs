@@ -295,7 +295,7 @@ impl FakeServer for FakeGitlab {
             &["api", "read_user"],
         );
         ServerAccount {
-            platform_type: PlatformType::HostA,
+            platform_type: PlatformType::Gitlab,
             server: &self.server,
             token: &self.token,
             owner,
@@ -509,7 +509,7 @@ impl FakeGitlab {
 /// `POST /discussions`: GitLab refuses a position it cannot place (400, `line_code`).
 fn discuss(hosted: &Shared, project: &str, mr: &MrFixture, body: &Value) -> ResponseTemplate {
     let comment = positioned_comment(body);
-    if !mr.takes_comment(PlatformType::HostA, &comment) {
+    if !mr.takes_comment(PlatformType::Gitlab, &comment) {
         return ResponseTemplate::new(400).set_body_json(json!({
             "message": "400 Bad request - Note {:line_code=>[\"can't be blank\", \"must be a valid line code\"]}",
         }));

@@ -220,8 +220,8 @@ impl MrFixture {
         DiffRefs {
             base_sha: self.base_sha.clone(),
             start_sha: match platform_type {
-                PlatformType::HostA => self.start_sha.clone(),
-                PlatformType::HostB => self.base_sha.clone(),
+                PlatformType::Gitlab => self.start_sha.clone(),
+                PlatformType::Github => self.base_sha.clone(),
             },
             head_sha: self.head_sha.clone(),
         }
@@ -239,12 +239,12 @@ impl MrFixture {
         };
         let on_a_line = match lines.place(comment.line) {
             Placement::Exact(_) => true,
-            Placement::Nearest(_) => platform_type == PlatformType::HostB,
+            Placement::Nearest(_) => platform_type == PlatformType::Github,
             Placement::Outside => false,
         };
         on_a_line
             && match (&comment.suggestion, platform_type) {
-                (Some(s), PlatformType::HostB) => self.takes_range(
+                (Some(s), PlatformType::Github) => self.takes_range(
                     &comment.file_path,
                     s.start_line.min(comment.line),
                     s.end_line.max(comment.line),

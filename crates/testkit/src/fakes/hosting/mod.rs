@@ -134,8 +134,8 @@ impl ScriptedPlatform {
     #[must_use]
     pub fn new(platform_type: PlatformType) -> Self {
         let scopes = match platform_type {
-            PlatformType::HostA => vec!["api".to_owned()],
-            PlatformType::HostB => vec!["repo".to_owned(), "admin:repo_hook".to_owned()],
+            PlatformType::Gitlab => vec!["api".to_owned()],
+            PlatformType::Github => vec!["repo".to_owned(), "admin:repo_hook".to_owned()],
         };
         let identity = TokenIdentity {
             user_id: "7".to_owned(),

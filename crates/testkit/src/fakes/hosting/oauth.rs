@@ -48,8 +48,8 @@ impl PlatformClients for ScriptedClients {
 
     fn oauth(&self, platform_type: PlatformType) -> Option<Arc<dyn PlatformOAuth>> {
         match platform_type {
-            PlatformType::HostA => Some(self.oauth.clone()),
-            PlatformType::HostB => None,
+            PlatformType::Gitlab => Some(self.oauth.clone()),
+            PlatformType::Github => None,
         }
     }
 }

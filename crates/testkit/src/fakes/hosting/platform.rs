@@ -31,7 +31,7 @@ impl HostingPlatform for ScriptedPlatform {
     async fn list_projects(&self) -> Result<Vec<PlatformProject>, PlatformError> {
         let state = self.begin(Op::ListProjects)?;
         let mut projects: Vec<_> = state.projects.iter().map(|p| p.info.clone()).collect();
-        if self.platform_type == PlatformType::HostB {
+        if self.platform_type == PlatformType::Github {
             projects.sort_by(|a, b| a.full_path.cmp(&b.full_path));
         }
         Ok(projects)
@@ -73,15 +73,15 @@ impl HostingPlatform for ScriptedPlatform {
         let mut mrs = p.fixture.merge_requests.clone();
         // hostA lists newest first, hostB (as the adapter asks) most recently updated first.
         match self.platform_type {
-            PlatformType::HostA => mrs.sort_by_key(|m| std::cmp::Reverse(m.created_at)),
-            PlatformType::HostB => mrs.sort_by_key(|m| std::cmp::Reverse(m.updated_at)),
+            PlatformType::Gitlab => mrs.sort_by_key(|m| std::cmp::Reverse(m.created_at)),
+            PlatformType::Github => mrs.sort_by_key(|m| std::cmp::Reverse(m.updated_at)),
         }
         let searched = |m: &MrFixture| match self.platform_type {
-            PlatformType::HostA => {
+            PlatformType::Gitlab => {
                 contains(&m.title, search)
                     || contains(m.description.as_deref().unwrap_or(""), search)
             }
-            PlatformType::HostB => contains(&m.title, search),
+            PlatformType::Github => contains(&m.title, search),
         };
         let listed = self.page(
             mrs,
@@ -235,7 +235,7 @@ impl HostingPlatform for ScriptedPlatform {
             return Ok(Vec::new());
         }
         let mr = self.mr(&state, project, iid)?.clone();
-        if self.platform_type == PlatformType::HostB {
+        if self.platform_type == PlatformType::Github {
             // One review holds every comment: one bad position refuses them all.
             if let Some(bad) = comments
                 .iter()
@@ -247,8 +247,8 @@ impl HostingPlatform for ScriptedPlatform {
         let project_id = self.project(&state, project)?.info.id.clone();
         let mut ids = Vec::with_capacity(comments.len());
         let cut = match self.platform_type {
-            PlatformType::HostA => state.inline_cut.take(),
-            PlatformType::HostB => None,
+            PlatformType::Gitlab => state.inline_cut.take(),
+            PlatformType::Github => None,
         };
         for (n, comment) in comments.iter().enumerate() {
             if let Some((posted, error)) = &cut
@@ -267,8 +267,8 @@ impl HostingPlatform for ScriptedPlatform {
             // hostA: a note in a discussion of its own; hostB: a comment in the review.
             let note_id = state.next_id();
             let thread_id = match self.platform_type {
-                PlatformType::HostA => Some(format!("{note_id:040x}")),
-                PlatformType::HostB => None,
+                PlatformType::Gitlab => Some(format!("{note_id:040x}")),
+                PlatformType::Github => None,
             };
             state.comments.push(Listed {
                 project_id: project_id.clone(),
@@ -364,8 +364,8 @@ impl HostingPlatform for ScriptedPlatform {
         // repository's general (issue) comments by id, on whichever pull request.
         let platform_type = self.platform_type;
         let reached = |l: &Listed| match platform_type {
-            PlatformType::HostA => l.iid == iid,
-            PlatformType::HostB => !l.line,
+            PlatformType::Gitlab => l.iid == iid,
+            PlatformType::Github => !l.line,
         };
         let Some(listed) = state
             .comments
@@ -399,7 +399,7 @@ impl HostingPlatform for ScriptedPlatform {
             .iter()
             .chain(reviewer_ids)
             .find(|id| id.parse::<i64>().is_err());
-        if let (PlatformType::HostA, Some(id)) = (self.platform_type, not_numeric) {
+        if let (PlatformType::Gitlab, Some(id)) = (self.platform_type, not_numeric) {
             return Err(PlatformError::Rejected(format!("`{id}` is not a user id")));
         }
         self.mr(&state, project, iid)?;
@@ -458,7 +458,7 @@ impl HostingPlatform for ScriptedPlatform {
         per_page: u32,
     ) -> Result<PlatformPage<PlatformUser>, PlatformError> {
         let state = self.begin(Op::SearchUsers)?;
-        if self.platform_type == PlatformType::HostB {
+        if self.platform_type == PlatformType::Github {
             return Err(PlatformError::Unsupported("hostB"));
         }
         let mut users: Vec<PlatformUser> = match project {

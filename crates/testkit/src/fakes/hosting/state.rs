@@ -40,11 +40,11 @@ impl ScriptedPlatform {
         project: &ProjectRef,
     ) -> Result<usize, PlatformError> {
         let addressed = |p: &Project| match self.platform_type {
-            PlatformType::HostA => project.id == p.info.id || project.id == p.info.full_path,
-            PlatformType::HostB if project.full_path.contains('/') => {
+            PlatformType::Gitlab => project.id == p.info.id || project.id == p.info.full_path,
+            PlatformType::Github if project.full_path.contains('/') => {
                 project.full_path == p.info.full_path
             }
-            PlatformType::HostB => project.id == p.info.id,
+            PlatformType::Github => project.id == p.info.id,
         };
         state
             .projects
@@ -93,8 +93,8 @@ impl ScriptedPlatform {
 
     pub(super) fn to_merge_request(&self, project: &Project, mr: &MrFixture) -> MergeRequest {
         let path = match self.platform_type {
-            PlatformType::HostA => format!("-/merge_requests/{}", mr.iid),
-            PlatformType::HostB => format!("pull/{}", mr.iid),
+            PlatformType::Gitlab => format!("-/merge_requests/{}", mr.iid),
+            PlatformType::Github => format!("pull/{}", mr.iid),
         };
         let web_url = format!("{}/{path}", project.info.web_url);
         mr.to_merge_request(self.platform_type, web_url)
@@ -111,7 +111,7 @@ impl ScriptedPlatform {
         page: u32,
         per_page: u32,
     ) -> PlatformPage<T> {
-        let filtered_first = self.platform_type == PlatformType::HostA;
+        let filtered_first = self.platform_type == PlatformType::Gitlab;
         let listed: Vec<T> = items
             .into_iter()
             .filter(|i| server(i) && (!filtered_first || client(i)))
@@ -157,7 +157,7 @@ pub(super) fn user_matches(user: &PlatformUser, search: Option<&str>) -> bool {
 pub(super) fn listed_state(platform_type: PlatformType, wanted: MrState, mr: MrState) -> bool {
     match (platform_type, wanted) {
         (_, MrState::All) => true,
-        (PlatformType::HostB, MrState::Merged | MrState::Closed) => mr != MrState::Opened,
+        (PlatformType::Github, MrState::Merged | MrState::Closed) => mr != MrState::Opened,
         _ => mr == wanted,
     }
 }

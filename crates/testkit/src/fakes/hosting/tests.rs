@@ -27,7 +27,7 @@ fn comment(line: u32) -> InlineComment {
 
 #[tokio::test]
 async fn injected_failures_are_spent_in_order_then_calls_succeed() {
-    let (platform, project, _) = with_mr(PlatformType::HostA);
+    let (platform, project, _) = with_mr(PlatformType::Gitlab);
     platform.fail_times(
         Op::GetMergeRequest,
         2,
@@ -45,7 +45,7 @@ async fn injected_failures_are_spent_in_order_then_calls_succeed() {
 
 #[tokio::test]
 async fn hosta_keeps_the_comments_before_a_refused_one_and_hostb_none() {
-    for (platform_type, kept) in [(PlatformType::HostA, 1), (PlatformType::HostB, 0)] {
+    for (platform_type, kept) in [(PlatformType::Gitlab, 1), (PlatformType::Github, 0)] {
         let (platform, project, refs) = with_mr(platform_type);
         let result = platform
             .post_inline_comments(&project, 1, &refs, &[comment(2), comment(40)])
@@ -57,7 +57,7 @@ async fn hosta_keeps_the_comments_before_a_refused_one_and_hostb_none() {
 
 #[tokio::test]
 async fn context_lines_take_comments_on_hostb_only() {
-    for (platform_type, taken) in [(PlatformType::HostA, false), (PlatformType::HostB, true)] {
+    for (platform_type, taken) in [(PlatformType::Gitlab, false), (PlatformType::Github, true)] {
         let (platform, project, refs) = with_mr(platform_type);
         let result = platform
             .post_inline_comments(&project, 1, &refs, &[comment(3)])
@@ -68,7 +68,7 @@ async fn context_lines_take_comments_on_hostb_only() {
 
 #[tokio::test]
 async fn a_new_push_replaces_the_merge_request() {
-    let (platform, project, _) = with_mr(PlatformType::HostA);
+    let (platform, project, _) = with_mr(PlatformType::Gitlab);
     platform.put_merge_request(&project, MrFixture::new(1).head("h2"));
     let diff = platform.merge_request_diff(&project, 1).await.unwrap();
     assert_eq!(diff.refs.head_sha, "h2");
@@ -77,10 +77,10 @@ async fn a_new_push_replaces_the_merge_request() {
 
 #[tokio::test]
 async fn clients_hand_out_the_platform_and_remember_connections() {
-    let (platform, project, _) = with_mr(PlatformType::HostA);
+    let (platform, project, _) = with_mr(PlatformType::Gitlab);
     let clients = ScriptedClients::new(platform);
     let connection = PlatformConnection {
-        platform_type: PlatformType::HostA,
+        platform_type: PlatformType::Gitlab,
         base_url: "https://gitlab.example.com".into(),
         auth_type: AuthType::Token,
         token: SecretString::new("t"),
@@ -92,6 +92,6 @@ async fn clients_hand_out_the_platform_and_remember_connections() {
         clients.connections()[0].base_url,
         "https://gitlab.example.com"
     );
-    assert!(clients.oauth(PlatformType::HostA).is_some());
-    assert!(clients.oauth(PlatformType::HostB).is_none());
+    assert!(clients.oauth(PlatformType::Gitlab).is_some());
+    assert!(clients.oauth(PlatformType::Github).is_none());
 }

@@ -80,7 +80,7 @@ pub async fn receive_host_b_webhook(
     };
     let senders = match state
         .platform_configs
-        .webhook_senders(PlatformType::HostB, proof)
+        .webhook_senders(PlatformType::Github, proof)
         .await?
     {
         Ok(senders) => senders,
@@ -97,7 +97,7 @@ pub async fn receive_host_b_webhook(
     let event =
         reviewd_platform_github::webhook::event(event_name, &body).map_err(payload::invalid)?;
     let delivery = header(&req, &["x-github-delivery", "x-hostb-delivery"]).map(|id| DeliveryRef {
-        platform: PlatformType::HostB,
+        platform: PlatformType::Github,
         id,
     });
     let (outcome, follow_up) = state.intake.handle(&senders, delivery, event).await?;

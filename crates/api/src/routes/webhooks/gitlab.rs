@@ -64,7 +64,7 @@ pub async fn receive_host_a_webhook(
     // The token is checked before the body is read.
     let Ok(senders) = state
         .platform_configs
-        .webhook_senders(PlatformType::HostA, WebhookProof::Token(token))
+        .webhook_senders(PlatformType::Gitlab, WebhookProof::Token(token))
         .await?
     else {
         return Err(ApiError::unauthorized(
@@ -76,7 +76,7 @@ pub async fn receive_host_a_webhook(
     let event = reviewd_platform_gitlab::webhook::event(&body).map_err(payload::invalid)?;
     let delivery =
         header(&req, &["x-gitlab-event-uuid", "x-hosta-delivery"]).map(|id| DeliveryRef {
-            platform: PlatformType::HostA,
+            platform: PlatformType::Gitlab,
             id,
         });
     let (outcome, follow_up) = state.intake.handle(&senders, delivery, event).await?;
