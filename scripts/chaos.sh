@@ -3,7 +3,7 @@
 #
 # Builds the server and the runner (release by default; CHAOS_PROFILE=debug for the debug build),
 # exports REVIEWD_BIN and RUNNER_BIN, makes sure PostgreSQL's server binaries and redis-server are installed (apt-get
-# when missing), then runs `cargo test --workspace --test chaos -- --ignored`. Each scenario
+# when missing), then runs the test build's `chaos` executable with `--ignored`. Each scenario
 # starts its own PostgreSQL cluster and Redis server on free ports (never the shared ones on
 # 5432/6379), so it must run as root (PostgreSQL itself runs through `runuser -u postgres`).
 #
@@ -50,7 +50,16 @@ if [ -z "${REVIEWD_BIN:-}" ] || [ -z "${RUNNER_BIN:-}" ]; then
     export RUNNER_BIN="${RUNNER_BIN:-${CARGO_TARGET_DIR:-target}/$profile/reviewd-runner}"
 fi
 
-# The suite itself (the driver, not what is measured) is built in the debug profile: a release
-# build of its test dependencies would take minutes and change nothing it counts.
-# `--workspace` keeps the test run's feature set (so its build is reused, not redone).
-reviewd_cmd exec cargo test --workspace --locked --test chaos -- --ignored --nocapture "$@"
+# The suite itself (the driver, not what is measured) is the debug test build's own executable:
+# a release build of its test dependencies would take minutes and change nothing it counts, and
+# `cargo test --test chaos` would build its dependencies again with another feature set.
+reviewd_build_for_tests
+chaos_bin=chaos
+if [ "${REVIEWD_DRY_RUN:-0}" != 1 ]; then
+    chaos_bin="$(reviewd_test_executable chaos)"
+fi
+if [ -z "$chaos_bin" ]; then
+    reviewd_error "the chaos suite's executable was not found in the test build"
+    exit 1
+fi
+reviewd_cmd exec "$chaos_bin" --ignored --nocapture "$@"

@@ -83,3 +83,12 @@ reviewd_test_executables() {
         grep -F "\"manifest_path\":\"$PWD/$manifest\"" |
         grep -o '"executable":"[^"]*"' | sed 's/^"executable":"//; s/"$//'
 }
+
+# reviewd_test_executable NAME: the executable of the test target NAME from the build above
+# (`cargo test --test NAME` would select other targets than the whole build and so compile
+# dependencies again with another feature set).
+reviewd_test_executable() {
+    cargo test --workspace --locked --no-run --message-format=json 2>/dev/null |
+        grep -F '"kind":["test"]' | grep -F "\"name\":\"$1\"" |
+        grep -o '"executable":"[^"]*"' | sed 's/^"executable":"//; s/"$//' | head -n 1
+}
