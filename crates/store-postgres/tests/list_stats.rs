@@ -196,8 +196,8 @@ async fn recount(pool: &PgPool, f: &ReviewFilter) -> Recount {
             AND ($4::timestamptz IS NULL OR created_at <= $4)
             AND ($5::uuid IS NULL OR project_id = $5)",
     )
-    .bind::<Nullable<Text>, _>(f.status.clone())
-    .bind::<Nullable<Text>, _>(f.triggered_by.clone())
+    .bind::<Nullable<Text>, _>(f.status.map(|s| s.as_str()))
+    .bind::<Nullable<Text>, _>(f.triggered_by.map(|t| t.as_str()))
     .bind::<Nullable<Timestamptz>, _>(f.start_date)
     .bind::<Nullable<Timestamptz>, _>(f.end_date)
     .bind::<Nullable<SqlUuid>, _>(f.project_id)
@@ -231,8 +231,8 @@ async fn recount_cost_by_day(pool: &PgPool, f: &ReviewFilter) -> Vec<DayCostRaw>
           GROUP BY 1 ORDER BY 1",
         COST_DAYS - 1
     ))
-    .bind::<Nullable<Text>, _>(f.status.clone())
-    .bind::<Nullable<Text>, _>(f.triggered_by.clone())
+    .bind::<Nullable<Text>, _>(f.status.map(|s| s.as_str()))
+    .bind::<Nullable<Text>, _>(f.triggered_by.map(|t| t.as_str()))
     .bind::<Nullable<Timestamptz>, _>(f.start_date)
     .bind::<Nullable<Timestamptz>, _>(f.end_date)
     .bind::<Nullable<SqlUuid>, _>(f.project_id)
@@ -265,8 +265,8 @@ fn filters(now: DateTime<Utc>) -> Vec<ReviewFilter> {
             for triggered_by in [None, Some("manual")] {
                 for project_id in [None, Some(PROJECT_Q)] {
                     out.push(ReviewFilter {
-                        status: status.map(str::to_owned),
-                        triggered_by: triggered_by.map(str::to_owned),
+                        status: status.map(|s: &str| s.parse().unwrap()),
+                        triggered_by: triggered_by.map(|t: &str| t.parse().unwrap()),
                         start_date,
                         end_date,
                         project_id,

@@ -12,6 +12,13 @@ pub enum ChangeType {
 }
 
 impl ChangeType {
+    pub const ALL: [Self; 4] = [
+        ChangeType::New,
+        ChangeType::Modified,
+        ChangeType::Deleted,
+        ChangeType::Renamed,
+    ];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -22,6 +29,8 @@ impl ChangeType {
         }
     }
 }
+
+super::named_values::named_values!(ChangeType, "change type");
 
 /// One changed file: its unified-diff hunks (`None` for binary or oversized files,
 /// which platforms send without a patch).

@@ -35,6 +35,12 @@ impl Severity {
     }
 }
 
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl FromStr for Severity {
     type Err = String;
 
@@ -59,14 +65,19 @@ pub enum Rating {
     F,
 }
 
-impl fmt::Display for Rating {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Rating {
+    pub const ALL: [Self; 5] = [Rating::A, Rating::B, Rating::C, Rating::D, Rating::F];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
             Rating::A => "A",
             Rating::B => "B",
             Rating::C => "C",
             Rating::D => "D",
             Rating::F => "F",
-        })
+        }
     }
 }
+
+super::named_values::named_values!(Rating, "rating");

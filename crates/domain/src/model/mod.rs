@@ -8,6 +8,7 @@ pub mod diff;
 pub mod grade;
 pub mod health;
 pub mod monitoring;
+mod named_values;
 pub mod notification;
 pub mod platform;
 pub mod principal;

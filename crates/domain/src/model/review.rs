@@ -15,6 +15,12 @@ pub enum ReviewStatus {
 }
 
 impl ReviewStatus {
+    pub const ALL: [Self; 3] = [
+        ReviewStatus::Pending,
+        ReviewStatus::Completed,
+        ReviewStatus::Failed,
+    ];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -24,6 +30,8 @@ impl ReviewStatus {
         }
     }
 }
+
+super::named_values::named_values!(ReviewStatus, "review status");
 
 /// The review of one MR: it lives across rounds (one per reviewed head).
 #[derive(Debug, Clone, PartialEq, Eq)]

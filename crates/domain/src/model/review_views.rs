@@ -1,6 +1,9 @@
 //! Read models of reviews, as the API lists them.
 
-use crate::model::diff::Suggestion;
+use crate::model::diff::{ChangeType, Suggestion};
+use crate::model::grade::{Rating, Severity};
+use crate::model::review::ReviewStatus;
+use crate::model::task::TriggeredBy;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -12,12 +15,12 @@ pub struct ReviewListItem {
     pub mr_iid: i64,
     pub mr_title: String,
     pub mr_url: String,
-    pub status: String,
+    pub status: ReviewStatus,
     pub ai_provider: String,
     pub ai_model: String,
     pub comment_count: i32,
-    pub triggered_by: String,
-    pub overall_rating: Option<String>,
+    pub triggered_by: TriggeredBy,
+    pub overall_rating: Option<Rating>,
     pub summary: Option<String>,
     pub created_at: DateTime<Utc>,
     pub completed_at: Option<DateTime<Utc>>,
@@ -86,10 +89,10 @@ pub struct ReviewFilter {
     pub project_id: Option<Uuid>,
     /// Case-insensitive part of the project's name (the dashboard's search box).
     pub project_search: Option<String>,
-    pub status: Option<String>,
+    pub status: Option<ReviewStatus>,
     pub start_date: Option<DateTime<Utc>>,
     pub end_date: Option<DateTime<Utc>>,
-    pub triggered_by: Option<String>,
+    pub triggered_by: Option<TriggeredBy>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -98,7 +101,7 @@ pub struct CommentItem {
     pub review_id: Uuid,
     pub file_path: String,
     pub line_number: i32,
-    pub severity: String,
+    pub severity: Severity,
     pub message: String,
     pub gitlab_discussion_id: Option<String>,
     pub round_number: i32,
@@ -113,7 +116,7 @@ pub struct FileItem {
     pub id: Uuid,
     pub file_path: String,
     pub old_path: Option<String>,
-    pub change_type: String,
+    pub change_type: ChangeType,
     pub summary: Option<String>,
     pub comment_count: i32,
     pub status: String,

@@ -22,6 +22,8 @@ impl TriggeredBy {
     }
 }
 
+super::named_values::named_values!(TriggeredBy, "trigger");
+
 /// Where a task is in its life. `queued` → `processing` → `completed`/`failed`;
 /// a queued task whose MR got a newer head becomes `superseded`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

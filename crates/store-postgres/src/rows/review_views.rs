@@ -17,7 +17,10 @@ use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, DayCost, DayCount, FailedReview, FeedbackItem, FileItem, ReviewDetail,
     ReviewListItem, ReviewStats, RoundItem, TaskLogLine, TokenTotals,
 };
+use reviewd_domain::ports::RepoError;
 use uuid::Uuid;
+
+use crate::error::corrupt;
 
 #[derive(Debug, Queryable, Selectable)]
 #[diesel(table_name = reviews, check_for_backend(diesel::pg::Pg))]
@@ -39,25 +42,37 @@ pub(crate) struct ListRow {
     completed_at: Option<DateTime<Utc>>,
 }
 
-impl From<ListRow> for ReviewListItem {
-    fn from(r: ListRow) -> Self {
-        ReviewListItem {
+/// Text a column should hold as one of `T`'s names, or a corrupt row naming it.
+fn named<T: std::str::FromStr<Err = String>>(text: &str, id: Uuid) -> Result<T, RepoError> {
+    text.parse()
+        .map_err(|e: String| corrupt(format!("review {id}: {e}")))
+}
+
+impl TryFrom<ListRow> for ReviewListItem {
+    type Error = RepoError;
+
+    fn try_from(r: ListRow) -> Result<Self, RepoError> {
+        Ok(ReviewListItem {
             id: r.id,
             project_id: r.project_id,
             project_name: r.project_name,
             mr_iid: r.mr_iid,
             mr_title: r.mr_title,
             mr_url: r.mr_url,
-            status: r.status,
+            status: named(&r.status, r.id)?,
             ai_provider: r.ai_provider,
             ai_model: r.ai_model,
             comment_count: r.comment_count,
-            triggered_by: r.triggered_by,
-            overall_rating: r.overall_rating,
+            triggered_by: named(&r.triggered_by, r.id)?,
+            overall_rating: r
+                .overall_rating
+                .as_deref()
+                .map(|g| named(g, r.id))
+                .transpose()?,
             summary: r.summary,
             created_at: r.created_at,
             completed_at: r.completed_at,
-        }
+        })
     }
 }
 
@@ -189,10 +204,12 @@ pub(crate) struct DetailRow {
     cost_usd: Option<f64>,
 }
 
-impl From<DetailRow> for ReviewDetail {
-    fn from(r: DetailRow) -> Self {
-        ReviewDetail {
-            item: r.item.into(),
+impl TryFrom<DetailRow> for ReviewDetail {
+    type Error = RepoError;
+
+    fn try_from(r: DetailRow) -> Result<Self, RepoError> {
+        Ok(ReviewDetail {
+            item: r.item.try_into()?,
             base_commit_sha: r.base_commit_sha,
             head_commit_sha: r.head_commit_sha,
             start_commit_sha: r.start_commit_sha,
@@ -208,7 +225,7 @@ impl From<DetailRow> for ReviewDetail {
             cost_usd: r.cost_usd,
             // Summed from the calls by the detail query.
             tokens: TokenTotals::default(),
-        }
+        })
     }
 }
 
@@ -232,14 +249,19 @@ pub(crate) struct CommentRow {
     suggestion_code: Option<String>,
 }
 
-impl From<CommentRow> for CommentItem {
-    fn from(r: CommentRow) -> Self {
-        CommentItem {
+impl TryFrom<CommentRow> for CommentItem {
+    type Error = RepoError;
+
+    fn try_from(r: CommentRow) -> Result<Self, RepoError> {
+        Ok(CommentItem {
             id: r.id,
             review_id: r.review_id,
             file_path: r.file_path,
             line_number: r.line_number,
-            severity: r.severity,
+            severity: r
+                .severity
+                .parse()
+                .map_err(|e: String| corrupt(format!("comment {}: {e}", r.id)))?,
             message: r.message,
             gitlab_discussion_id: r.host_a_discussion_id,
             round_number: r.round_number,
@@ -258,7 +280,7 @@ impl From<CommentRow> for CommentItem {
                 }),
                 _ => None,
             },
-        }
+        })
     }
 }
 
@@ -283,13 +305,18 @@ pub(crate) struct FileRow {
     context: Option<serde_json::Value>,
 }
 
-impl From<FileRow> for FileItem {
-    fn from(r: FileRow) -> Self {
-        FileItem {
+impl TryFrom<FileRow> for FileItem {
+    type Error = RepoError;
+
+    fn try_from(r: FileRow) -> Result<Self, RepoError> {
+        Ok(FileItem {
             id: r.id,
             file_path: r.file_path,
             old_path: r.old_path,
-            change_type: r.change_type,
+            change_type: r
+                .change_type
+                .parse()
+                .map_err(|e: String| corrupt(format!("review file {}: {e}", r.id)))?,
             summary: r.summary,
             comment_count: r.comment_count,
             status: r.status,
@@ -302,7 +329,7 @@ impl From<FileRow> for FileItem {
             // Written by this store from the same type: a value it cannot read
             // back costs only the display of the context.
             context: r.context.and_then(|v| serde_json::from_value(v).ok()),
-        }
+        })
     }
 }
 

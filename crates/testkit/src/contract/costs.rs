@@ -8,7 +8,7 @@ use crate::fakes::FakeClock;
 use async_trait::async_trait;
 use chrono::{Days, NaiveDate, TimeDelta, Utc};
 use reviewd_domain::PageRequest;
-use reviewd_domain::model::review::AiCallRecord;
+use reviewd_domain::model::review::{AiCallRecord, ReviewStatus};
 use reviewd_domain::model::review_views::{DayCost, ReviewFilter, ReviewStats};
 use std::time::Duration;
 use uuid::Uuid;
@@ -106,7 +106,7 @@ pub async fn by_day(s: &Stores, calendar: &dyn Calendar) {
         "the filter applies"
     );
     let failed = ReviewFilter {
-        status: Some("failed".into()),
+        status: Some(ReviewStatus::Failed),
         ..ReviewFilter::default()
     };
     assert_eq!(
@@ -154,7 +154,7 @@ async fn costs_add_up_per_review_list_project_and_model(s: &Stores) {
     };
     assert_eq!(list(ReviewFilter::default()).await, (0.75, vec![today]));
     let failed = ReviewFilter {
-        status: Some("failed".into()),
+        status: Some(ReviewStatus::Failed),
         ..ReviewFilter::default()
     };
     assert_eq!(list(failed).await, (0.0, vec![]), "the filter applies");

@@ -4,8 +4,9 @@
 use super::{Stores, seed};
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::grade::{Rating, Severity};
-use reviewd_domain::model::review::{AiCallRecord, RoundRef};
+use reviewd_domain::model::review::{AiCallRecord, ReviewStatus, RoundRef};
 use reviewd_domain::model::review_views::ReviewFilter;
+use reviewd_domain::model::task::TriggeredBy;
 use reviewd_domain::ports::RepoError;
 use uuid::Uuid;
 
@@ -59,7 +60,7 @@ async fn list_filters_and_counts_the_whole_set(s: &Stores) {
     assert_eq!(last.items.iter().map(|r| r.id).collect::<Vec<_>>(), [a.id]);
 
     let completed = ReviewFilter {
-        status: Some("completed".into()),
+        status: Some(ReviewStatus::Completed),
         ..of_project(project.id)
     };
     let (page, stats) = s
@@ -68,7 +69,7 @@ async fn list_filters_and_counts_the_whole_set(s: &Stores) {
         .await
         .unwrap();
     assert_eq!((page.total, stats.total, stats.failed), (2, 2, 0));
-    assert_eq!(page.items[0].overall_rating.as_deref(), Some("A"));
+    assert_eq!(page.items[0].overall_rating, Some(Rating::A));
 }
 
 async fn list_searches_filters_and_bounds(s: &Stores) {
@@ -88,7 +89,7 @@ async fn list_searches_filters_and_bounds(s: &Stores) {
     };
     assert_eq!(list(search).await, [2, 1], "case-insensitive, trimmed");
     let manual = ReviewFilter {
-        triggered_by: Some("manual".into()),
+        triggered_by: Some(TriggeredBy::Manual),
         ..of_project(project.id)
     };
     assert!(list(manual).await.is_empty());

@@ -339,7 +339,7 @@ async fn finish_writes_the_outcome(s: &Stores) {
         (2, Some("note-1"))
     );
     let detail = s.review_queries.detail(review.id).await.unwrap();
-    assert_eq!(detail.item.overall_rating.as_deref(), Some("B"));
+    assert_eq!(detail.item.overall_rating, Some(Rating::B));
     assert_eq!(detail.item.summary.as_deref(), Some("Rated B"));
     assert_eq!((detail.score, detail.reviewed_lines), (Some(82), 40));
     assert_eq!(detail.applied_rule_ids, ["rule-1"]);
@@ -371,7 +371,7 @@ async fn a_failed_round_is_not_completed(s: &Stores) {
         .await
         .unwrap();
     let failed = s.review_queries.detail(review.id).await.unwrap();
-    assert_eq!(failed.item.status, "failed");
+    assert_eq!(failed.item.status, ReviewStatus::Failed);
     assert_eq!(failed.error_message.as_deref(), Some("model timed out"));
     assert_eq!(
         s.reviews.last_completed_round(review.id).await.unwrap(),

@@ -108,7 +108,11 @@ fn counts<K: Ord>(keys: impl Iterator<Item = K>) -> BTreeMap<K, u64> {
 impl Tables {
     /// Reviews and runners by state; the deliveries are left to the notifications.
     fn review_and_runner_counts(&self, runner_offline_before: DateTime<Utc>) -> StateCounts {
-        let reviews = counts(self.reviews.iter().map(|r| r.detail.item.status.clone()));
+        let reviews = counts(
+            self.reviews
+                .iter()
+                .map(|r| r.detail.item.status.as_str().to_owned()),
+        );
         let runners = counts(self.runners.iter().map(|r| {
             let silent = r
                 .runner

@@ -416,7 +416,7 @@ impl ProjectRepository for MemoryStore {
             tables
                 .reviews
                 .iter()
-                .filter(|r| r.detail.item.status == status)
+                .filter(|r| r.detail.item.status.as_str() == status)
                 .count() as u64
         };
         let (cost_usd_total, cost_usd_this_month, cost_by_project) =
@@ -450,10 +450,10 @@ impl ProjectRepository for MemoryStore {
                 mr_iid: r.mr_iid,
                 mr_title: r.mr_title.clone(),
                 mr_url: r.mr_url.clone(),
-                status: r.status.clone(),
-                overall_rating: r.overall_rating.clone(),
+                status: r.status.as_str().to_owned(),
+                overall_rating: r.overall_rating.map(|g| g.as_str().to_owned()),
                 comment_count: r.comment_count,
-                triggered_by: r.triggered_by.clone(),
+                triggered_by: r.triggered_by.as_str().to_owned(),
                 created_at: r.created_at,
                 completed_at: r.completed_at,
             })

@@ -31,7 +31,7 @@ fn matches(f: &ReviewFilter, r: &ReviewListItem) -> bool {
 }
 
 fn is(r: &ReviewListItem, status: ReviewStatus) -> bool {
-    r.status == status.as_str()
+    r.status == status
 }
 
 fn tally(items: &[&ReviewListItem], status: ReviewStatus) -> u64 {
@@ -107,7 +107,7 @@ fn ratings(items: &[&ReviewListItem]) -> Vec<(String, u64)> {
     let mut ratings: BTreeMap<String, u64> = BTreeMap::new();
     for r in items.iter().filter(|r| is(r, ReviewStatus::Completed)) {
         if let Some(rating) = &r.overall_rating {
-            *ratings.entry(rating.clone()).or_default() += 1;
+            *ratings.entry(rating.as_str().to_owned()).or_default() += 1;
         }
     }
     ratings.into_iter().collect()
@@ -209,7 +209,7 @@ impl ReviewQueries for MemoryStore {
             .map(|c| &c.comment)
             .filter(|c| c.review_id == id)
             .filter(|c| file_path.is_none_or(|p| c.file_path == p))
-            .filter(|c| severity.is_none_or(|s| c.severity == s))
+            .filter(|c| severity.is_none_or(|s| c.severity.as_str() == s))
             .cloned()
             .collect();
         all.sort_by(|a, b| {
@@ -354,7 +354,7 @@ impl ReviewQueries for MemoryStore {
                     Some(JudgedComment {
                         file_path: c.comment.file_path.clone(),
                         line: c.comment.line_number,
-                        severity: c.comment.severity.clone(),
+                        severity: c.comment.severity.as_str().to_owned(),
                         message: c.comment.message.clone(),
                         verdict: latest.feedback.tracking_status.clone(),
                     })

@@ -18,15 +18,7 @@ use std::collections::HashSet;
 use uuid::Uuid;
 
 fn status_of(row: &ReviewRow) -> ReviewStatus {
-    [
-        ReviewStatus::Pending,
-        ReviewStatus::Completed,
-        ReviewStatus::Failed,
-    ]
-    .into_iter()
-    .find(|s| s.as_str() == row.detail.item.status)
-    // Only this module writes the column, and only from a `ReviewStatus`.
-    .expect("a review status this store wrote")
+    row.detail.item.status
 }
 
 fn to_review(row: &ReviewRow) -> Review {
@@ -104,11 +96,11 @@ fn new_row(r: NewReview, now: DateTime<Utc>) -> ReviewRow {
                 mr_iid: r.mr_iid,
                 mr_title: r.mr_title,
                 mr_url: r.mr_url,
-                status: ReviewStatus::Pending.as_str().into(),
+                status: ReviewStatus::Pending,
                 ai_provider: r.ai_provider,
                 ai_model: r.ai_model,
                 comment_count: 0,
-                triggered_by: r.triggered_by.as_str().into(),
+                triggered_by: r.triggered_by,
                 overall_rating: None,
                 summary: None,
                 created_at: now,
@@ -147,7 +139,7 @@ fn comment_row(
             review_id,
             file_path: c.file_path.clone(),
             line_number: i32::try_from(c.line).unwrap_or(i32::MAX),
-            severity: c.severity.as_str().into(),
+            severity: c.severity,
             message: c.message.clone(),
             gitlab_discussion_id: None,
             round_number: round.number,
@@ -166,8 +158,8 @@ fn write_outcome(
     now: DateTime<Utc>,
 ) {
     let d = &mut row.detail;
-    d.item.status = o.status.as_str().into();
-    d.item.overall_rating = o.rating.map(|r| r.to_string());
+    d.item.status = o.status;
+    d.item.overall_rating = o.rating;
     d.item.summary = o.summary;
     d.item.comment_count = o.comment_count;
     d.item.completed_at = Some(now);
@@ -265,7 +257,7 @@ impl ReviewRepository for MemoryStore {
         let now = self.now();
         let mut t = self.tables();
         let review = t.review_mut(review_id)?;
-        review.detail.item.status = ReviewStatus::Pending.as_str().into();
+        review.detail.item.status = ReviewStatus::Pending;
         review.detail.error_message = None;
         review.detail.started_at = Some(now);
         // A retried attempt redoes its round: what the failed attempt stored goes.
@@ -310,7 +302,7 @@ impl ReviewRepository for MemoryStore {
                 id,
                 file_path: file.file_path,
                 old_path: file.old_path,
-                change_type: file.change_type.as_str().into(),
+                change_type: file.change_type,
                 summary: None,
                 comment_count: 0,
                 status: file.status.into(),

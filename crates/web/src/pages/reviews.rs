@@ -10,6 +10,7 @@ use askama::Template;
 use reviewd_api::extract::{date_from, date_until};
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::Permission;
+use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
     ReviewStats, RoundItem, TaskLogLine,
@@ -58,10 +59,7 @@ impl ListQuery {
         let filter = ReviewFilter {
             project_id: self.project_id.as_deref().and_then(|v| v.parse().ok()),
             project_search: self.project.clone().filter(|p| !p.trim().is_empty()),
-            status: self
-                .status
-                .clone()
-                .filter(|s| STATUSES.contains(&s.as_str())),
+            status: self.status.as_deref().and_then(|s| s.parse().ok()),
             start_date,
             end_date,
             triggered_by: None,
@@ -182,7 +180,7 @@ async fn detail(
             "reviews",
             format!("!{} {}", review.item.mr_iid, review.item.mr_title),
         ),
-        running: review.item.status == "pending",
+        running: review.item.status == ReviewStatus::Pending,
         rounds: history.rounds(*id).await?,
         logs: history.task_logs(*id).await?,
         feedbacks: history.feedbacks(*id).await?,

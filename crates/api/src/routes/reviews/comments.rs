@@ -71,7 +71,7 @@ pub(super) struct ReviewCommentDto {
     file_path: String,
     line_number: i32,
     #[schema(schema_with = severity_schema)]
-    severity: String,
+    severity: &'static str,
     message: String,
     /// The discussion it opened on hostA, once posted there.
     #[serde(rename = "hostADiscussionId")]
@@ -104,7 +104,7 @@ impl From<CommentItem> for ReviewCommentDto {
             review_id: c.review_id,
             file_path: c.file_path,
             line_number: c.line_number,
-            severity: c.severity,
+            severity: c.severity.as_str(),
             message: c.message,
             host_a_discussion_id: c.gitlab_discussion_id,
             round_number: c.round_number,

@@ -80,7 +80,7 @@ pub(super) struct ReviewFileDto {
     file_path: String,
     old_path: Option<String>,
     #[schema(schema_with = change_type_schema)]
-    change_type: String,
+    change_type: &'static str,
     summary: Option<String>,
     comment_count: i32,
     #[schema(schema_with = file_status_schema)]
@@ -102,7 +102,7 @@ impl From<FileItem> for ReviewFileDto {
             id: f.id,
             file_path: f.file_path,
             old_path: f.old_path,
-            change_type: f.change_type,
+            change_type: f.change_type.as_str(),
             summary: f.summary,
             comment_count: f.comment_count,
             status: f.status,

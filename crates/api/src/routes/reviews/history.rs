@@ -4,7 +4,7 @@ use super::context::ReviewTokensDto;
 use super::schemas::{REVIEW_STATUSES, rating_schema, review_status_schema, triggered_by_schema};
 use crate::envelope::{self, Data, PageMeta};
 use crate::error::ApiError;
-use crate::extract::{AuthUser, PageParams, date_from, date_until, one_of};
+use crate::extract::{AuthUser, PageParams, choice, date_from, date_until};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, NaiveDate, Utc};
@@ -53,7 +53,9 @@ pub(super) async fn list_reviews(
     let filter = ReviewFilter {
         project_id: q.project_id,
         project_search: None,
-        status: one_of("status", q.status.as_deref(), &REVIEW_STATUSES)?,
+        status: choice("status", q.status.as_deref(), &REVIEW_STATUSES, |s| {
+            s.parse().ok()
+        })?,
         start_date: date_from("startDate", q.start_date.as_deref())?,
         end_date: date_until("endDate", q.end_date.as_deref())?,
         triggered_by: None,
@@ -106,14 +108,14 @@ pub(super) struct ReviewListItemDto {
     mr_title: String,
     mr_url: String,
     #[schema(schema_with = review_status_schema)]
-    status: String,
+    status: &'static str,
     ai_provider: String,
     ai_model: String,
     comment_count: i32,
     #[schema(schema_with = triggered_by_schema)]
-    triggered_by: String,
+    triggered_by: &'static str,
     #[schema(schema_with = rating_schema)]
-    overall_rating: Option<String>,
+    overall_rating: Option<&'static str>,
     summary: Option<String>,
     created_at: DateTime<Utc>,
     completed_at: Option<DateTime<Utc>>,
@@ -128,12 +130,12 @@ impl From<ReviewListItem> for ReviewListItemDto {
             mr_iid: r.mr_iid,
             mr_title: r.mr_title,
             mr_url: r.mr_url,
-            status: r.status,
+            status: r.status.as_str(),
             ai_provider: r.ai_provider,
             ai_model: r.ai_model,
             comment_count: r.comment_count,
-            triggered_by: r.triggered_by,
-            overall_rating: r.overall_rating,
+            triggered_by: r.triggered_by.as_str(),
+            overall_rating: r.overall_rating.map(|g| g.as_str()),
             summary: r.summary,
             created_at: r.created_at,
             completed_at: r.completed_at,

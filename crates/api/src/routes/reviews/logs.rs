@@ -68,7 +68,7 @@ pub(super) async fn get_review_logs(
     let lines = state.history.task_logs(*id).await?;
     Ok(envelope::ok(ReviewExecutionLog {
         review_id: review.item.id,
-        status: review.item.status,
+        status: review.item.status.as_str(),
         error_message: review.error_message,
         started_at: review.started_at,
         completed_at: review.item.completed_at,
@@ -143,7 +143,7 @@ impl From<TaskLogLine> for ReviewTaskLogLineDto {
 pub(super) struct ReviewExecutionLog {
     pub review_id: Uuid,
     #[schema(schema_with = review_status_schema)]
-    pub status: String,
+    pub status: &'static str,
     pub error_message: Option<String>,
     pub started_at: Option<DateTime<Utc>>,
     pub completed_at: Option<DateTime<Utc>>,

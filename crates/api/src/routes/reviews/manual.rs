@@ -163,7 +163,7 @@ pub(super) async fn list_manual_review_history(
 ) -> Result<HttpResponse, ApiError> {
     let limit = bounded("limit", q.limit.as_deref(), 5, 1, 20)?;
     let filter = ReviewFilter {
-        triggered_by: Some("manual".into()),
+        triggered_by: Some(reviewd_domain::model::TriggeredBy::Manual),
         ..ReviewFilter::default()
     };
     let (page, _) = state

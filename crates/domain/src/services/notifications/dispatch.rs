@@ -51,7 +51,7 @@ impl NotificationService {
             author: detail.author_username.clone(),
             // As it finished: a new round may have set the record back to pending.
             status: status.as_str().to_owned(),
-            rating: detail.item.overall_rating.clone(),
+            rating: detail.item.overall_rating.map(|g| g.as_str().to_owned()),
             score: detail.score.and_then(|s| u32::try_from(s).ok()),
             comment_count: detail.item.comment_count,
             error_message: detail.error_message.clone(),

@@ -28,7 +28,7 @@ pub(super) async fn detail(pool: &PgPool, id: Uuid) -> Result<ReviewDetail, Repo
         .first(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-    let mut detail: ReviewDetail = row.into();
+    let mut detail = ReviewDetail::try_from(row)?;
     // The calls' tokens, summed through the index on (review_id, created_at).
     let (prompt, completion, total, cached): (Option<i64>, Option<i64>, Option<i64>, Option<i64>) =
         ai_call_logs::table
@@ -85,7 +85,7 @@ pub(super) async fn comments(
         Window::new(u64::from(limit), offset),
         query().count(),
         rows,
-        |r: CommentRow| Ok(r.into()),
+        CommentItem::try_from,
     )
     .await
 }
@@ -111,7 +111,7 @@ pub(super) async fn files(pool: &PgPool, id: Uuid) -> Result<Vec<FileItem>, Repo
         .load(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-    Ok(rows.into_iter().map(Into::into).collect())
+    rows.into_iter().map(FileItem::try_from).collect()
 }
 
 pub(super) async fn rounds(pool: &PgPool, id: Uuid) -> Result<Vec<RoundItem>, RepoError> {

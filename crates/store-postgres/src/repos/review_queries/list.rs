@@ -27,10 +27,10 @@ fn filtered(f: &ReviewFilter) -> reviews::BoxedQuery<'static, Pg> {
         q = q.filter(reviews::project_name.ilike(contains_pattern(search.trim())));
     }
     if let Some(s) = &f.status {
-        q = q.filter(reviews::status.eq(s.clone()));
+        q = q.filter(reviews::status.eq(s.as_str()));
     }
     if let Some(t) = &f.triggered_by {
-        q = q.filter(reviews::triggered_by.eq(t.clone()));
+        q = q.filter(reviews::triggered_by.eq(t.as_str()));
     }
     if let Some(start) = f.start_date {
         q = q.filter(reviews::created_at.ge(start));
@@ -89,13 +89,7 @@ pub(super) async fn list(
     let rows = filtered(f)
         .select(ListRow::as_select())
         .order((reviews::created_at.desc(), reviews::id.desc()));
-    let page = paginate_with_total(
-        &mut conn,
-        page,
-        stats.total,
-        rows,
-        |r: ListRow| Ok(r.into()),
-    )
-    .await?;
+    let page =
+        paginate_with_total(&mut conn, page, stats.total, rows, ReviewListItem::try_from).await?;
     Ok((page, stats))
 }

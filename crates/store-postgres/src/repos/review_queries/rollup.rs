@@ -87,8 +87,8 @@ macro_rules! bind_filter {
     ($query:expr, $f:expr) => {{
         let days = whole_days($f.start_date, $f.end_date);
         diesel::sql_query($query)
-            .bind::<Nullable<Text>, _>($f.status.clone())
-            .bind::<Nullable<Text>, _>($f.triggered_by.clone())
+            .bind::<Nullable<Text>, _>($f.status.map(|s| s.as_str()))
+            .bind::<Nullable<Text>, _>($f.triggered_by.map(|t| t.as_str()))
             .bind::<Nullable<Date>, _>(days.first)
             .bind::<Nullable<Date>, _>(days.end)
             .bind::<Nullable<Timestamptz>, _>($f.start_date)
