@@ -24,7 +24,11 @@ const RETRY_DELAY: Duration = Duration::from_secs(5);
 fn world() -> World {
     let world = World::on_clock(
         ScriptedAi::default().with_latency(MODEL_LATENCY),
-        EngineSettings::default(),
+        // The engine's attempt lease is the workers' lease, as the server sets them.
+        EngineSettings {
+            attempt_lease: LEASE,
+            ..EngineSettings::default()
+        },
         Arc::new(FakeClock::on_tokio_time()),
     );
     world.ai.answer_with(|req| {
@@ -143,6 +147,16 @@ async fn a_transient_failure_gives_the_task_back_after_the_retry_delay() {
     tokio::time::sleep(RETRY_DELAY / 2).await;
     assert_eq!(world.task(&task).await.status, TaskStatus::Queued);
     assert_eq!(world.queue.queued_tasks(), vec![task.id]);
+    // The queue is out as the delay ends: the task keeps its old message, and is still
+    // reviewed (once) when the queue is back.
+    world.queue.set_down(true);
+    tokio::time::sleep(RETRY_DELAY).await;
+    assert_eq!(
+        world.queue.queued_tasks(),
+        vec![task.id],
+        "the old message is kept"
+    );
+    world.queue.set_down(false);
 
     wait_for(
         &world,
