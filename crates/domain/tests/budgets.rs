@@ -38,7 +38,7 @@ async fn bench(budget: Option<f64>) -> Bench {
                 .mr(MrFixture::new(2)),
         )
         .await;
-    let chat = Arc::new(RecordingNotifier::new(Channel::ChatB));
+    let chat = Arc::new(RecordingNotifier::new(Channel::Discord));
     let notifications = Arc::new(reviewd_testkit::world::notification_service(
         &world,
         vec![chat.clone()],
@@ -48,8 +48,8 @@ async fn bench(budget: Option<f64>) -> Bench {
         .stores
         .notifications
         .save_config(&NotificationConfig {
-            chat_b_enabled: true,
-            chat_b_webhook_url: Some(reviewd_domain::model::SecretString::new(
+            discord_enabled: true,
+            discord_webhook_url: Some(reviewd_domain::model::SecretString::new(
                 "https://chat.example.com/x",
             )),
             ..NotificationConfig::default()

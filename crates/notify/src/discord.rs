@@ -55,7 +55,7 @@ pub(crate) fn message(n: &Notification) -> Value {
 #[async_trait]
 impl Notifier for DiscordNotifier {
     fn channel(&self) -> Channel {
-        Channel::ChatB
+        Channel::Discord
     }
 
     /// Goes to the configured webhook whatever the recipient says.
@@ -65,7 +65,7 @@ impl Notifier for DiscordNotifier {
         _recipient: &Recipient,
         notification: &Notification,
     ) -> Result<(), NotifyError> {
-        let url = required(config.chat_b_webhook_url.as_ref(), "the chatB webhook URL")?;
+        let url = required(config.discord_webhook_url.as_ref(), "the chatB webhook URL")?;
         let body = message(notification);
         self.http
             .send(|c| c.post(url).json(&body))

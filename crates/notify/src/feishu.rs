@@ -71,7 +71,7 @@ pub(crate) fn message(n: &Notification, secret: Option<&str>) -> Value {
 #[async_trait]
 impl Notifier for FeishuNotifier {
     fn channel(&self) -> Channel {
-        Channel::ChatD
+        Channel::Feishu
     }
 
     /// Goes to the configured webhook whatever the recipient says.
@@ -81,9 +81,9 @@ impl Notifier for FeishuNotifier {
         _recipient: &Recipient,
         notification: &Notification,
     ) -> Result<(), NotifyError> {
-        let url = required(config.chat_d_webhook_url.as_ref(), "the chatD webhook URL")?;
+        let url = required(config.feishu_webhook_url.as_ref(), "the chatD webhook URL")?;
         let secret = config
-            .chat_d_secret
+            .feishu_secret
             .as_ref()
             .map(|s| s.expose().trim())
             .filter(|s| !s.is_empty());

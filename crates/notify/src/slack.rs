@@ -79,7 +79,7 @@ pub(crate) fn message(channel: &str, n: &Notification) -> Value {
 #[async_trait]
 impl Notifier for SlackNotifier {
     fn channel(&self) -> Channel {
-        Channel::ChatA
+        Channel::Slack
     }
 
     async fn send(
@@ -93,7 +93,7 @@ impl Notifier for SlackNotifier {
                 "a chatA delivery needs a channel id".into(),
             ));
         };
-        let token = required(config.chat_a_bot_token.as_ref(), "the chatA bot token")?;
+        let token = required(config.slack_bot_token.as_ref(), "the chatA bot token")?;
         let url = format!("{}/api/chat.postMessage", self.base);
         let body = message(channel, notification);
         let response = self

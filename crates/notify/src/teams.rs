@@ -54,7 +54,7 @@ fn embedded_failure(body: &[u8]) -> Option<u16> {
 #[async_trait]
 impl Notifier for TeamsNotifier {
     fn channel(&self) -> Channel {
-        Channel::ChatC
+        Channel::Teams
     }
 
     /// Goes to the configured webhook whatever the recipient says.
@@ -64,7 +64,7 @@ impl Notifier for TeamsNotifier {
         _recipient: &Recipient,
         notification: &Notification,
     ) -> Result<(), NotifyError> {
-        let url = required(config.chat_c_webhook_url.as_ref(), "the chatC webhook URL")?;
+        let url = required(config.teams_webhook_url.as_ref(), "the chatC webhook URL")?;
         let body = message(notification);
         let response = self
             .http

@@ -27,7 +27,7 @@ const PATIENCE: Duration = Duration::from_millis(500);
 #[derive(Clone, Copy)]
 enum Adapter {
     Webhook,
-    ChatB,
+    Discord,
     Push,
 }
 
@@ -42,7 +42,7 @@ impl HttpWorld {
         let http = reviewd_notify::single_attempt_client(PATIENCE).unwrap();
         let notifier: Arc<dyn Notifier> = match adapter {
             Adapter::Webhook => Arc::new(WebhookNotifier::new(http)),
-            Adapter::ChatB => Arc::new(DiscordNotifier::new(http)),
+            Adapter::Discord => Arc::new(DiscordNotifier::new(http)),
             Adapter::Push => Arc::new(WebPushNotifier::new(http)),
         };
         let keys = P256VapidKeys.generate().unwrap();
@@ -65,9 +65,9 @@ impl HttpWorld {
                 config: NotificationConfig::default(),
                 recipient: Recipient::Url(format!("{origin}/hook")),
             },
-            Adapter::ChatB => Target {
+            Adapter::Discord => Target {
                 config: NotificationConfig {
-                    chat_b_webhook_url: Some(format!("{origin}/api/webhooks/1/token").into()),
+                    discord_webhook_url: Some(format!("{origin}/api/webhooks/1/token").into()),
                     ..NotificationConfig::default()
                 },
                 recipient: Recipient::Configured,
@@ -158,7 +158,7 @@ impl NotifierWorld for HttpWorld {
                 recipient: Recipient::None,
                 ..reachable
             },
-            Adapter::ChatB | Adapter::Push => Target {
+            Adapter::Discord | Adapter::Push => Target {
                 config: NotificationConfig::default(),
                 ..reachable
             },
@@ -172,8 +172,8 @@ async fn the_webhook_keeps_the_notifier_contract() {
 }
 
 #[tokio::test]
-async fn chat_b_keeps_the_notifier_contract() {
-    run(&HttpWorld::new(Adapter::ChatB)).await;
+async fn discord_keeps_the_notifier_contract() {
+    run(&HttpWorld::new(Adapter::Discord)).await;
 }
 
 #[tokio::test]

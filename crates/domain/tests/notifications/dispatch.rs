@@ -57,7 +57,7 @@ async fn a_failing_channel_is_retried_with_backoff_on_the_clock_then_given_up() 
     );
     let chat = records
         .iter()
-        .find(|r| r.channel == Channel::ChatB)
+        .find(|r| r.channel == Channel::Discord)
         .unwrap();
     assert_eq!(
         chat.status,

@@ -34,7 +34,7 @@ struct Bench {
 async fn bench(frequency: Frequency) -> Bench {
     let world = World::new();
     let webhook = Arc::new(RecordingNotifier::new(Channel::Webhook));
-    let chat = Arc::new(RecordingNotifier::new(Channel::ChatB));
+    let chat = Arc::new(RecordingNotifier::new(Channel::Discord));
     let service = reviewd_testkit::world::notification_service(
         &world,
         vec![webhook.clone(), chat.clone()],
@@ -46,8 +46,8 @@ async fn bench(frequency: Frequency) -> Bench {
         .save_config(&NotificationConfig {
             webhook_enabled: true,
             webhook_urls: vec!["https://hooks.example.com/a".into()],
-            chat_b_enabled: true,
-            chat_b_webhook_url: Some(reviewd_domain::model::SecretString::new(
+            discord_enabled: true,
+            discord_webhook_url: Some(reviewd_domain::model::SecretString::new(
                 "https://chat.example.com/x",
             )),
             notification_frequency: frequency,

@@ -19,7 +19,7 @@ async fn discord(status: u16) -> (MockServer, NotificationConfig) {
         .mount(&server)
         .await;
     let config = NotificationConfig {
-        chat_b_webhook_url: Some(SecretString::new(format!("{}{HOOK_PATH}", server.uri()))),
+        discord_webhook_url: Some(SecretString::new(format!("{}{HOOK_PATH}", server.uri()))),
         ..NotificationConfig::default()
     };
     (server, config)
@@ -84,7 +84,7 @@ async fn failures_never_show_the_webhook_token() {
         assert!(!err.to_string().contains("d1sc0rd-t0ken"), "{err}");
     }
     let config = NotificationConfig {
-        chat_b_webhook_url: Some(SecretString::new(format!(
+        discord_webhook_url: Some(SecretString::new(format!(
             "http://127.0.0.1:{}{HOOK_PATH}",
             crate::closed_port()
         ))),

@@ -36,7 +36,7 @@ fn adapters(
             "chatA",
             Box::new(SlackNotifier::new(client.clone(), &uri)),
             NotificationConfig {
-                chat_a_bot_token: Some(SecretString::new("xoxb-t")),
+                slack_bot_token: Some(SecretString::new("xoxb-t")),
                 ..NotificationConfig::default()
             },
             Recipient::ChatChannel("C1".into()),
@@ -45,7 +45,7 @@ fn adapters(
             "chatB",
             Box::new(DiscordNotifier::new(client.clone())),
             NotificationConfig {
-                chat_b_webhook_url: hook("/api/webhooks/1/t"),
+                discord_webhook_url: hook("/api/webhooks/1/t"),
                 ..NotificationConfig::default()
             },
             Recipient::Configured,
@@ -54,7 +54,7 @@ fn adapters(
             "chatC",
             Box::new(TeamsNotifier::new(client.clone())),
             NotificationConfig {
-                chat_c_webhook_url: hook("/teams?sig=s"),
+                teams_webhook_url: hook("/teams?sig=s"),
                 ..NotificationConfig::default()
             },
             Recipient::Configured,
@@ -63,7 +63,7 @@ fn adapters(
             "chatD",
             Box::new(FeishuNotifier::new(client.clone())),
             NotificationConfig {
-                chat_d_webhook_url: hook("/open-apis/bot/v2/hook/x"),
+                feishu_webhook_url: hook("/open-apis/bot/v2/hook/x"),
                 ..NotificationConfig::default()
             },
             Recipient::Configured,

@@ -24,8 +24,8 @@ async fn feishu(answer: Value, secret: Option<&str>) -> (MockServer, Notificatio
         .mount(&server)
         .await;
     let config = NotificationConfig {
-        chat_d_webhook_url: Some(SecretString::new(format!("{}{HOOK_PATH}", server.uri()))),
-        chat_d_secret: secret.map(SecretString::new),
+        feishu_webhook_url: Some(SecretString::new(format!("{}{HOOK_PATH}", server.uri()))),
+        feishu_secret: secret.map(SecretString::new),
         ..NotificationConfig::default()
     };
     (server, config)

@@ -14,7 +14,7 @@ const TOKEN: &str = "xoxb-1-test-token";
 
 fn config() -> NotificationConfig {
     NotificationConfig {
-        chat_a_bot_token: Some(SecretString::new(TOKEN)),
+        slack_bot_token: Some(SecretString::new(TOKEN)),
         ..NotificationConfig::default()
     }
 }

@@ -18,7 +18,7 @@ async fn teams(answer: ResponseTemplate) -> (MockServer, NotificationConfig) {
         .mount(&server)
         .await;
     let config = NotificationConfig {
-        chat_c_webhook_url: Some(SecretString::new(format!(
+        teams_webhook_url: Some(SecretString::new(format!(
             "{}/workflows/abc/triggers/manual/paths/invoke?api-version=1&sig=t3ams-sig",
             server.uri()
         ))),

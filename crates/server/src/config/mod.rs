@@ -81,7 +81,7 @@ pub struct Config {
     /// Timeout of one delivery attempt (`NOTIFY_TIMEOUT_SECS`).
     pub notify_timeout_secs: u64,
     /// Base URL of the `chatA` (Slack) Web API (`NOTIFY_CHAT_A_API_URL`).
-    pub notify_chat_a_api_url: String,
+    pub notify_slack_api_url: String,
     /// A delivery still `pending` after this long was interrupted (its process
     /// stopped) and is taken up again (`NOTIFY_RESUME_AFTER_SECS`).
     pub notify_resume_after_secs: u64,
@@ -298,7 +298,7 @@ impl Config {
             feedback_pass_interval_secs: number(&get, "FEEDBACK_PASS_INTERVAL_SECS", 1800)?,
             feedback_pass_days: number::<u32>(&get, "FEEDBACK_PASS_DAYS", 7)?.clamp(1, 90),
             feedback_pass_max_mrs: number::<u32>(&get, "FEEDBACK_PASS_MAX_MRS", 500)?.max(1),
-            notify_chat_a_api_url: get("NOTIFY_CHAT_A_API_URL")
+            notify_slack_api_url: get("NOTIFY_CHAT_A_API_URL")
                 .unwrap_or_else(|| "https://slack.com".to_owned())
                 .trim_end_matches('/')
                 .to_owned(),

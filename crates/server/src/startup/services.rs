@@ -92,7 +92,7 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
     );
     let notifiers = reviewd_notify::notifiers(
         Duration::from_secs(config.notify_timeout_secs),
-        &config.notify_chat_a_api_url,
+        &config.notify_slack_api_url,
     )
     .map_err(|e| StartupError::new("NOTIFY_TIMEOUT_SECS", e.to_string()))?;
     let notifications = Arc::new(NotificationService::new(

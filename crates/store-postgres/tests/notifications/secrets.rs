@@ -64,11 +64,11 @@ async fn every_secret_is_sealed_at_rest() {
     let cleared = NotificationConfig {
         smtp_password: None,
         webhook_secret: None,
-        chat_a_bot_token: None,
-        chat_b_webhook_url: None,
-        chat_c_webhook_url: None,
-        chat_d_webhook_url: None,
-        chat_d_secret: None,
+        slack_bot_token: None,
+        discord_webhook_url: None,
+        teams_webhook_url: None,
+        feishu_webhook_url: None,
+        feishu_secret: None,
         vapid_private_key: None,
         smtp_port: None,
         ..config

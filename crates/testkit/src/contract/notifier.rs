@@ -187,10 +187,10 @@ impl RecordingWorld {
             config: NotificationConfig {
                 smtp_host: Some("smtp.example.com".into()),
                 email_from: Some("reviewd@example.com".into()),
-                chat_a_bot_token: Some("xoxb-token".into()),
-                chat_b_webhook_url: hook("b"),
-                chat_c_webhook_url: hook("c"),
-                chat_d_webhook_url: hook("d"),
+                slack_bot_token: Some("xoxb-token".into()),
+                discord_webhook_url: hook("b"),
+                teams_webhook_url: hook("c"),
+                feishu_webhook_url: hook("d"),
                 vapid_public_key: Some(keys.public_key),
                 vapid_private_key: Some(keys.private_key),
                 ..NotificationConfig::default()
@@ -205,8 +205,8 @@ impl RecordingWorld {
         match self.notifier.channel() {
             Channel::Email => Recipient::Email(format!("dev{n}@example.com")),
             Channel::Webhook => Recipient::Url(format!("https://hooks.example.com/{n}")),
-            Channel::ChatA => Recipient::ChatChannel(format!("C{n}")),
-            Channel::ChatB | Channel::ChatC | Channel::ChatD => Recipient::Configured,
+            Channel::Slack => Recipient::ChatChannel(format!("C{n}")),
+            Channel::Discord | Channel::Teams | Channel::Feishu => Recipient::Configured,
             Channel::Push => Recipient::Push(PushSubscription {
                 id: Uuid::new_v4(),
                 user_id: None,

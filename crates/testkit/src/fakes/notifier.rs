@@ -97,12 +97,12 @@ impl RecordingNotifier {
                 || config.email_from.is_none())
             .then_some("the SMTP host and sender"),
             (Channel::Webhook, Recipient::Url(_)) => None,
-            (Channel::ChatA, Recipient::ChatChannel(_)) => {
-                unset(config.chat_a_bot_token.as_ref(), "the chatA bot token")
+            (Channel::Slack, Recipient::ChatChannel(_)) => {
+                unset(config.slack_bot_token.as_ref(), "the chatA bot token")
             }
-            (Channel::ChatB, _) => unset(config.chat_b_webhook_url.as_ref(), "the chatB URL"),
-            (Channel::ChatC, _) => unset(config.chat_c_webhook_url.as_ref(), "the chatC URL"),
-            (Channel::ChatD, _) => unset(config.chat_d_webhook_url.as_ref(), "the chatD URL"),
+            (Channel::Discord, _) => unset(config.discord_webhook_url.as_ref(), "the chatB URL"),
+            (Channel::Teams, _) => unset(config.teams_webhook_url.as_ref(), "the chatC URL"),
+            (Channel::Feishu, _) => unset(config.feishu_webhook_url.as_ref(), "the chatD URL"),
             (Channel::Push, Recipient::Push(_)) => {
                 unset(config.vapid_private_key.as_ref(), "the VAPID keys")
             }
@@ -242,7 +242,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_setting_is_reported_before_any_script() {
-        let chat = RecordingNotifier::new(Channel::ChatB);
+        let chat = RecordingNotifier::new(Channel::Discord);
         chat.fail_next(1, NotifyError::Unavailable("503".into()));
         let unset = chat
             .send(
@@ -253,7 +253,7 @@ mod tests {
             .await;
         assert!(matches!(unset, Err(NotifyError::NotConfigured(_))));
         let config = NotificationConfig {
-            chat_b_webhook_url: Some("https://chat.example.com/hook".into()),
+            discord_webhook_url: Some("https://chat.example.com/hook".into()),
             ..NotificationConfig::default()
         };
         let answered = chat

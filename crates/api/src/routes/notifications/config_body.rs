@@ -206,25 +206,25 @@ impl NotificationConfigBody {
             webhook_enabled: self.webhook_enabled,
             webhook_urls: list(self.webhook_urls),
             webhook_secret: secret(self.webhook_secret, stored.map(|c| &c.webhook_secret)),
-            chat_a_enabled: self.chat_a_enabled,
-            chat_a_bot_token: secret(self.chat_a_bot_token, stored.map(|c| &c.chat_a_bot_token)),
-            chat_a_channels: list(self.chat_a_channels),
-            chat_b_enabled: self.chat_b_enabled,
-            chat_b_webhook_url: secret(
+            slack_enabled: self.chat_a_enabled,
+            slack_bot_token: secret(self.chat_a_bot_token, stored.map(|c| &c.slack_bot_token)),
+            slack_channels: list(self.chat_a_channels),
+            discord_enabled: self.chat_b_enabled,
+            discord_webhook_url: secret(
                 self.chat_b_webhook_url,
-                stored.map(|c| &c.chat_b_webhook_url),
+                stored.map(|c| &c.discord_webhook_url),
             ),
-            chat_c_enabled: self.chat_c_enabled,
-            chat_c_webhook_url: secret(
+            teams_enabled: self.chat_c_enabled,
+            teams_webhook_url: secret(
                 self.chat_c_webhook_url,
-                stored.map(|c| &c.chat_c_webhook_url),
+                stored.map(|c| &c.teams_webhook_url),
             ),
-            chat_d_enabled: self.chat_d_enabled,
-            chat_d_webhook_url: secret(
+            feishu_enabled: self.chat_d_enabled,
+            feishu_webhook_url: secret(
                 self.chat_d_webhook_url,
-                stored.map(|c| &c.chat_d_webhook_url),
+                stored.map(|c| &c.feishu_webhook_url),
             ),
-            chat_d_secret: secret(self.chat_d_secret, stored.map(|c| &c.chat_d_secret)),
+            feishu_secret: secret(self.chat_d_secret, stored.map(|c| &c.feishu_secret)),
             push_enabled: self.push_enabled,
             vapid_subject: text(self.vapid_subject),
             notify_on_review_completed: self.notify_on_review_completed,

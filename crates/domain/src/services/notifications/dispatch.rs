@@ -320,24 +320,24 @@ impl NotificationService {
                 .cloned()
                 .map(Recipient::Url)
                 .collect(),
-            Channel::ChatA => config
-                .chat_a_channels
+            Channel::Slack => config
+                .slack_channels
                 .iter()
                 .cloned()
                 .map(Recipient::ChatChannel)
                 .collect(),
-            Channel::ChatB => config
-                .chat_b_webhook_url
+            Channel::Discord => config
+                .discord_webhook_url
                 .iter()
                 .map(|_| Recipient::Configured)
                 .collect(),
-            Channel::ChatC => config
-                .chat_c_webhook_url
+            Channel::Teams => config
+                .teams_webhook_url
                 .iter()
                 .map(|_| Recipient::Configured)
                 .collect(),
-            Channel::ChatD => config
-                .chat_d_webhook_url
+            Channel::Feishu => config
+                .feishu_webhook_url
                 .iter()
                 .map(|_| Recipient::Configured)
                 .collect(),
@@ -357,9 +357,9 @@ pub(super) fn no_recipients(channel: Channel) -> String {
     match channel {
         Channel::Email => "no emailRecipients are configured".into(),
         Channel::Webhook => "no webhookUrls are configured".into(),
-        Channel::ChatA => "no chatAChannels are configured".into(),
+        Channel::Slack => "no chatAChannels are configured".into(),
         Channel::Push => "no browser has subscribed to push notifications".into(),
-        Channel::ChatB | Channel::ChatC | Channel::ChatD => {
+        Channel::Discord | Channel::Teams | Channel::Feishu => {
             format!("no {}WebhookUrl is configured", channel.as_str())
         }
     }

@@ -207,9 +207,9 @@ pub(super) fn validate(c: &NotificationConfig) -> Result<(), ServiceError> {
         }
     }
     for (field, value) in [
-        ("chatBWebhookUrl", &c.chat_b_webhook_url),
-        ("chatCWebhookUrl", &c.chat_c_webhook_url),
-        ("chatDWebhookUrl", &c.chat_d_webhook_url),
+        ("chatBWebhookUrl", &c.discord_webhook_url),
+        ("chatCWebhookUrl", &c.teams_webhook_url),
+        ("chatDWebhookUrl", &c.feishu_webhook_url),
     ] {
         if value.as_ref().is_some_and(|v| !url_ok(v.expose())) {
             errors.push(FieldError::new(field, "must be an http(s) URL"));
