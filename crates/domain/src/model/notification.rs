@@ -6,34 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
 
-macro_rules! text_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-        pub enum $name {
-            $(#[serde(rename = $text)] $variant),+
-        }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            #[must_use]
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-
-            #[must_use]
-            pub fn parse(s: &str) -> Option<Self> {
-                match s {
-                    $($text => Some($name::$variant),)+
-                    _ => None,
-                }
-            }
-        }
-    };
-}
+use super::named_values::text_enum;
 
 text_enum!(
     /// Where a notification goes.
