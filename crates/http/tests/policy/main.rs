@@ -6,15 +6,12 @@
 )]
 
 mod limits;
-mod logs;
 mod retries;
 
 use reqwest::header::{HeaderMap, HeaderValue};
 use reqwest::{Method, Url};
 use reviewd_http::{HttpError, HttpResponse, RetryPolicy, run_with_policy};
 use std::cell::Cell;
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::time::Instant;
 
