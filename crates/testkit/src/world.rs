@@ -6,9 +6,12 @@ use crate::MemoryStore;
 use crate::contract::{Stores, seed};
 use crate::fakes::FakeClock;
 use crate::fakes::ai::{SameAi, ScriptedAi};
-use crate::fakes::hosting::{ProjectFixture, ScriptedClients, ScriptedPlatform};
+use crate::fakes::hosting::{MrFixture, ProjectFixture, ScriptedClients, ScriptedPlatform};
 use crate::fakes::notifier::{FakeVapidKeys, RecordingObserver};
 use crate::fakes::queue::MemoryQueue;
+use reviewd_domain::model::runner::{
+    RunnerFileResult, RunnerMetrics, RunnerOutcome, RunnerRegistration, RunnerResult,
+};
 use reviewd_domain::model::{BuiltinAi, PlatformType, Project, ReviewTask, SecretString};
 use reviewd_domain::ports::Notifier;
 use reviewd_domain::ports::{Clock, ProjectRef};
@@ -18,6 +21,7 @@ use reviewd_domain::services::{
 };
 use std::sync::Arc;
 use std::time::Duration;
+use uuid::Uuid;
 
 /// The name of the server worker that [`World::run`] runs tasks as.
 pub const WORKER: &str = "worker-a";
@@ -261,4 +265,74 @@ pub fn notification_service(
             push_allow_private: false,
         },
     )
+}
+
+/// A runner's registration under API key `key`, taking up to `capacity` tasks.
+#[must_use]
+pub fn runner_registration(id: &str, key: Uuid, capacity: i32) -> RunnerRegistration {
+    RunnerRegistration {
+        id: id.into(),
+        name: format!("runner {id}"),
+        version: "1.0.0".into(),
+        max_concurrent_jobs: capacity,
+        tags: vec![],
+        api_key_id: Some(key),
+    }
+}
+
+/// A runner's result: one file `a.rs` reviewed without comments, rated A.
+#[must_use]
+pub fn runner_success(runner_id: &str) -> RunnerResult {
+    RunnerResult {
+        runner_id: runner_id.into(),
+        status: RunnerOutcome::Success,
+        files: vec![RunnerFileResult {
+            file_path: "a.rs".into(),
+            status: RunnerOutcome::Success,
+            comments: vec![],
+            summary: Some("Fine.".into()),
+            error: None,
+            context: None,
+        }],
+        total_comments: 0,
+        rating: Some("A".into()),
+        metrics: RunnerMetrics {
+            duration_ms: 10,
+            container_prepare_ms: 1,
+            clone_ms: 1,
+            review_ms: 7,
+            submit_ms: 1,
+            tokens_used: None,
+            prompt_tokens: None,
+            completion_tokens: None,
+            cached_tokens: None,
+        },
+        error: None,
+        logs: None,
+        summary: None,
+        context: None,
+    }
+}
+
+/// MR `iid` at `head`, titled `MR <iid>`, adding one line to `a.rs`.
+#[must_use]
+pub fn mr(iid: i64, head: &str) -> MrFixture {
+    MrFixture::new(iid)
+        .head(head)
+        .title(&format!("MR {iid}"))
+        .file("a.rs", &added_lines(&["x"]))
+}
+
+/// A world with one project of `n` MRs (`mr`, heads `h1`...), each with a queued task.
+pub async fn world_with_tasks(n: i64) -> (World, Vec<reviewd_domain::model::ReviewTask>) {
+    let world = World::new();
+    let fixture = (1..=n).fold(ProjectFixture::new("g/app"), |p, iid| {
+        p.mr(mr(iid, &format!("h{iid}")))
+    });
+    let (project, _) = world.project(fixture).await;
+    let mut tasks = Vec::new();
+    for iid in 1..=n {
+        tasks.push(world.enqueue(&project, iid, &format!("h{iid}")).await);
+    }
+    (world, tasks)
 }

@@ -7,7 +7,10 @@ async fn a_prepared_round_is_handed_out_without_a_platform_call_and_concludes() 
     let (world, tasks) = world_with_tasks(1).await;
     let service = world.runner_service();
     let key = Uuid::new_v4();
-    service.register(&registration("r1", key, 2)).await.unwrap();
+    service
+        .register(&runner_registration("r1", key, 2))
+        .await
+        .unwrap();
 
     let report = service.prepare_ahead().await.unwrap();
     assert_eq!(report.prepared, 1, "{report:?}");
@@ -39,7 +42,7 @@ async fn a_prepared_round_is_handed_out_without_a_platform_call_and_concludes() 
     );
 
     service
-        .submit_result(key, task.id, &success("r1"))
+        .submit_result(key, task.id, &runner_success("r1"))
         .await
         .unwrap();
     let done = world.task(&tasks[0]).await;
@@ -56,7 +59,10 @@ async fn an_idle_claim_prepares_its_round_inline() {
     let (world, tasks) = world_with_tasks(1).await;
     let service = world.runner_service();
     let key = Uuid::new_v4();
-    service.register(&registration("r1", key, 1)).await.unwrap();
+    service
+        .register(&runner_registration("r1", key, 1))
+        .await
+        .unwrap();
 
     let claimed = service.claim(key, "r1", 1).await.unwrap();
     assert_eq!(claimed.len(), 1);
@@ -66,7 +72,7 @@ async fn an_idle_claim_prepares_its_round_inline() {
         "nothing was prepared: the claim read the MR itself"
     );
     service
-        .submit_result(key, claimed[0].id, &success("r1"))
+        .submit_result(key, claimed[0].id, &runner_success("r1"))
         .await
         .unwrap();
     assert_eq!(world.task(&tasks[0]).await.status, TaskStatus::Completed);

@@ -9,7 +9,7 @@ async fn the_preparer_racing_claims_never_gives_a_task_twice() {
     let keys: Vec<Uuid> = (0..3).map(|_| Uuid::new_v4()).collect();
     for (i, key) in keys.iter().enumerate() {
         service
-            .register(&registration(&format!("r{i}"), *key, 20))
+            .register(&runner_registration(&format!("r{i}"), *key, 20))
             .await
             .unwrap();
     }
@@ -34,7 +34,7 @@ async fn the_preparer_racing_claims_never_gives_a_task_twice() {
     for (runner, task) in &claimed {
         let key = keys[usize::from(runner.as_bytes()[1] - b'0')];
         service
-            .submit_result(key, task.id, &success(runner))
+            .submit_result(key, task.id, &runner_success(runner))
             .await
             .unwrap();
     }
@@ -60,7 +60,7 @@ async fn without_a_runner_online_nothing_is_prepared_and_the_pass_says_so() {
     assert_eq!(report.prepared, 0);
 
     service
-        .register(&registration("r1", Uuid::new_v4(), 2))
+        .register(&runner_registration("r1", Uuid::new_v4(), 2))
         .await
         .unwrap();
     let report = service.prepare_ahead().await.unwrap();

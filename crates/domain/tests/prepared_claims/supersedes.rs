@@ -11,7 +11,10 @@ async fn a_superseded_task_s_prepared_round_is_ended_and_the_newer_head_claimed(
     let old = world.enqueue(&project, 1, "old").await;
     let service = world.runner_service();
     let key = Uuid::new_v4();
-    service.register(&registration("r1", key, 1)).await.unwrap();
+    service
+        .register(&runner_registration("r1", key, 1))
+        .await
+        .unwrap();
     assert_eq!(service.prepare_ahead().await.unwrap().prepared, 1);
 
     // A push: the MR moves on and a task for the new head supersedes the old one.
@@ -35,7 +38,7 @@ async fn a_superseded_task_s_prepared_round_is_ended_and_the_newer_head_claimed(
     );
     assert_eq!(world.task(&old).await.status, TaskStatus::Superseded);
     service
-        .submit_result(key, claimed[0].id, &success("r1"))
+        .submit_result(key, claimed[0].id, &runner_success("r1"))
         .await
         .unwrap();
     let review = world
@@ -60,7 +63,10 @@ async fn a_superseded_round_left_alone_is_ended_not_left_pending() {
     let old = world.enqueue(&project, 1, "old").await;
     let service = world.runner_service();
     let key = Uuid::new_v4();
-    service.register(&registration("r1", key, 1)).await.unwrap();
+    service
+        .register(&runner_registration("r1", key, 1))
+        .await
+        .unwrap();
     assert_eq!(service.prepare_ahead().await.unwrap().prepared, 1);
     let review_id = world.task(&old).await.review_id.unwrap();
 

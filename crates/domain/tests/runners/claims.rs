@@ -7,8 +7,14 @@ async fn two_runners_never_claim_the_same_task_and_stay_within_capacity() {
     let (world, tasks) = world_with_tasks(5).await;
     let service = world.runner_service();
     let (k1, k2) = (Uuid::new_v4(), Uuid::new_v4());
-    service.register(&registration("r1", k1, 2)).await.unwrap();
-    service.register(&registration("r2", k2, 10)).await.unwrap();
+    service
+        .register(&runner_registration("r1", k1, 2))
+        .await
+        .unwrap();
+    service
+        .register(&runner_registration("r2", k2, 10))
+        .await
+        .unwrap();
 
     let (a, b) = tokio::join!(service.claim(k1, "r1", 10), service.claim(k2, "r2", 10));
     let (a, b) = (a.unwrap(), b.unwrap());
@@ -34,12 +40,15 @@ async fn a_result_completes_the_review_once_and_a_second_result_is_refused() {
     let (world, tasks) = world_with_tasks(1).await;
     let service = world.runner_service();
     let key = Uuid::new_v4();
-    service.register(&registration("r1", key, 1)).await.unwrap();
+    service
+        .register(&runner_registration("r1", key, 1))
+        .await
+        .unwrap();
     let claimed = service.claim(key, "r1", 1).await.unwrap();
     assert_eq!(claimed.len(), 1);
 
     service
-        .submit_result(key, claimed[0].id, &result_of("r1"))
+        .submit_result(key, claimed[0].id, &runner_success("r1"))
         .await
         .unwrap();
     let task = world.task(&tasks[0]).await;
@@ -51,7 +60,7 @@ async fn a_result_completes_the_review_once_and_a_second_result_is_refused() {
     );
     assert!(matches!(
         service
-            .submit_result(key, claimed[0].id, &result_of("r1"))
+            .submit_result(key, claimed[0].id, &runner_success("r1"))
             .await,
         Err(ServiceError::Conflict(_))
     ));
@@ -69,7 +78,10 @@ async fn a_silent_runner_is_swept_on_the_clock_and_its_task_claimed_again() {
     let (world, tasks) = world_with_tasks(1).await;
     let service = world.runner_service();
     let (k1, k2) = (Uuid::new_v4(), Uuid::new_v4());
-    service.register(&registration("r1", k1, 1)).await.unwrap();
+    service
+        .register(&runner_registration("r1", k1, 1))
+        .await
+        .unwrap();
     assert_eq!(service.claim(k1, "r1", 1).await.unwrap().len(), 1);
 
     // 20 s of silence is within the 30 s heartbeat timeout: nothing moves.
@@ -89,7 +101,10 @@ async fn a_silent_runner_is_swept_on_the_clock_and_its_task_claimed_again() {
     );
     assert_eq!(world.task(&tasks[0]).await.status, TaskStatus::Queued);
 
-    service.register(&registration("r2", k2, 1)).await.unwrap();
+    service
+        .register(&runner_registration("r2", k2, 1))
+        .await
+        .unwrap();
     assert!(
         service.claim(k2, "r2", 1).await.unwrap().is_empty(),
         "a task given back waits the retry delay"

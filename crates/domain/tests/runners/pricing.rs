@@ -24,15 +24,18 @@ async fn a_runner_s_tokens_are_priced_by_the_server_with_the_task_s_configuratio
         .unwrap();
     let service = world.runner_service();
     let key = Uuid::new_v4();
-    service.register(&registration("r1", key, 2)).await.unwrap();
+    service
+        .register(&runner_registration("r1", key, 2))
+        .await
+        .unwrap();
     let claimed = service.claim(key, "r1", 2).await.unwrap();
     assert_eq!(claimed.len(), 2);
 
-    let mut split = result_of("r1");
+    let mut split = runner_success("r1");
     split.metrics.tokens_used = Some(1_500);
     split.metrics.prompt_tokens = Some(1_000);
     split.metrics.completion_tokens = Some(500);
-    let mut total_only = result_of("r1");
+    let mut total_only = runner_success("r1");
     total_only.metrics.tokens_used = Some(1_500);
     service
         .submit_result(key, claimed[0].id, &split)
