@@ -62,7 +62,7 @@ async fn judged_rounds_become_cases_that_load_and_run() {
     let head = git(&repo, &["rev-parse", "HEAD"]);
 
     let round = JudgedRound {
-        review_id: uuid::Uuid::nil(),
+        review_id: reviewd_domain::model::ReviewId::nil(),
         mr_iid: 7,
         mr_title: "Totals: \"divide\" # by zero".into(),
         base_sha: Some(base),

@@ -7,6 +7,7 @@ pub mod cost;
 pub mod diff;
 pub mod grade;
 pub mod health;
+pub mod ids;
 pub mod monitoring;
 mod named_values;
 pub mod notification;
@@ -31,6 +32,7 @@ pub use ai_config::{
 pub use api_key::{ApiKey, NewApiKey};
 pub use budget_stop::BudgetStop;
 pub use cost::{AiPrices, BudgetMonth, cost_usd};
+pub use ids::{ProjectId, ReviewFileId, ReviewId, TaskId};
 pub use platform::{
     AppCredentials, AuthType, MergeRequest, MrState, NewPlatformConfig, OAuthTokens,
     PlatformConfig, PlatformConfigChanges, PlatformConnection, PlatformPage, PlatformProject,

@@ -2,6 +2,7 @@
 //! of every delivery.
 
 use super::SecretString;
+use super::ids::ReviewId;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
@@ -256,7 +257,7 @@ pub struct NewPushSubscription {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotificationRecord {
     pub id: Uuid,
-    pub review_id: Option<Uuid>,
+    pub review_id: Option<ReviewId>,
     pub channel: Channel,
     pub notification_type: NotificationType,
     pub recipient: Option<String>,
@@ -272,7 +273,7 @@ pub struct HistoryFilter {
     pub channel: Option<Channel>,
     pub status: Option<DeliveryStatus>,
     pub notification_type: Option<NotificationType>,
-    pub review_id: Option<Uuid>,
+    pub review_id: Option<ReviewId>,
     pub start: Option<DateTime<Utc>>,
     pub end: Option<DateTime<Utc>>,
 }
@@ -289,7 +290,7 @@ pub struct DeliveryCount {
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewEvent {
-    pub review_id: Uuid,
+    pub review_id: ReviewId,
     pub project_name: String,
     pub mr_iid: i64,
     pub mr_title: String,

@@ -2,6 +2,7 @@
 //! settings they inherit.
 
 use super::PlatformType;
+use super::ids::ReviewId;
 use chrono::{DateTime, Utc};
 use std::str::FromStr;
 use uuid::Uuid;
@@ -184,7 +185,7 @@ pub struct ProjectCost {
 /// A review as listed in a project's workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewSummary {
-    pub id: Uuid,
+    pub id: ReviewId,
     pub mr_iid: i64,
     pub mr_title: String,
     pub mr_url: String,
@@ -200,7 +201,7 @@ pub struct ReviewSummary {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PipelineEntry {
     pub id: Uuid,
-    pub review_id: Option<Uuid>,
+    pub review_id: Option<ReviewId>,
     pub mr_iid: i64,
     pub head_sha: Option<String>,
     pub status: String,

@@ -3,6 +3,7 @@
 
 use super::diff::ChangeType;
 use super::diff::Suggestion;
+use super::ids::{ReviewFileId, ReviewId};
 use super::task::TriggeredBy;
 use crate::model::grade::{Rating, Severity};
 use uuid::Uuid;
@@ -36,7 +37,7 @@ super::named_values::named_values!(ReviewStatus, "review status");
 /// The review of one MR: it lives across rounds (one per reviewed head).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Review {
-    pub id: Uuid,
+    pub id: ReviewId,
     pub project_id: Uuid,
     pub mr_iid: i64,
     pub status: ReviewStatus,
@@ -119,7 +120,7 @@ pub struct FileProgress {
 /// A comment placed on a diff line, ready to store and post.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlacedComment {
-    pub file_id: Uuid,
+    pub file_id: ReviewFileId,
     pub file_path: String,
     pub old_path: Option<String>,
     pub line: u32,
@@ -134,7 +135,7 @@ pub struct PlacedComment {
 /// One AI call, successful or not, for the AI call log.
 #[derive(Debug, Clone)]
 pub struct AiCallRecord {
-    pub review_id: Option<Uuid>,
+    pub review_id: Option<ReviewId>,
     pub file_path: Option<String>,
     pub provider: String,
     pub model: String,

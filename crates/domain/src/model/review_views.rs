@@ -1,5 +1,6 @@
 //! Read models of reviews, as the API lists them.
 
+use super::ids::{ReviewFileId, ReviewId};
 use crate::model::diff::{ChangeType, Suggestion};
 use crate::model::grade::{Rating, Severity};
 use crate::model::review::ReviewStatus;
@@ -9,7 +10,7 @@ use uuid::Uuid;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReviewListItem {
-    pub id: Uuid,
+    pub id: ReviewId,
     pub project_id: Uuid,
     pub project_name: String,
     pub mr_iid: i64,
@@ -98,7 +99,7 @@ pub struct ReviewFilter {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommentItem {
     pub id: Uuid,
-    pub review_id: Uuid,
+    pub review_id: ReviewId,
     pub file_path: String,
     pub line_number: i32,
     pub severity: Severity,
@@ -113,7 +114,7 @@ pub struct CommentItem {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileItem {
-    pub id: Uuid,
+    pub id: ReviewFileId,
     pub file_path: String,
     pub old_path: Option<String>,
     pub change_type: ChangeType,
@@ -214,7 +215,7 @@ pub struct DayCount {
 /// A review that failed, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailedReview {
-    pub id: Uuid,
+    pub id: ReviewId,
     pub project_name: String,
     pub mr_iid: i64,
     pub mr_title: String,
@@ -237,7 +238,7 @@ pub struct ReviewActivity {
 /// turns into an eval case (its base and head, and each judged comment).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JudgedRound {
-    pub review_id: Uuid,
+    pub review_id: ReviewId,
     pub mr_iid: i64,
     pub mr_title: String,
     pub base_sha: Option<String>,

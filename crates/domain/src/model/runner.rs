@@ -1,5 +1,6 @@
 //! Runners: agents that register, heartbeat, claim review tasks and submit results.
 
+use super::ids::{ReviewFileId, ReviewId};
 use crate::model::diff::ChangeType;
 use crate::model::diff::Suggestion;
 use crate::model::grade::Severity;
@@ -99,7 +100,7 @@ impl RunnerPhase {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssignedFile {
-    pub file_id: Uuid,
+    pub file_id: ReviewFileId,
     pub file_path: String,
     pub old_path: Option<String>,
     pub change_type: ChangeType,
@@ -110,7 +111,7 @@ pub struct AssignedFile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunnerAssignment {
-    pub review_id: Uuid,
+    pub review_id: ReviewId,
     pub round_id: Uuid,
     pub round_number: i32,
     pub base_sha: String,
@@ -270,7 +271,7 @@ pub type RunnerRule = crate::model::rule::ActiveRule;
 #[serde(rename_all = "camelCase")]
 pub struct ClaimedTask {
     pub id: Uuid,
-    pub review_id: Uuid,
+    pub review_id: ReviewId,
     pub project_id: Uuid,
     pub project_path: String,
     pub mr_iid: i64,

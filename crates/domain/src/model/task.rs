@@ -1,5 +1,6 @@
 //! Review tasks: the Postgres record of each unit of queued review work.
 
+use super::ids::ReviewId;
 use chrono::{DateTime, Utc};
 use std::str::FromStr;
 use uuid::Uuid;
@@ -80,7 +81,7 @@ pub struct ReviewTask {
     pub id: Uuid,
     pub triggered_by: TriggeredBy,
     pub project_id: Uuid,
-    pub review_id: Option<Uuid>,
+    pub review_id: Option<ReviewId>,
     pub mr_iid: i64,
     pub head_sha: Option<String>,
     pub status: TaskStatus,

@@ -2,6 +2,7 @@
 //! drawn from it.
 
 use super::RepoError;
+use crate::model::ReviewId;
 use crate::model::review_views::FeedbackItem;
 use crate::review::feedback::Verdict;
 use async_trait::async_trait;
@@ -13,7 +14,7 @@ use uuid::Uuid;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedbackTarget {
     pub comment_id: Uuid,
-    pub review_id: Uuid,
+    pub review_id: ReviewId,
     pub file_path: String,
     pub line_number: i32,
 }
@@ -61,7 +62,7 @@ pub struct NewFeedback {
 /// What an acceptance rate is counted over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeedbackScope {
-    Review(Uuid),
+    Review(ReviewId),
     Project(Uuid),
     /// Every project.
     All,
@@ -132,7 +133,7 @@ pub trait FeedbackRepository: Send + Sync {
     /// Only store failures.
     async fn awaiting_fix(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
     ) -> Result<Vec<(String, FeedbackTarget)>, RepoError>;
 
     /// The merge requests (project, iid) whose reviews posted comments since

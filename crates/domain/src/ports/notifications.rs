@@ -2,6 +2,7 @@
 //! digest events and push subscriptions; one notifier per channel.
 
 use super::RepoError;
+use crate::model::ReviewId;
 use crate::model::notification::{
     Channel, DeliveryCount, DeliveryStatus, HistoryFilter, NewPushSubscription, Notification,
     NotificationConfig, NotificationRecord, NotificationType, PushSubscription, Recipient,
@@ -59,7 +60,7 @@ pub trait Notifier: Send + Sync {
 pub trait ReviewObserver: Send + Sync {
     /// `status` is how the review finished (`Completed` or `Failed`): observers
     /// may look at the review later, when a new round may have begun.
-    fn review_finished(&self, review_id: Uuid, status: crate::model::review::ReviewStatus);
+    fn review_finished(&self, review_id: ReviewId, status: crate::model::review::ReviewStatus);
 }
 
 /// Makes VAPID key pairs (P-256).
@@ -72,7 +73,7 @@ pub trait VapidKeyGenerator: Send + Sync {
 /// A record about to be written.
 #[derive(Debug, Clone)]
 pub struct NewDelivery {
-    pub review_id: Option<Uuid>,
+    pub review_id: Option<ReviewId>,
     pub channel: Channel,
     pub notification_type: NotificationType,
     pub recipient: Option<String>,

@@ -1,4 +1,5 @@
 use super::RepoError;
+use crate::model::ReviewId;
 use crate::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, JudgedRound, ReviewActivity, ReviewDetail,
     ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
@@ -33,7 +34,7 @@ pub trait ReviewQueries: Send + Sync {
 
     /// # Errors
     /// `NotFound` for an unknown id.
-    async fn detail(&self, id: Uuid) -> Result<ReviewDetail, RepoError>;
+    async fn detail(&self, id: ReviewId) -> Result<ReviewDetail, RepoError>;
 
     /// Comments of every round, by file then line; `total` of the filtered set.
     ///
@@ -41,7 +42,7 @@ pub trait ReviewQueries: Send + Sync {
     /// Only store failures.
     async fn comments(
         &self,
-        id: Uuid,
+        id: ReviewId,
         file_path: Option<&str>,
         severity: Option<&str>,
         limit: u32,
@@ -52,21 +53,21 @@ pub trait ReviewQueries: Send + Sync {
     ///
     /// # Errors
     /// Only store failures.
-    async fn files(&self, id: Uuid) -> Result<Vec<FileItem>, RepoError>;
+    async fn files(&self, id: ReviewId) -> Result<Vec<FileItem>, RepoError>;
 
     /// # Errors
     /// Only store failures.
-    async fn rounds(&self, id: Uuid) -> Result<Vec<RoundItem>, RepoError>;
+    async fn rounds(&self, id: ReviewId) -> Result<Vec<RoundItem>, RepoError>;
 
     /// # Errors
     /// Only store failures.
-    async fn feedbacks(&self, id: Uuid) -> Result<Vec<FeedbackItem>, RepoError>;
+    async fn feedbacks(&self, id: ReviewId) -> Result<Vec<FeedbackItem>, RepoError>;
 
     /// # Errors
     /// Only store failures.
     async fn ai_logs(
         &self,
-        id: Uuid,
+        id: ReviewId,
         provider: Option<&str>,
         status: Option<&str>,
         limit: u32,
@@ -77,7 +78,7 @@ pub trait ReviewQueries: Send + Sync {
     ///
     /// # Errors
     /// Only store failures.
-    async fn task_logs(&self, id: Uuid) -> Result<Vec<TaskLogLine>, RepoError>;
+    async fn task_logs(&self, id: ReviewId) -> Result<Vec<TaskLogLine>, RepoError>;
 
     /// Review templates, global default first.
     ///

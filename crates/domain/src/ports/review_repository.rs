@@ -3,6 +3,7 @@ use crate::model::review::{
     AiCallRecord, FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome,
     RoundRef,
 };
+use crate::model::{ReviewFileId, ReviewId};
 use async_trait::async_trait;
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -19,7 +20,7 @@ pub trait ReviewRepository: Send + Sync {
 
     /// # Errors
     /// `NotFound` for an unknown review.
-    async fn get(&self, id: Uuid) -> Result<Review, RepoError>;
+    async fn get(&self, id: ReviewId) -> Result<Review, RepoError>;
 
     /// The path, old path and round of a file of this review.
     ///
@@ -27,15 +28,15 @@ pub trait ReviewRepository: Send + Sync {
     /// `NotFound` when the review has no such file.
     async fn file_ref(
         &self,
-        review_id: Uuid,
-        file_id: Uuid,
+        review_id: ReviewId,
+        file_id: ReviewFileId,
     ) -> Result<(String, Option<String>, RoundRef), RepoError>;
 
     /// Adds to the review's comment count (after a file retry).
     ///
     /// # Errors
     /// Store failures.
-    async fn add_comment_count(&self, review_id: Uuid, delta: i32) -> Result<(), RepoError>;
+    async fn add_comment_count(&self, review_id: ReviewId, delta: i32) -> Result<(), RepoError>;
 
     /// The number and head of the review's last completed round, if any.
     ///
@@ -43,7 +44,7 @@ pub trait ReviewRepository: Send + Sync {
     /// Store failures.
     async fn last_completed_round(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
     ) -> Result<Option<(i32, String)>, RepoError>;
 
     /// # Errors
@@ -58,7 +59,7 @@ pub trait ReviewRepository: Send + Sync {
     /// `NotFound` for an unknown review; `Conflict` only when two calls race.
     async fn start_round(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         number: i32,
         differential: bool,
         base_sha: Option<&str>,
@@ -69,16 +70,20 @@ pub trait ReviewRepository: Send + Sync {
     /// Store failures.
     async fn add_file(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         round: RoundRef,
         file: NewReviewFile,
-    ) -> Result<Uuid, RepoError>;
+    ) -> Result<ReviewFileId, RepoError>;
 
     /// Records a file's progress as it happens.
     ///
     /// # Errors
     /// `NotFound` for an unknown file.
-    async fn update_file(&self, file_id: Uuid, progress: FileProgress) -> Result<(), RepoError>;
+    async fn update_file(
+        &self,
+        file_id: ReviewFileId,
+        progress: FileProgress,
+    ) -> Result<(), RepoError>;
 
     /// Records what gathering the round's context cost and found.
     ///
@@ -94,7 +99,7 @@ pub trait ReviewRepository: Send + Sync {
     ///
     /// # Errors
     /// Store failures.
-    async fn fingerprints(&self, review_id: Uuid) -> Result<HashSet<String>, RepoError>;
+    async fn fingerprints(&self, review_id: ReviewId) -> Result<HashSet<String>, RepoError>;
 
     /// Stores comments; returns their ids in order.
     ///
@@ -102,7 +107,7 @@ pub trait ReviewRepository: Send + Sync {
     /// Store failures.
     async fn add_comments(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         round: RoundRef,
         comments: &[PlacedComment],
     ) -> Result<Vec<Uuid>, RepoError>;
@@ -123,7 +128,7 @@ pub trait ReviewRepository: Send + Sync {
     /// `NotFound` for an unknown review.
     async fn finish(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         round: RoundRef,
         head_sha: &str,
         outcome: ReviewOutcome,

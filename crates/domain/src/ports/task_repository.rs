@@ -1,4 +1,5 @@
 use super::RepoError;
+use crate::model::ReviewId;
 use crate::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 use crate::{Page, PageRequest};
 use async_trait::async_trait;
@@ -21,7 +22,7 @@ pub enum AttemptStart {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttemptEnd<'a> {
     /// Done, linked to its review (when it has one).
-    Completed { review_id: Option<Uuid> },
+    Completed { review_id: Option<ReviewId> },
     /// A transient failure: `queued` again for another attempt.
     Requeued { error: &'a str },
     /// Failed for good.
@@ -140,13 +141,13 @@ pub trait TaskRepository: Send + Sync {
     ///
     /// # Errors
     /// `NotFound` for an unknown id.
-    async fn link_review(&self, id: Uuid, review_id: Uuid) -> Result<(), RepoError>;
+    async fn link_review(&self, id: Uuid, review_id: ReviewId) -> Result<(), RepoError>;
 
     /// Marks the task completed, linked to its review.
     ///
     /// # Errors
     /// `NotFound` for an unknown id.
-    async fn complete(&self, id: Uuid, review_id: Option<Uuid>) -> Result<(), RepoError>;
+    async fn complete(&self, id: Uuid, review_id: Option<ReviewId>) -> Result<(), RepoError>;
 
     /// Puts a task whose attempt failed transiently back to `queued`.
     ///

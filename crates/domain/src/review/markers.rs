@@ -8,9 +8,9 @@
 //! the worst that does is keep one of reviewd's comments from being posted again
 //! on a retry.
 
+use crate::model::ReviewId;
 use crate::model::diff::ExistingComment;
 use std::collections::HashMap;
-use uuid::Uuid;
 
 const COMMENT: &str = "<!-- reviewd:comment:";
 const SUMMARY: &str = "<!-- reviewd:summary:";
@@ -31,7 +31,7 @@ pub fn comment_fingerprint(body: &str) -> Option<&str> {
 
 /// The marker of a review's summary comment.
 #[must_use]
-pub fn summary_marker(review_id: Uuid) -> String {
+pub fn summary_marker(review_id: ReviewId) -> String {
     format!("{SUMMARY}{review_id}{END}")
 }
 
@@ -57,7 +57,7 @@ fn values<'a>(body: &'a str, prefix: &'a str) -> impl Iterator<Item = &'a str> +
 
 /// Reads the markers of `review_id`'s comments out of the MR's comments.
 #[must_use]
-pub fn already_posted(existing: &[ExistingComment], review_id: Uuid) -> AlreadyPosted {
+pub fn already_posted(existing: &[ExistingComment], review_id: ReviewId) -> AlreadyPosted {
     let mut found = AlreadyPosted::default();
     let summary = review_id.to_string();
     for comment in existing {
@@ -93,7 +93,7 @@ mod tests {
         assert_eq!(comment_fingerprint("won't fix"), None);
         assert_eq!(comment_fingerprint("<!-- reviewd:comment: nope -->"), None);
         assert_eq!(
-            comment_fingerprint(&summary_marker(Uuid::from_u128(1))),
+            comment_fingerprint(&summary_marker(ReviewId(uuid::Uuid::from_u128(1)))),
             None,
             "a summary is not a line comment"
         );
@@ -101,8 +101,8 @@ mod tests {
 
     #[test]
     fn markers_are_found_where_they_were_written_and_nowhere_else() {
-        let review = Uuid::from_u128(7);
-        let other = Uuid::from_u128(8);
+        let review = ReviewId(uuid::Uuid::from_u128(7));
+        let other = ReviewId(uuid::Uuid::from_u128(8));
         let comments = [
             existing(
                 "1",

@@ -10,6 +10,7 @@
 use super::ServiceError;
 use super::projects::ProjectService;
 use crate::model::Project;
+use crate::model::ReviewId;
 use crate::model::diff::{CommentThread, FileDiff};
 use crate::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
@@ -150,7 +151,7 @@ impl FeedbackService {
         &self,
         platform: &dyn HostingPlatform,
         project: &ProjectRef,
-        review_id: Uuid,
+        review_id: ReviewId,
         new_head: &str,
         previous: (&str, &[FileDiff]),
     ) -> Result<usize, ServiceError> {

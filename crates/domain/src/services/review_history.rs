@@ -2,6 +2,7 @@
 //! about it. Sub-resources of an unknown review are a 404, not an empty list.
 
 use super::ServiceError;
+use crate::model::ReviewId;
 use crate::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewActivity, ReviewDetail, ReviewFilter,
     ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
@@ -9,7 +10,6 @@ use crate::model::review_views::{
 use crate::ports::ReviewQueries;
 use crate::{Page, PageRequest};
 use std::sync::Arc;
-use uuid::Uuid;
 
 pub struct ReviewHistory {
     queries: Arc<dyn ReviewQueries>,
@@ -43,7 +43,7 @@ impl ReviewHistory {
 
     /// # Errors
     /// `NotFound` for an unknown review.
-    pub async fn detail(&self, id: Uuid) -> Result<ReviewDetail, ServiceError> {
+    pub async fn detail(&self, id: ReviewId) -> Result<ReviewDetail, ServiceError> {
         self.queries
             .detail(id)
             .await
@@ -54,7 +54,7 @@ impl ReviewHistory {
     /// `NotFound` for an unknown review.
     pub async fn comments(
         &self,
-        id: Uuid,
+        id: ReviewId,
         file_path: Option<&str>,
         severity: Option<&str>,
         limit: u32,
@@ -69,21 +69,21 @@ impl ReviewHistory {
 
     /// # Errors
     /// `NotFound` for an unknown review.
-    pub async fn files(&self, id: Uuid) -> Result<Vec<FileItem>, ServiceError> {
+    pub async fn files(&self, id: ReviewId) -> Result<Vec<FileItem>, ServiceError> {
         self.detail(id).await?;
         Ok(self.queries.files(id).await?)
     }
 
     /// # Errors
     /// `NotFound` for an unknown review.
-    pub async fn rounds(&self, id: Uuid) -> Result<Vec<RoundItem>, ServiceError> {
+    pub async fn rounds(&self, id: ReviewId) -> Result<Vec<RoundItem>, ServiceError> {
         self.detail(id).await?;
         Ok(self.queries.rounds(id).await?)
     }
 
     /// # Errors
     /// `NotFound` for an unknown review.
-    pub async fn feedbacks(&self, id: Uuid) -> Result<Vec<FeedbackItem>, ServiceError> {
+    pub async fn feedbacks(&self, id: ReviewId) -> Result<Vec<FeedbackItem>, ServiceError> {
         self.detail(id).await?;
         Ok(self.queries.feedbacks(id).await?)
     }
@@ -92,7 +92,7 @@ impl ReviewHistory {
     /// `NotFound` for an unknown review.
     pub async fn ai_logs(
         &self,
-        id: Uuid,
+        id: ReviewId,
         provider: Option<&str>,
         status: Option<&str>,
         limit: u32,
@@ -107,7 +107,7 @@ impl ReviewHistory {
 
     /// # Errors
     /// `NotFound` for an unknown review.
-    pub async fn task_logs(&self, id: Uuid) -> Result<Vec<TaskLogLine>, ServiceError> {
+    pub async fn task_logs(&self, id: ReviewId) -> Result<Vec<TaskLogLine>, ServiceError> {
         self.detail(id).await?;
         Ok(self.queries.task_logs(id).await?)
     }

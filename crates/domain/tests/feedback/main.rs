@@ -22,6 +22,7 @@ use reviewd_domain::review::markers::comment_fingerprint;
 use reviewd_domain::services::{FollowUp, IntakeOutcome, RunOutcome, WebhookIntake};
 use reviewd_testkit::fakes::hosting::{MrFixture, Op, Posted, ProjectFixture, modified};
 use reviewd_testkit::world::{World, added_lines, answer};
+use reviewd_domain::model::ReviewId;
 use uuid::Uuid;
 
 fn mr(iid: i64, head: &str) -> MrFixture {
@@ -51,7 +52,7 @@ async fn world() -> (World, Project, ProjectRef) {
 
 /// Reviews the MR at `head`; the review's id and the fingerprint of the line
 /// comment it posted.
-async fn review(world: &World, project: &Project, iid: i64, head: &str) -> (Uuid, String) {
+async fn review(world: &World, project: &Project, iid: i64, head: &str) -> (ReviewId, String) {
     let task = world.enqueue(project, iid, head).await;
     let RunOutcome::Completed { review_id } = world.run(&task).await else {
         panic!("the round did not complete");
@@ -67,7 +68,7 @@ async fn review(world: &World, project: &Project, iid: i64, head: &str) -> (Uuid
 }
 
 /// The review's records as (status, user), sorted.
-async fn records(world: &World, review_id: Uuid) -> Vec<(String, Option<String>)> {
+async fn records(world: &World, review_id: ReviewId) -> Vec<(String, Option<String>)> {
     let mut all: Vec<_> = world
         .stores
         .review_queries

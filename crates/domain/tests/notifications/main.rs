@@ -63,7 +63,7 @@ async fn bench(frequency: Frequency) -> Bench {
     }
 }
 
-async fn finished_review(b: &Bench, score: u32) -> uuid::Uuid {
+async fn finished_review(b: &Bench, score: u32) -> reviewd_domain::model::ReviewId {
     let project = seed::project(&b.world.stores).await;
     seed::finished_review(
         &b.world.stores,

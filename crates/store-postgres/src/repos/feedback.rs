@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, RunQueryDsl};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::FeedbackItem;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
@@ -58,7 +59,7 @@ impl From<TargetRow> for FeedbackTarget {
     fn from(r: TargetRow) -> Self {
         FeedbackTarget {
             comment_id: r.comment_id,
-            review_id: r.review_id,
+            review_id: r.review_id.into(),
             file_path: r.file_path,
             line_number: r.line_number,
         }
@@ -219,7 +220,7 @@ impl FeedbackRepository for PgFeedbackRepository {
 
     async fn awaiting_fix(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
     ) -> Result<Vec<(String, FeedbackTarget)>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let rows: Vec<HeadTargetRow> = diesel::sql_query(
@@ -230,7 +231,7 @@ impl FeedbackRepository for PgFeedbackRepository {
                                WHERE f.comment_id = c.id AND f.source = 'implemented')
              ORDER BY c.created_at, c.id",
         )
-        .bind::<SqlUuid, _>(review_id)
+        .bind::<SqlUuid, _>(review_id.0)
         .load(&mut conn)
         .await
         .map_err(map_diesel_error)?;
@@ -313,7 +314,7 @@ impl FeedbackRepository for PgFeedbackRepository {
         let mut conn = conn(&self.pool).await?;
         // `All` binds a nil id that the condition ignores, so one query serves all.
         let (condition, id) = match scope {
-            FeedbackScope::Review(id) => ("f.review_id = $1", id),
+            FeedbackScope::Review(id) => ("f.review_id = $1", id.0),
             FeedbackScope::Project(id) => ("r.project_id = $1", id),
             FeedbackScope::All => ("$1 IS NOT NULL", Uuid::nil()),
         };

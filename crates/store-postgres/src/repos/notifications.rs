@@ -56,7 +56,7 @@ fn filtered(filter: &HistoryFilter) -> notification_history::BoxedQuery<'static,
         query = query.filter(notification_history::notification_type.eq(t.as_str()));
     }
     if let Some(id) = filter.review_id {
-        query = query.filter(notification_history::review_id.eq(id));
+        query = query.filter(notification_history::review_id.eq(id.0));
     }
     if let Some(start) = filter.start {
         query = query.filter(notification_history::created_at.ge(start));
@@ -186,7 +186,7 @@ impl NotificationRepository for PgNotificationRepository {
         let mut conn = conn(&self.pool).await?;
         diesel::insert_into(notification_history::table)
             .values((
-                notification_history::review_id.eq(d.review_id),
+                notification_history::review_id.eq(d.review_id.map(Uuid::from)),
                 notification_history::channel.eq(d.channel.as_str()),
                 notification_history::notification_type.eq(d.notification_type.as_str()),
                 notification_history::recipient.eq(d.recipient),
@@ -351,7 +351,7 @@ impl NotificationRepository for PgNotificationRepository {
         let payload = serde_json::to_value(event).map_err(|e| RepoError::Other(e.into()))?;
         diesel::insert_into(notification_digest_events::table)
             .values((
-                notification_digest_events::review_id.eq(Some(event.review_id)),
+                notification_digest_events::review_id.eq(Some(event.review_id.0)),
                 notification_digest_events::event_type.eq(kind.as_str()),
                 notification_digest_events::payload.eq(payload),
             ))

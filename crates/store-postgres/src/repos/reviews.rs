@@ -15,6 +15,7 @@ use reviewd_domain::model::review::{
     AiCallRecord, FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome,
     ReviewStatus, RoundRef,
 };
+use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::{RepoError, ReviewRepository};
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -58,10 +59,10 @@ impl ReviewRepository for PgReviewRepository {
         row.map(Review::try_from).transpose()
     }
 
-    async fn get(&self, id: Uuid) -> Result<Review, RepoError> {
+    async fn get(&self, id: ReviewId) -> Result<Review, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let row: ReviewRow = reviews::table
-            .find(id)
+            .find(id.0)
             .select(ReviewRow::as_select())
             .first(&mut conn)
             .await
@@ -71,14 +72,14 @@ impl ReviewRepository for PgReviewRepository {
 
     async fn file_ref(
         &self,
-        review_id: Uuid,
-        file_id: Uuid,
+        review_id: ReviewId,
+        file_id: ReviewFileId,
     ) -> Result<(String, Option<String>, RoundRef), RepoError> {
         let mut conn = conn(&self.pool).await?;
         let row: FileRefRow = review_files::table
             .inner_join(review_rounds::table)
-            .filter(review_files::id.eq(file_id))
-            .filter(review_files::review_id.eq(review_id))
+            .filter(review_files::id.eq(file_id.0))
+            .filter(review_files::review_id.eq(review_id.0))
             .select(FileRefRow::as_select())
             .first(&mut conn)
             .await
@@ -86,9 +87,9 @@ impl ReviewRepository for PgReviewRepository {
         Ok(row.into_parts())
     }
 
-    async fn add_comment_count(&self, review_id: Uuid, delta: i32) -> Result<(), RepoError> {
+    async fn add_comment_count(&self, review_id: ReviewId, delta: i32) -> Result<(), RepoError> {
         let mut conn = conn(&self.pool).await?;
-        diesel::update(reviews::table.find(review_id))
+        diesel::update(reviews::table.find(review_id.0))
             .set(reviews::comment_count.eq(reviews::comment_count + delta))
             .execute(&mut conn)
             .await
@@ -98,11 +99,11 @@ impl ReviewRepository for PgReviewRepository {
 
     async fn last_completed_round(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
     ) -> Result<Option<(i32, String)>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         review_rounds::table
-            .filter(review_rounds::review_id.eq(review_id))
+            .filter(review_rounds::review_id.eq(review_id.0))
             .filter(review_rounds::completed_at.is_not_null())
             .order(review_rounds::round_number.desc())
             .select((review_rounds::round_number, review_rounds::head_sha))
@@ -142,7 +143,7 @@ impl ReviewRepository for PgReviewRepository {
 
     async fn start_round(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         number: i32,
         differential: bool,
         base_sha: Option<&str>,
@@ -154,12 +155,12 @@ impl ReviewRepository for PgReviewRepository {
             // A retried attempt redoes its round: what the failed attempt stored goes.
             diesel::delete(
                 review_rounds::table
-                    .filter(review_rounds::review_id.eq(review_id))
+                    .filter(review_rounds::review_id.eq(review_id.0))
                     .filter(review_rounds::round_number.eq(number)),
             )
             .execute(conn)
             .await?;
-            diesel::update(reviews::table.find(review_id))
+            diesel::update(reviews::table.find(review_id.0))
                 .set((
                     reviews::status.eq("pending"),
                     reviews::error_message.eq(None::<String>),
@@ -169,7 +170,7 @@ impl ReviewRepository for PgReviewRepository {
                 .await?;
             let id: Uuid = diesel::insert_into(review_rounds::table)
                 .values((
-                    review_rounds::review_id.eq(review_id),
+                    review_rounds::review_id.eq(review_id.0),
                     review_rounds::round_number.eq(number),
                     review_rounds::is_differential.eq(differential),
                     review_rounds::base_sha.eq(base),
@@ -186,14 +187,14 @@ impl ReviewRepository for PgReviewRepository {
 
     async fn add_file(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         round: RoundRef,
         f: NewReviewFile,
-    ) -> Result<Uuid, RepoError> {
+    ) -> Result<ReviewFileId, RepoError> {
         let mut conn = conn(&self.pool).await?;
         diesel::insert_into(review_files::table)
             .values((
-                review_files::review_id.eq(review_id),
+                review_files::review_id.eq(review_id.0),
                 review_files::round_id.eq(round.id),
                 review_files::file_path.eq(f.file_path),
                 review_files::old_path.eq(f.old_path),
@@ -203,14 +204,15 @@ impl ReviewRepository for PgReviewRepository {
             .returning(review_files::id)
             .get_result(&mut conn)
             .await
+            .map(ReviewFileId)
             .map_err(map_diesel_error)
     }
 
-    async fn update_file(&self, file_id: Uuid, p: FileProgress) -> Result<(), RepoError> {
+    async fn update_file(&self, file_id: ReviewFileId, p: FileProgress) -> Result<(), RepoError> {
         let mut conn = conn(&self.pool).await?;
         let now = Utc::now();
         let finished = matches!(p.status, "completed" | "failed" | "skipped");
-        let n = diesel::update(review_files::table.find(file_id))
+        let n = diesel::update(review_files::table.find(file_id.0))
             .set((
                 review_files::status.eq(p.status),
                 review_files::summary.eq(p.summary),
@@ -224,14 +226,14 @@ impl ReviewRepository for PgReviewRepository {
             .map_err(map_diesel_error)?;
         if let Some(context) = p.context {
             let value = serde_json::to_value(context).map_err(|e| RepoError::Other(Box::new(e)))?;
-            diesel::update(review_files::table.find(file_id))
+            diesel::update(review_files::table.find(file_id.0))
                 .set(review_files::context.eq(value))
                 .execute(&mut conn)
                 .await
                 .map_err(map_diesel_error)?;
         }
         if p.status == "processing" {
-            diesel::update(review_files::table.find(file_id))
+            diesel::update(review_files::table.find(file_id.0))
                 .set((
                     review_files::started_at.eq(now),
                     review_files::attempts.eq(review_files::attempts + 1),
@@ -258,13 +260,13 @@ impl ReviewRepository for PgReviewRepository {
         found(n)
     }
 
-    async fn fingerprints(&self, review_id: Uuid) -> Result<HashSet<String>, RepoError> {
+    async fn fingerprints(&self, review_id: ReviewId) -> Result<HashSet<String>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         // What was said: posted, or kept by a completed round (reviews not sent to the
         // platform). Comments of an unfinished attempt do not count: its redo says them.
         let all: Vec<String> = review_comments::table
             .inner_join(review_rounds::table)
-            .filter(review_comments::review_id.eq(review_id))
+            .filter(review_comments::review_id.eq(review_id.0))
             .filter(
                 review_comments::posted_at
                     .is_not_null()
@@ -279,7 +281,7 @@ impl ReviewRepository for PgReviewRepository {
 
     async fn add_comments(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         round: RoundRef,
         comments: &[PlacedComment],
     ) -> Result<Vec<Uuid>, RepoError> {
@@ -291,9 +293,9 @@ impl ReviewRepository for PgReviewRepository {
             .iter()
             .map(|c| {
                 (
-                    review_comments::review_id.eq(review_id),
+                    review_comments::review_id.eq(review_id.0),
                     review_comments::round_id.eq(round.id),
-                    review_comments::file_id.eq(Some(c.file_id)),
+                    review_comments::file_id.eq(Some(c.file_id.0)),
                     review_comments::file_path.eq(c.file_path.clone()),
                     review_comments::line_number.eq(i32::try_from(c.line).unwrap_or(i32::MAX)),
                     review_comments::severity.eq(c.severity.as_str()),
@@ -336,7 +338,7 @@ impl ReviewRepository for PgReviewRepository {
 
     async fn finish(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         round: RoundRef,
         head_sha: &str,
         o: ReviewOutcome,
@@ -366,7 +368,7 @@ impl ReviewRepository for PgReviewRepository {
                 ))
                 .execute(conn)
                 .await?;
-            let n = diesel::update(reviews::table.find(review_id))
+            let n = diesel::update(reviews::table.find(review_id.0))
                 .set((
                     reviews::status.eq(o.status.as_str()),
                     reviews::overall_rating.eq(o.rating.map(|r| r.to_string())),
@@ -396,7 +398,7 @@ impl ReviewRepository for PgReviewRepository {
         let mut conn = conn(&self.pool).await?;
         diesel::insert_into(ai_call_logs::table)
             .values((
-                ai_call_logs::review_id.eq(call.review_id),
+                ai_call_logs::review_id.eq(call.review_id.map(Uuid::from)),
                 ai_call_logs::file_path.eq(call.file_path),
                 ai_call_logs::provider.eq(call.provider),
                 ai_call_logs::model.eq(call.model),

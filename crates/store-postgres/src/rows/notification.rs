@@ -202,7 +202,7 @@ impl TryFrom<HistoryRow> for NotificationRecord {
             notification_type: notification_type(&r.notification_type, what)?,
             status: delivery_status(&r.status, what)?,
             id: r.id,
-            review_id: r.review_id,
+            review_id: r.review_id.map(Into::into),
             recipient: r.recipient,
             error_message: r.error_message,
             attempts: r.attempts,

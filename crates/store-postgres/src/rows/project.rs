@@ -177,7 +177,7 @@ pub(crate) struct ReviewSummaryRow {
 impl From<ReviewSummaryRow> for ReviewSummary {
     fn from(r: ReviewSummaryRow) -> Self {
         ReviewSummary {
-            id: r.id,
+            id: r.id.into(),
             mr_iid: r.mr_iid,
             mr_title: r.mr_title,
             mr_url: r.mr_url,
@@ -213,7 +213,7 @@ impl From<PipelineRow> for PipelineEntry {
     fn from(r: PipelineRow) -> Self {
         PipelineEntry {
             id: r.id,
-            review_id: r.review_id,
+            review_id: r.review_id.map(Into::into),
             mr_iid: r.mr_iid,
             head_sha: r.head_sha,
             status: r.status,

@@ -32,7 +32,7 @@ impl TryFrom<ReviewRow> for Review {
             other => return Err(corrupt(format!("review {}: status `{other}`", r.id))),
         };
         Ok(Review {
-            id: r.id,
+            id: r.id.into(),
             project_id: r.project_id,
             mr_iid: r.mr_iid,
             status,

@@ -53,7 +53,7 @@ impl TryFrom<ListRow> for ReviewListItem {
 
     fn try_from(r: ListRow) -> Result<Self, RepoError> {
         Ok(ReviewListItem {
-            id: r.id,
+            id: r.id.into(),
             project_id: r.project_id,
             project_name: r.project_name,
             mr_iid: r.mr_iid,
@@ -172,7 +172,7 @@ pub(crate) struct FailedReviewRow {
 impl From<FailedReviewRow> for FailedReview {
     fn from(r: FailedReviewRow) -> Self {
         FailedReview {
-            id: r.id,
+            id: r.id.into(),
             project_name: r.project_name,
             mr_iid: r.mr_iid,
             mr_title: r.mr_title,
@@ -255,7 +255,7 @@ impl TryFrom<CommentRow> for CommentItem {
     fn try_from(r: CommentRow) -> Result<Self, RepoError> {
         Ok(CommentItem {
             id: r.id,
-            review_id: r.review_id,
+            review_id: r.review_id.into(),
             file_path: r.file_path,
             line_number: r.line_number,
             severity: r
@@ -310,7 +310,7 @@ impl TryFrom<FileRow> for FileItem {
 
     fn try_from(r: FileRow) -> Result<Self, RepoError> {
         Ok(FileItem {
-            id: r.id,
+            id: r.id.into(),
             file_path: r.file_path,
             old_path: r.old_path,
             change_type: r

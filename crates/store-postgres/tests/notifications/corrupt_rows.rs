@@ -75,7 +75,7 @@ async fn an_unreadable_digest_payload_marks_nothing_digested() {
 
 fn event(review_id: Uuid) -> ReviewEvent {
     ReviewEvent {
-        review_id,
+        review_id: review_id.into(),
         project_name: "g/p".into(),
         mr_iid: 1,
         mr_title: "MR 1".into(),

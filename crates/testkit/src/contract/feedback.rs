@@ -5,6 +5,7 @@
 
 use super::{Stores, seed};
 use chrono::{TimeZone, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::grade::Severity;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackScope, FeedbackSource, NewFeedback, RepoError,
@@ -411,7 +412,7 @@ async fn comments_await_a_fix_with_their_head_and_are_found_by_recency(s: &Store
     );
     assert!(
         s.feedback
-            .awaiting_fix(Uuid::new_v4())
+            .awaiting_fix(ReviewId::new_v4())
             .await
             .unwrap()
             .is_empty()

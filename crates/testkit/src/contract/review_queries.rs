@@ -7,6 +7,7 @@ use reviewd_domain::model::grade::{Rating, Severity};
 use reviewd_domain::model::review::{AiCallRecord, ReviewStatus, RoundRef};
 use reviewd_domain::model::review_views::ReviewFilter;
 use reviewd_domain::model::task::TriggeredBy;
+use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::RepoError;
 use uuid::Uuid;
 
@@ -42,7 +43,7 @@ async fn list_filters_and_counts_the_whole_set(s: &Stores) {
         .list(&of_project(project.id), PageRequest::new(1, 3, 100))
         .await
         .unwrap();
-    let ids: Vec<Uuid> = page.items.iter().map(|r| r.id).collect();
+    let ids: Vec<ReviewId> = page.items.iter().map(|r| r.id).collect();
     assert_eq!(ids, [d.id, c.id, b.id], "newest first");
     assert_eq!(page.total, 4);
     assert_eq!(
@@ -169,16 +170,16 @@ async fn detail_of_a_review(s: &Stores) {
     );
     assert!(s.review_queries.rounds(review.id).await.unwrap().is_empty());
     assert!(matches!(
-        s.review_queries.detail(Uuid::new_v4()).await,
+        s.review_queries.detail(ReviewId::new_v4()).await,
         Err(RepoError::NotFound)
     ));
 }
 
 async fn comment_on(
     s: &Stores,
-    review: Uuid,
+    review: ReviewId,
     round: RoundRef,
-    file: Uuid,
+    file: ReviewFileId,
     at: (&str, u32, Severity),
 ) {
     let placed = seed::comment(file, at.0, at.1, at.2);

@@ -8,6 +8,7 @@ use reviewd_domain::model::review::{
     AiCallRecord, FileProgress, NewReviewFile, PlacedComment, ReviewStatus,
 };
 use reviewd_domain::model::review_views::FileItem;
+use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::RepoError;
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -37,7 +38,7 @@ fn progress(status: &'static str) -> FileProgress {
     }
 }
 
-async fn file_item(s: &Stores, review_id: Uuid, id: Uuid) -> FileItem {
+async fn file_item(s: &Stores, review_id: ReviewId, id: ReviewFileId) -> FileItem {
     let files = s.review_queries.files(review_id).await.unwrap();
     files.into_iter().find(|f| f.id == id).unwrap()
 }
@@ -51,12 +52,12 @@ async fn a_review_needs_its_project(s: &Stores) {
         Err(RepoError::NotFound)
     ));
     assert!(matches!(
-        s.reviews.get(Uuid::new_v4()).await,
+        s.reviews.get(ReviewId::new_v4()).await,
         Err(RepoError::NotFound)
     ));
     assert!(matches!(
         s.reviews
-            .start_round(Uuid::new_v4(), 1, false, None, "h1")
+            .start_round(ReviewId::new_v4(), 1, false, None, "h1")
             .await,
         Err(RepoError::NotFound)
     ));
@@ -186,7 +187,7 @@ async fn files_record_their_progress(s: &Stores) {
 
     assert!(matches!(
         s.reviews
-            .update_file(Uuid::new_v4(), progress("failed"))
+            .update_file(ReviewFileId::new_v4(), progress("failed"))
             .await,
         Err(RepoError::NotFound)
     ));
@@ -357,7 +358,9 @@ async fn finish_writes_the_outcome(s: &Stores) {
     assert_eq!(s.reviews.get(review.id).await.unwrap().comment_count, 5);
     let outcome = seed::completed(Rating::A, 99, 0);
     assert!(matches!(
-        s.reviews.finish(Uuid::new_v4(), round, "h1", outcome).await,
+        s.reviews
+            .finish(ReviewId::new_v4(), round, "h1", outcome)
+            .await,
         Err(RepoError::NotFound)
     ));
 }

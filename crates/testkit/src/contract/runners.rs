@@ -7,6 +7,7 @@
 //! it, so nothing given back elsewhere is taken.
 
 use super::{Stores, seed};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::runner::{
     RunnerAssignment, RunnerOutcome, RunnerPhase, RunnerRegistration, RunnerStatus,
 };
@@ -617,7 +618,7 @@ async fn runner_can_take_needs_a_fresh_task_and_a_capable_runner(s: &Stores) {
     done(s, &ids(&t)).await;
 }
 
-fn prepared_assignment(review_id: Uuid, round_id: Uuid, head: &str) -> RunnerAssignment {
+fn prepared_assignment(review_id: ReviewId, round_id: Uuid, head: &str) -> RunnerAssignment {
     RunnerAssignment {
         review_id,
         round_id,
@@ -674,7 +675,7 @@ async fn save_prepared(
     held: Box<dyn TaskReservation>,
     task: &ReviewTask,
     title: &str,
-    review_id: Uuid,
+    review_id: ReviewId,
     round_id: Uuid,
 ) -> RunnerAssignment {
     let assignment = prepared_assignment(review_id, round_id, "h1");

@@ -15,6 +15,7 @@ use reviewd_domain::model::{
     NewSession, NewUser, PlatformConfig, PlatformProject, PlatformType, Project, ReviewTask, Role,
     SecretString, Session, TriggeredBy, User,
 };
+use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::TaskInsert;
 use uuid::Uuid;
 
@@ -180,7 +181,7 @@ pub async fn review_in_first_round(s: &Stores, mr_iid: i64) -> (Project, Review,
 }
 
 /// A pending file of a round.
-pub async fn file(s: &Stores, review: &Review, round: RoundRef, path: &str) -> Uuid {
+pub async fn file(s: &Stores, review: &Review, round: RoundRef, path: &str) -> ReviewFileId {
     s.reviews
         .add_file(
             review.id,
@@ -198,7 +199,7 @@ pub async fn file(s: &Stores, review: &Review, round: RoundRef, path: &str) -> U
 
 /// A comment on a line of a stored file.
 #[must_use]
-pub fn comment(file_id: Uuid, path: &str, line: u32, severity: Severity) -> PlacedComment {
+pub fn comment(file_id: ReviewFileId, path: &str, line: u32, severity: Severity) -> PlacedComment {
     PlacedComment {
         file_id,
         file_path: path.into(),
@@ -340,7 +341,7 @@ pub fn new_api_key(user_id: Uuid, expires_at: Option<DateTime<Utc>>) -> NewApiKe
 /// A successful AI call (100 prompt and 20 completion tokens) of the review, or of
 /// none, by `model`, costing `cost_usd` (`None`: unpriced).
 #[must_use]
-pub fn ai_call(review_id: Option<Uuid>, model: &str, cost_usd: Option<f64>) -> AiCallRecord {
+pub fn ai_call(review_id: Option<ReviewId>, model: &str, cost_usd: Option<f64>) -> AiCallRecord {
     AiCallRecord {
         review_id,
         file_path: Some("a.rs".into()),

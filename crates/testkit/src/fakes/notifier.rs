@@ -5,6 +5,7 @@
 use async_trait::async_trait;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::SecretString;
 use reviewd_domain::model::notification::{
     Channel, Notification, NotificationConfig, Recipient, VapidKeys,
@@ -14,7 +15,6 @@ use reviewd_domain::ports::{Notifier, NotifyError, ReviewObserver, VapidKeyGener
 use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use uuid::Uuid;
 
 /// One call of [`Notifier::send`] and how it ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,19 +153,19 @@ impl Notifier for RecordingNotifier {
 /// A [`ReviewObserver`] that remembers each finished review.
 #[derive(Default)]
 pub struct RecordingObserver {
-    finished: Mutex<Vec<(Uuid, ReviewStatus)>>,
+    finished: Mutex<Vec<(ReviewId, ReviewStatus)>>,
 }
 
 impl RecordingObserver {
     /// The reviews reported finished, in order.
     #[must_use]
-    pub fn finished(&self) -> Vec<(Uuid, ReviewStatus)> {
+    pub fn finished(&self) -> Vec<(ReviewId, ReviewStatus)> {
         self.finished.lock().unwrap().clone()
     }
 }
 
 impl ReviewObserver for RecordingObserver {
-    fn review_finished(&self, review_id: Uuid, status: ReviewStatus) {
+    fn review_finished(&self, review_id: ReviewId, status: ReviewStatus) {
         self.finished.lock().unwrap().push((review_id, status));
     }
 }

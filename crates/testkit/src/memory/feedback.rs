@@ -5,6 +5,7 @@ use super::MemoryStore;
 use super::tables::FeedbackRow;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::FeedbackItem;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
@@ -127,7 +128,7 @@ impl FeedbackRepository for MemoryStore {
 
     async fn awaiting_fix(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
     ) -> Result<Vec<(String, FeedbackTarget)>, RepoError> {
         let t = self.tables();
         let implemented: HashSet<Uuid> = t

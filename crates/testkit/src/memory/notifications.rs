@@ -9,6 +9,7 @@ use super::MemoryStore;
 use super::Tables;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::notification::{
     Channel, DeliveryCount, DeliveryStatus, HistoryFilter, NewPushSubscription, NotificationConfig,
     NotificationRecord, NotificationType, PushSubscription, ReviewEvent,
@@ -45,12 +46,12 @@ struct DigestRow {
 }
 
 /// `id` unless its review is gone.
-fn live_review(t: &Tables, id: Option<Uuid>) -> Option<Uuid> {
+fn live_review(t: &Tables, id: Option<ReviewId>) -> Option<ReviewId> {
     id.filter(|id| t.reviews.iter().any(|r| r.detail.item.id == *id))
 }
 
 /// A review that a new row refers to must exist (the foreign key).
-fn require_review(t: &Tables, id: Option<Uuid>) -> Result<(), RepoError> {
+fn require_review(t: &Tables, id: Option<ReviewId>) -> Result<(), RepoError> {
     match id {
         Some(_) if live_review(t, id).is_none() => Err(RepoError::NotFound),
         _ => Ok(()),

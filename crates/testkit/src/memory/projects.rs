@@ -6,6 +6,7 @@ use super::Tables;
 use super::platform_configs::set;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::{
     BudgetMonth, PipelineEntry, PipelineFilter, PlatformProject, PlatformType, Project,
     ProjectCost, ProjectFilter, ProjectSettingsChanges, ProjectStats, ReviewSummary, WebhookState,
@@ -45,7 +46,7 @@ impl Tables {
 
     /// AI call logs stay (`SET NULL`): usage outlives reviews.
     fn delete_reviews_of(&mut self, projects: &[Uuid]) {
-        let reviews: Vec<Uuid> = self
+        let reviews: Vec<ReviewId> = self
             .reviews
             .iter()
             .filter(|r| projects.contains(&r.detail.item.project_id))

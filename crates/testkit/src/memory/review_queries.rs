@@ -6,6 +6,7 @@ use super::catalog::by_priority;
 use super::tables::{AiCallRow, ReviewRow, review_cost};
 use async_trait::async_trait;
 use chrono::{DateTime, Days, NaiveDate, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::model::review_views::{
     AiLogItem, COST_DAYS, CommentItem, DayCost, DayCount, FailedReview, FeedbackItem, FileItem,
@@ -44,7 +45,7 @@ fn cost_by_day(rows: &[&ReviewRow], calls: &[AiCallRow], now: DateTime<Utc>) -> 
     let first_day = now.date_naive() - Days::new(u64::from(COST_DAYS - 1));
     let mut days: BTreeMap<NaiveDate, f64> = BTreeMap::new();
     let listed =
-        |id: Option<Uuid>| id.is_some_and(|id| rows.iter().any(|r| r.detail.item.id == id));
+        |id: Option<ReviewId>| id.is_some_and(|id| rows.iter().any(|r| r.detail.item.id == id));
     for call in calls.iter().filter(|c| listed(c.review_id)) {
         let date = call.call.created_at.date_naive();
         if let Some(cost) = call.call.cost_usd.filter(|_| date >= first_day) {
@@ -181,7 +182,7 @@ impl ReviewQueries for MemoryStore {
         })
     }
 
-    async fn detail(&self, id: Uuid) -> Result<ReviewDetail, RepoError> {
+    async fn detail(&self, id: ReviewId) -> Result<ReviewDetail, RepoError> {
         let t = self.tables();
         let mut detail = t.review(id)?.detail.clone();
         detail.cost_usd = review_cost(&t.ai_calls, id);
@@ -196,7 +197,7 @@ impl ReviewQueries for MemoryStore {
 
     async fn comments(
         &self,
-        id: Uuid,
+        id: ReviewId,
         file_path: Option<&str>,
         severity: Option<&str>,
         limit: u32,
@@ -223,7 +224,7 @@ impl ReviewQueries for MemoryStore {
         Ok((window(all, limit, offset), total))
     }
 
-    async fn files(&self, id: Uuid) -> Result<Vec<FileItem>, RepoError> {
+    async fn files(&self, id: ReviewId) -> Result<Vec<FileItem>, RepoError> {
         let t = self.tables();
         let Some(latest) = t
             .rounds
@@ -243,7 +244,7 @@ impl ReviewQueries for MemoryStore {
         Ok(files)
     }
 
-    async fn rounds(&self, id: Uuid) -> Result<Vec<RoundItem>, RepoError> {
+    async fn rounds(&self, id: ReviewId) -> Result<Vec<RoundItem>, RepoError> {
         let t = self.tables();
         let mut rounds: Vec<RoundItem> = t
             .rounds
@@ -255,7 +256,7 @@ impl ReviewQueries for MemoryStore {
         Ok(rounds)
     }
 
-    async fn feedbacks(&self, id: Uuid) -> Result<Vec<FeedbackItem>, RepoError> {
+    async fn feedbacks(&self, id: ReviewId) -> Result<Vec<FeedbackItem>, RepoError> {
         let t = self.tables();
         let mut all: Vec<FeedbackItem> = t
             .feedbacks
@@ -269,7 +270,7 @@ impl ReviewQueries for MemoryStore {
 
     async fn ai_logs(
         &self,
-        id: Uuid,
+        id: ReviewId,
         provider: Option<&str>,
         status: Option<&str>,
         limit: u32,
@@ -290,7 +291,7 @@ impl ReviewQueries for MemoryStore {
         Ok((window(all, limit, offset), total))
     }
 
-    async fn task_logs(&self, id: Uuid) -> Result<Vec<TaskLogLine>, RepoError> {
+    async fn task_logs(&self, id: ReviewId) -> Result<Vec<TaskLogLine>, RepoError> {
         let t = self.tables();
         let mut lines: Vec<TaskLogLine> = t
             .task_logs

@@ -13,6 +13,7 @@ use reviewd_domain::model::review::{
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FileItem, ReviewDetail, ReviewListItem, RoundItem, TokenTotals,
 };
+use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::{RepoError, ReviewRepository};
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -40,14 +41,14 @@ fn clamp32(n: u32) -> i32 {
 }
 
 impl Tables {
-    pub(super) fn review(&self, id: Uuid) -> Result<&ReviewRow, RepoError> {
+    pub(super) fn review(&self, id: ReviewId) -> Result<&ReviewRow, RepoError> {
         self.reviews
             .iter()
             .find(|r| r.detail.item.id == id)
             .ok_or(RepoError::NotFound)
     }
 
-    fn review_mut(&mut self, id: Uuid) -> Result<&mut ReviewRow, RepoError> {
+    fn review_mut(&mut self, id: ReviewId) -> Result<&mut ReviewRow, RepoError> {
         self.reviews
             .iter_mut()
             .find(|r| r.detail.item.id == id)
@@ -64,7 +65,7 @@ impl Tables {
 
     /// Deletes a round and, as the foreign keys cascade, its files, its comments and
     /// the feedback on them.
-    fn delete_round(&mut self, review_id: Uuid, number: i32) {
+    fn delete_round(&mut self, review_id: ReviewId, number: i32) {
         let Some(i) = self
             .rounds
             .iter()
@@ -90,7 +91,7 @@ fn new_row(r: NewReview, now: DateTime<Utc>) -> ReviewRow {
     ReviewRow {
         detail: ReviewDetail {
             item: ReviewListItem {
-                id: Uuid::new_v4(),
+                id: ReviewId::new_v4(),
                 project_id: r.project_id,
                 project_name: r.project_name,
                 mr_iid: r.mr_iid,
@@ -126,7 +127,7 @@ fn new_row(r: NewReview, now: DateTime<Utc>) -> ReviewRow {
 }
 
 fn comment_row(
-    review_id: Uuid,
+    review_id: ReviewId,
     round: RoundRef,
     c: &PlacedComment,
     now: DateTime<Utc>,
@@ -188,14 +189,14 @@ impl ReviewRepository for MemoryStore {
             .map(to_review))
     }
 
-    async fn get(&self, id: Uuid) -> Result<Review, RepoError> {
+    async fn get(&self, id: ReviewId) -> Result<Review, RepoError> {
         self.tables().review(id).map(to_review)
     }
 
     async fn file_ref(
         &self,
-        review_id: Uuid,
-        file_id: Uuid,
+        review_id: ReviewId,
+        file_id: ReviewFileId,
     ) -> Result<(String, Option<String>, RoundRef), RepoError> {
         let t = self.tables();
         let f = t
@@ -214,7 +215,7 @@ impl ReviewRepository for MemoryStore {
         ))
     }
 
-    async fn add_comment_count(&self, review_id: Uuid, delta: i32) -> Result<(), RepoError> {
+    async fn add_comment_count(&self, review_id: ReviewId, delta: i32) -> Result<(), RepoError> {
         if let Ok(r) = self.tables().review_mut(review_id) {
             r.detail.item.comment_count += delta;
         }
@@ -223,7 +224,7 @@ impl ReviewRepository for MemoryStore {
 
     async fn last_completed_round(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
     ) -> Result<Option<(i32, String)>, RepoError> {
         Ok(self
             .tables()
@@ -248,7 +249,7 @@ impl ReviewRepository for MemoryStore {
 
     async fn start_round(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         number: i32,
         differential: bool,
         base_sha: Option<&str>,
@@ -281,10 +282,10 @@ impl ReviewRepository for MemoryStore {
 
     async fn add_file(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         round: RoundRef,
         file: NewReviewFile,
-    ) -> Result<Uuid, RepoError> {
+    ) -> Result<ReviewFileId, RepoError> {
         let mut t = self.tables();
         t.review(review_id)?;
         let round_number = t.round_number(round.id)?;
@@ -294,7 +295,7 @@ impl ReviewRepository for MemoryStore {
         {
             return Err(RepoError::Conflict("review_files_round_path_key".into()));
         }
-        let id = Uuid::new_v4();
+        let id = ReviewFileId::new_v4();
         t.files.push(FileRow {
             review_id,
             round_id: round.id,
@@ -318,7 +319,7 @@ impl ReviewRepository for MemoryStore {
         Ok(id)
     }
 
-    async fn update_file(&self, file_id: Uuid, p: FileProgress) -> Result<(), RepoError> {
+    async fn update_file(&self, file_id: ReviewFileId, p: FileProgress) -> Result<(), RepoError> {
         let now = self.now();
         let mut t = self.tables();
         let f = &mut t
@@ -359,7 +360,7 @@ impl ReviewRepository for MemoryStore {
         Ok(())
     }
 
-    async fn fingerprints(&self, review_id: Uuid) -> Result<HashSet<String>, RepoError> {
+    async fn fingerprints(&self, review_id: ReviewId) -> Result<HashSet<String>, RepoError> {
         let t = self.tables();
         let completed: HashSet<Uuid> = t
             .rounds
@@ -379,7 +380,7 @@ impl ReviewRepository for MemoryStore {
 
     async fn add_comments(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         round: RoundRef,
         comments: &[PlacedComment],
     ) -> Result<Vec<Uuid>, RepoError> {
@@ -423,7 +424,7 @@ impl ReviewRepository for MemoryStore {
 
     async fn finish(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         round: RoundRef,
         head_sha: &str,
         outcome: ReviewOutcome,

@@ -3,11 +3,11 @@
 //! else reads keep their rows in their own module; [`super::Tables`] holds them all.
 
 use chrono::{DateTime, Utc};
-use reviewd_domain::model::ReviewTask;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, RoundItem,
 };
 use reviewd_domain::model::runner::{Runner, RunnerAssignment, RunnerPhase};
+use reviewd_domain::model::{ReviewId, ReviewTask};
 use uuid::Uuid;
 
 /// A review task with the columns of `review_tasks` the domain type leaves out.
@@ -47,13 +47,13 @@ pub(crate) struct ReviewRow {
 
 #[derive(Debug, Clone)]
 pub(crate) struct RoundRow {
-    pub review_id: Uuid,
+    pub review_id: ReviewId,
     pub round: RoundItem,
 }
 
 #[derive(Debug, Clone)]
 pub(crate) struct FileRow {
-    pub review_id: Uuid,
+    pub review_id: ReviewId,
     pub round_id: Uuid,
     pub file: FileItem,
 }
@@ -67,7 +67,7 @@ pub(crate) struct CommentRow {
 
 #[derive(Debug, Clone)]
 pub(crate) struct FeedbackRow {
-    pub review_id: Uuid,
+    pub review_id: ReviewId,
     pub comment_id: Option<Uuid>,
     pub feedback: FeedbackItem,
     /// The origin: source, source id, with the comment and the user its key.
@@ -78,12 +78,12 @@ pub(crate) struct FeedbackRow {
 
 #[derive(Debug, Clone)]
 pub(crate) struct AiCallRow {
-    pub review_id: Option<Uuid>,
+    pub review_id: Option<ReviewId>,
     pub call: AiLogItem,
 }
 
 /// The sum of a review's priced calls; `None` when none had a price.
-pub(crate) fn review_cost(calls: &[AiCallRow], review_id: Uuid) -> Option<f64> {
+pub(crate) fn review_cost(calls: &[AiCallRow], review_id: ReviewId) -> Option<f64> {
     calls
         .iter()
         .filter(|c| c.review_id == Some(review_id))

@@ -15,9 +15,9 @@ use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
     ReviewStats, RoundItem, TaskLogLine,
 };
+use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::FeedbackScope;
 use serde::Deserialize;
-use uuid::Uuid;
 
 crate::render::pages!(ListPage, DetailPage);
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -152,7 +152,7 @@ const COMMENT_LIMIT: u32 = 500;
 async fn detail(
     req: HttpRequest,
     viewer: Viewer,
-    id: web::Path<Uuid>,
+    id: web::Path<ReviewId>,
 ) -> Result<HttpResponse, PageError> {
     let state = state(&req)?;
     let history = &state.history;
@@ -203,7 +203,7 @@ async fn detail(
 async fn retry_file(
     req: HttpRequest,
     viewer: Viewer,
-    path: web::Path<(Uuid, Uuid)>,
+    path: web::Path<(ReviewId, ReviewFileId)>,
     _form: PageForm<NoFields>,
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ReviewCreate)?;

@@ -11,6 +11,7 @@ use crate::state::AppState;
 use actix_web::{HttpResponse, get, post, web};
 use chrono::{DateTime, Utc};
 use reviewd_domain::ErrorCode;
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::notification::{
     Channel, DeliveryStatus, HistoryFilter, NotificationRecord, NotificationType,
 };
@@ -93,7 +94,11 @@ impl HistoryQuery {
             review_id: self
                 .review_id
                 .as_deref()
-                .map(|r| Uuid::parse_str(r).map_err(|_| query_error("reviewId must be a UUID")))
+                .map(|r| {
+                    Uuid::parse_str(r)
+                        .map(ReviewId)
+                        .map_err(|_| query_error("reviewId must be a UUID"))
+                })
                 .transpose()?,
             start: date_from("startDate", self.start_date.as_deref())?,
             end: date_until("endDate", self.end_date.as_deref())?,
@@ -221,7 +226,7 @@ impl From<NotificationRecord> for NotificationRecordDto {
     fn from(r: NotificationRecord) -> Self {
         Self {
             id: r.id,
-            review_id: r.review_id,
+            review_id: r.review_id.map(Uuid::from),
             channel: r.channel.as_str(),
             notification_type: r.notification_type.as_str(),
             recipient: r.recipient,

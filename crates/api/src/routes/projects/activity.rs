@@ -139,7 +139,7 @@ struct ProjectReviewSummaryDto {
 impl From<ReviewSummary> for ProjectReviewSummaryDto {
     fn from(r: ReviewSummary) -> Self {
         ProjectReviewSummaryDto {
-            id: r.id,
+            id: r.id.into(),
             mr_iid: r.mr_iid,
             mr_title: r.mr_title,
             mr_url: r.mr_url,
@@ -177,7 +177,7 @@ impl From<PipelineEntry> for ProjectPipelineDto {
     fn from(p: PipelineEntry) -> Self {
         ProjectPipelineDto {
             id: p.id,
-            review_id: p.review_id,
+            review_id: p.review_id.map(Uuid::from),
             mr_iid: p.mr_iid,
             head_sha: p.head_sha,
             status: p.status,

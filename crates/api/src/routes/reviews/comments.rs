@@ -8,6 +8,7 @@ use crate::extract::{AuthUser, one_of};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::CommentItem;
 use serde::Deserialize;
 use serde::Serialize;
@@ -51,7 +52,7 @@ pub(super) async fn list_review_comments(
     let (items, total) = state
         .history
         .comments(
-            *id,
+            ReviewId(*id),
             q.file_path.as_deref(),
             severity.as_deref(),
             limit,
@@ -101,7 +102,7 @@ impl From<CommentItem> for ReviewCommentDto {
     fn from(c: CommentItem) -> Self {
         ReviewCommentDto {
             id: c.id,
-            review_id: c.review_id,
+            review_id: c.review_id.into(),
             file_path: c.file_path,
             line_number: c.line_number,
             severity: c.severity.as_str(),

@@ -9,6 +9,7 @@ use crate::state::AppState;
 use actix_web::{HttpResponse, get, post, web};
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::review_views::FileItem;
+use reviewd_domain::model::{ReviewFileId, ReviewId};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -21,7 +22,7 @@ pub(super) async fn list_review_files(
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let files = state.history.files(*id).await?;
+    let files = state.history.files(ReviewId(*id)).await?;
     Ok(envelope::ok(ReviewFiles {
         files: files.into_iter().map(ReviewFileDto::from).collect(),
     }))
@@ -35,7 +36,7 @@ pub(super) async fn get_review_file_progress(
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let files = state.history.files(*id).await?;
+    let files = state.history.files(ReviewId(*id)).await?;
     let progress: Vec<ReviewFileProgressDto> =
         files.iter().map(ReviewFileProgressDto::from).collect();
     let done = files
@@ -58,6 +59,7 @@ pub(super) async fn retry_review_file(
     path: web::Path<(Uuid, Uuid)>,
 ) -> Result<HttpResponse, ApiError> {
     let (review_id, file_id) = path.into_inner();
+    let (review_id, file_id) = (ReviewId(review_id), ReviewFileId(file_id));
     let added = state.engine.retry_file(review_id, file_id).await?;
     let file = state
         .history
@@ -99,7 +101,7 @@ pub(super) struct ReviewFileDto {
 impl From<FileItem> for ReviewFileDto {
     fn from(f: FileItem) -> Self {
         ReviewFileDto {
-            id: f.id,
+            id: f.id.into(),
             file_path: f.file_path,
             old_path: f.old_path,
             change_type: f.change_type.as_str(),
@@ -142,7 +144,7 @@ pub(super) struct ReviewFileProgressDto {
 impl From<&FileItem> for ReviewFileProgressDto {
     fn from(f: &FileItem) -> Self {
         ReviewFileProgressDto {
-            file_id: f.id,
+            file_id: f.id.into(),
             file_path: f.file_path.clone(),
             status: f.status.clone(),
             prompt_summary: f.prompt_summary.clone(),

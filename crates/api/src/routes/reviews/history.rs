@@ -8,6 +8,7 @@ use crate::extract::{AuthUser, PageParams, choice, date_from, date_until};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, NaiveDate, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::ReviewFilter;
 use reviewd_domain::model::review_views::{DayCost, ReviewDetail, ReviewListItem, ReviewStats};
 use reviewd_domain::ports::FeedbackScope;
@@ -86,10 +87,10 @@ pub(super) async fn get_review(
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut review = ReviewDetailDto::from(state.history.detail(*id).await?);
+    let mut review = ReviewDetailDto::from(state.history.detail(ReviewId(*id)).await?);
     review.acceptance_rate = state
         .feedback
-        .acceptance_rate(FeedbackScope::Review(*id))
+        .acceptance_rate(FeedbackScope::Review(ReviewId(*id)))
         .await?;
     Ok(envelope::ok(OneReview { review }))
 }
@@ -124,7 +125,7 @@ pub(super) struct ReviewListItemDto {
 impl From<ReviewListItem> for ReviewListItemDto {
     fn from(r: ReviewListItem) -> Self {
         ReviewListItemDto {
-            id: r.id,
+            id: r.id.into(),
             project_id: r.project_id,
             project_name: r.project_name,
             mr_iid: r.mr_iid,

@@ -9,6 +9,7 @@ use crate::extract::{AuthUser, one_of};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::{AiLogItem, TaskLogLine};
 use serde::Deserialize;
 use serde::Serialize;
@@ -50,7 +51,13 @@ pub(super) async fn list_review_ai_logs(
     );
     let (items, total) = state
         .history
-        .ai_logs(*id, q.provider.as_deref(), status.as_deref(), limit, offset)
+        .ai_logs(
+            ReviewId(*id),
+            q.provider.as_deref(),
+            status.as_deref(),
+            limit,
+            offset,
+        )
         .await?;
     let items = items.into_iter().map(ReviewAiLogDto::from).collect();
     Ok(HttpResponse::Ok().json(ReviewItemsPage::new(items, limit, offset, total)))
@@ -64,10 +71,10 @@ pub(super) async fn get_review_logs(
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let review = state.history.detail(*id).await?;
-    let lines = state.history.task_logs(*id).await?;
+    let review = state.history.detail(ReviewId(*id)).await?;
+    let lines = state.history.task_logs(ReviewId(*id)).await?;
     Ok(envelope::ok(ReviewExecutionLog {
-        review_id: review.item.id,
+        review_id: review.item.id.into(),
         status: review.item.status.as_str(),
         error_message: review.error_message,
         started_at: review.started_at,

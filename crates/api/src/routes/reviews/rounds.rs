@@ -8,6 +8,7 @@ use crate::extract::AuthUser;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::{FeedbackItem, RoundItem};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -21,7 +22,7 @@ pub(super) async fn list_review_rounds(
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let rounds = state.history.rounds(*id).await?;
+    let rounds = state.history.rounds(ReviewId(*id)).await?;
     Ok(envelope::ok(ReviewRounds {
         rounds: rounds.into_iter().map(ReviewRoundDto::from).collect(),
     }))
@@ -35,7 +36,7 @@ pub(super) async fn list_review_feedbacks(
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let feedbacks = state.history.feedbacks(*id).await?;
+    let feedbacks = state.history.feedbacks(ReviewId(*id)).await?;
     Ok(envelope::ok(ReviewFeedbacks {
         feedbacks: feedbacks.into_iter().map(ReviewFeedbackDto::from).collect(),
     }))

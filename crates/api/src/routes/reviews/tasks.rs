@@ -108,7 +108,7 @@ impl From<ReviewTask> for ReviewTaskDto {
             location: task_location(t.id),
             id: t.id,
             status: t.status.as_str(),
-            review_id: t.review_id,
+            review_id: t.review_id.map(Uuid::from),
             project_id: t.project_id,
             mr_iid: t.mr_iid,
             head_sha: t.head_sha,

@@ -36,7 +36,7 @@ pub(super) async fn submit_task_result(
     let task = state.tasks.get(*task_id).await?;
     Ok(envelope::ok(protocol::ResultAck {
         acknowledged: true,
-        review_id: task.review_id,
+        review_id: task.review_id.map(Uuid::from),
         task_status: task_status_dto(task.status),
     }))
 }

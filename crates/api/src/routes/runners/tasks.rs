@@ -132,7 +132,7 @@ fn change_type_dto(c: ChangeType) -> protocol::ChangeType {
 fn claimed_task_dto(t: domain::ClaimedTask) -> protocol::ClaimedTask {
     protocol::ClaimedTask {
         id: t.id,
-        review_id: t.review_id,
+        review_id: t.review_id.into(),
         project_id: t.project_id,
         project_path: t.project_path,
         mr_iid: t.mr_iid,
@@ -151,7 +151,7 @@ fn claimed_task_dto(t: domain::ClaimedTask) -> protocol::ClaimedTask {
             .files
             .into_iter()
             .map(|f| protocol::AssignedFile {
-                file_id: f.file_id,
+                file_id: f.file_id.into(),
                 file_path: f.file_path,
                 old_path: f.old_path,
                 change_type: change_type_dto(f.change_type),

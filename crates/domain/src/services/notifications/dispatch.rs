@@ -5,6 +5,7 @@
 use super::NotificationService;
 use super::render::{render_budget, render_digest, render_review, summarise};
 use crate::model::BudgetStop;
+use crate::model::ReviewId;
 use crate::model::notification::{
     Channel, DeliveryStatus, Frequency, Notification, NotificationConfig, NotificationRecord,
     NotificationType, Recipient, ReviewEvent,
@@ -25,7 +26,7 @@ impl NotificationService {
     /// Reacts to a finished review: notifies at once or holds the events for the
     /// digest, as the settings say. Failures are logged, never returned: a review
     /// does not depend on its notifications.
-    pub async fn review_finished(&self, review_id: Uuid, status: ReviewStatus) {
+    pub async fn review_finished(&self, review_id: ReviewId, status: ReviewStatus) {
         if let Err(e) = self.try_review_finished(review_id, status).await {
             tracing::error!(review.id = %review_id, error = %e, "notifications.dispatch_failed");
         }
@@ -33,7 +34,7 @@ impl NotificationService {
 
     pub(super) async fn try_review_finished(
         &self,
-        review_id: Uuid,
+        review_id: ReviewId,
         status: ReviewStatus,
     ) -> Result<(), ServiceError> {
         let config = self.repo.config().await?;

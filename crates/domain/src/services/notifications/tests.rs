@@ -8,7 +8,7 @@ use super::subscriptions::check_push_endpoint;
 use crate::model::notification::{Frequency, NotificationConfig, NotificationType, ReviewEvent};
 use crate::services::ServiceError;
 use chrono::Utc;
-use uuid::Uuid;
+use crate::model::ReviewId;
 
 #[test]
 pub(super) fn addresses_are_checked_as_a_mail_server_takes_them() {
@@ -33,7 +33,7 @@ pub(super) fn addresses_are_checked_as_a_mail_server_takes_them() {
 
 pub(super) fn event(status: &str, score: Option<u32>) -> ReviewEvent {
     ReviewEvent {
-        review_id: Uuid::nil(),
+        review_id: ReviewId::nil(),
         project_name: "svc".into(),
         mr_iid: 7,
         mr_title: "Add cache".into(),

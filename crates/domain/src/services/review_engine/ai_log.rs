@@ -1,15 +1,15 @@
 //! Every model call recorded in the AI call log.
 
 use crate::model::AiPrices;
+use crate::model::ReviewId;
 use crate::model::review::AiCallRecord;
 use crate::ports::ReviewRepository;
 use crate::review::file_review::{CallRecorder, ModelCall};
-use uuid::Uuid;
 
 /// The server's record of each model call: the AI log of the review.
 pub(super) struct AiCallLog<'a> {
     pub(super) reviews: &'a dyn ReviewRepository,
-    pub(super) review_id: Uuid,
+    pub(super) review_id: ReviewId,
     pub(super) provider: &'a str,
     pub(super) model: &'a str,
     /// The configuration's prices: the cost is computed here, once, as the call is logged.

@@ -2,6 +2,7 @@
 
 use super::round::{FileResult, RoundPlan};
 use super::{Failure, ReviewEngine};
+use crate::model::ReviewId;
 use crate::model::diff::{InlineComment, MergeRequestDiff};
 use crate::model::review::{PlacedComment, Review, ReviewOutcome, ReviewStatus, RoundRef};
 use crate::model::{Project, ReviewTask};
@@ -21,7 +22,7 @@ impl ReviewEngine {
         plan: &RoundPlan,
         results: Vec<FileResult>,
         note: &MrSummary,
-    ) -> Result<Uuid, Failure> {
+    ) -> Result<ReviewId, Failure> {
         let RoundPlan {
             project,
             platform,
@@ -237,7 +238,7 @@ impl ReviewEngine {
         platform: &dyn HostingPlatform,
         project: &Project,
         task: &ReviewTask,
-        review_id: Uuid,
+        review_id: ReviewId,
     ) -> Result<AlreadyPosted, Failure> {
         if task.attempts <= 1 {
             return Ok(AlreadyPosted::default());

@@ -16,6 +16,7 @@ pub(crate) use runner::{Assigned, RunnerRound};
 use super::ServiceError;
 use super::ai_configs::AiConfigService;
 use super::projects::ProjectService;
+use crate::model::ReviewId;
 use crate::model::ReviewTask;
 use crate::model::review::{ReviewOutcome, ReviewStatus, RoundRef};
 use crate::ports::{
@@ -62,7 +63,7 @@ impl Default for EngineSettings {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunOutcome {
     Completed {
-        review_id: Uuid,
+        review_id: ReviewId,
     },
     /// The task is no longer runnable (superseded, done, out of attempts), or
     /// there was nothing to review (a draft the repository's `.reviewd.yml` skips,
@@ -84,7 +85,7 @@ pub enum RunOutcome {
 
 /// What one attempt came to, short of a failure.
 enum Reviewed {
-    Review(Uuid),
+    Review(ReviewId),
     /// Nothing to review: the task is done without a review.
     Nothing,
     /// Another worker took the task over before posting.
@@ -224,7 +225,7 @@ impl ReviewEngine {
         self
     }
 
-    fn finished(&self, review_id: Uuid, status: ReviewStatus) {
+    fn finished(&self, review_id: ReviewId, status: ReviewStatus) {
         if let Some(observer) = &self.observer {
             observer.review_finished(review_id, status);
         }

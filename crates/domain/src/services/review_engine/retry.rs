@@ -3,9 +3,9 @@
 use super::ReviewEngine;
 use crate::ErrorCode;
 use crate::model::review::PlacedComment;
+use crate::model::{ReviewFileId, ReviewId};
 use crate::services::ServiceError;
 use std::collections::HashSet;
-use uuid::Uuid;
 
 impl ReviewEngine {
     /// Re-runs the review of one file at the review's current head, posting only
@@ -14,7 +14,11 @@ impl ReviewEngine {
     /// # Errors
     /// `NotFound` for an unknown review or file; `BadRequest` when the file is no
     /// longer in the MR's diff or has no text diff; platform failures.
-    pub async fn retry_file(&self, review_id: Uuid, file_id: Uuid) -> Result<usize, ServiceError> {
+    pub async fn retry_file(
+        &self,
+        review_id: ReviewId,
+        file_id: ReviewFileId,
+    ) -> Result<usize, ServiceError> {
         let review = self
             .reviews
             .get(review_id)

@@ -12,6 +12,7 @@ use crate::model::review::{
     FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewStatus, RoundRef,
 };
 use crate::model::{AiTarget, MergeRequest, Project, ReviewTask};
+use crate::model::{ReviewFileId, ReviewId};
 use crate::ports::{AiProvider, HostingPlatform, PlatformError, ProjectRef};
 use crate::review::file_review::{AskSettings, FileContext, FileReview};
 use crate::review::globs::Patterns;
@@ -19,7 +20,6 @@ use crate::review::{fingerprint::fingerprint, rules};
 use futures_util::StreamExt;
 use std::collections::HashSet;
 use std::sync::Arc;
-use uuid::Uuid;
 
 /// The result of one file.
 pub(super) struct FileResult {
@@ -43,7 +43,7 @@ pub(super) struct RoundPlan {
     pub(super) head: String,
     pub(super) guidance: Guidance,
     /// The files sent to the model, with their review-file ids.
-    pub(super) to_review: Vec<(Uuid, FileDiff)>,
+    pub(super) to_review: Vec<(ReviewFileId, FileDiff)>,
     pub(super) applied: Vec<String>,
     /// `.reviewd.yml`'s `minSeverity`: lower comments are not posted.
     pub(super) min_severity: Option<crate::model::grade::Severity>,
@@ -53,7 +53,7 @@ pub(super) struct RoundPlan {
 
 pub(super) enum Begun {
     /// An automatic task for a head already reviewed in full.
-    AlreadyReviewed(Uuid),
+    AlreadyReviewed(ReviewId),
     /// Not to be reviewed at all (a draft, and the repository's `.reviewd.yml` says
     /// `skipDrafts`): the task completes with no review and nothing posted.
     NotReviewed,
@@ -237,7 +237,7 @@ impl ReviewEngine {
         &self,
         platform: &dyn HostingPlatform,
         target: &ProjectRef,
-        review_id: Uuid,
+        review_id: ReviewId,
         head: &str,
         previous: (&str, &[FileDiff]),
     ) {
@@ -307,8 +307,8 @@ impl ReviewEngine {
     /// One file through the shared file review; its progress and calls recorded.
     pub(super) async fn review_file(
         &self,
-        review_id: Uuid,
-        file_id: Uuid,
+        review_id: ReviewId,
+        file_id: ReviewFileId,
         file: &FileDiff,
         gathered: &RoundContext,
         guidance: &Guidance,

@@ -4,6 +4,7 @@ use super::guidance::Guidance;
 use super::round::{Begun, FileResult, RoundPlan};
 use super::{Failure, ReviewEngine};
 use crate::context::ContextSettings;
+use crate::model::ReviewId;
 use crate::model::diff::FileDiff;
 use crate::model::review::{AiCallRecord, FileProgress, PlacedComment, RoundRef};
 use crate::model::runner::{
@@ -22,7 +23,7 @@ use uuid::Uuid;
 
 /// What a runner is given for a task.
 pub(crate) enum Assigned {
-    AlreadyReviewed(Uuid),
+    AlreadyReviewed(ReviewId),
     /// Nothing to review (a draft the repository's file skips).
     NotReviewed,
     Round(Box<RunnerRound>),
@@ -124,7 +125,7 @@ impl ReviewEngine {
         task: &ReviewTask,
         assignment: &RunnerAssignment,
         result: &RunnerResult,
-    ) -> Result<Uuid, Failure> {
+    ) -> Result<ReviewId, Failure> {
         let (project, platform) = self.projects.with_platform(task.project_id).await?;
         let target = project.platform_ref();
         let mr = platform.get_merge_request(&target, task.mr_iid).await?;

@@ -109,7 +109,7 @@ pub(super) async fn judged_rounds(
             rounds.push((
                 round_id,
                 JudgedRound {
-                    review_id,
+                    review_id: review_id.into(),
                     mr_iid: iid,
                     mr_title: title,
                     base_sha: base,

@@ -14,6 +14,7 @@ mod rollup;
 use crate::PgPool;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, JudgedRound, ReviewActivity, ReviewDetail,
     ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
@@ -51,46 +52,46 @@ impl ReviewQueries for PgReviewQueries {
         activity::activity(&self.pool, since, failures).await
     }
 
-    async fn detail(&self, id: Uuid) -> Result<ReviewDetail, RepoError> {
-        detail::detail(&self.pool, id).await
+    async fn detail(&self, id: ReviewId) -> Result<ReviewDetail, RepoError> {
+        detail::detail(&self.pool, id.0).await
     }
 
     async fn comments(
         &self,
-        id: Uuid,
+        id: ReviewId,
         file_path: Option<&str>,
         severity: Option<&str>,
         limit: u32,
         offset: u64,
     ) -> Result<(Vec<CommentItem>, u64), RepoError> {
-        detail::comments(&self.pool, id, file_path, severity, limit, offset).await
+        detail::comments(&self.pool, id.0, file_path, severity, limit, offset).await
     }
 
-    async fn files(&self, id: Uuid) -> Result<Vec<FileItem>, RepoError> {
-        detail::files(&self.pool, id).await
+    async fn files(&self, id: ReviewId) -> Result<Vec<FileItem>, RepoError> {
+        detail::files(&self.pool, id.0).await
     }
 
-    async fn rounds(&self, id: Uuid) -> Result<Vec<RoundItem>, RepoError> {
-        detail::rounds(&self.pool, id).await
+    async fn rounds(&self, id: ReviewId) -> Result<Vec<RoundItem>, RepoError> {
+        detail::rounds(&self.pool, id.0).await
     }
 
-    async fn feedbacks(&self, id: Uuid) -> Result<Vec<FeedbackItem>, RepoError> {
-        detail::feedbacks(&self.pool, id).await
+    async fn feedbacks(&self, id: ReviewId) -> Result<Vec<FeedbackItem>, RepoError> {
+        detail::feedbacks(&self.pool, id.0).await
     }
 
     async fn ai_logs(
         &self,
-        id: Uuid,
+        id: ReviewId,
         provider: Option<&str>,
         status: Option<&str>,
         limit: u32,
         offset: u64,
     ) -> Result<(Vec<AiLogItem>, u64), RepoError> {
-        detail::ai_logs(&self.pool, id, provider, status, limit, offset).await
+        detail::ai_logs(&self.pool, id.0, provider, status, limit, offset).await
     }
 
-    async fn task_logs(&self, id: Uuid) -> Result<Vec<TaskLogLine>, RepoError> {
-        detail::task_logs(&self.pool, id).await
+    async fn task_logs(&self, id: ReviewId) -> Result<Vec<TaskLogLine>, RepoError> {
+        detail::task_logs(&self.pool, id.0).await
     }
 
     async fn templates(&self) -> Result<Vec<TemplateItem>, RepoError> {

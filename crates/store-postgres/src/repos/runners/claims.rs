@@ -205,7 +205,7 @@ pub(super) async fn save_assignment(
     diesel::update(review_tasks::table.find(task_id))
         .set((
             review_tasks::assignment.eq(value),
-            review_tasks::review_id.eq(assignment.review_id),
+            review_tasks::review_id.eq(assignment.review_id.0),
             review_tasks::head_sha.eq(&assignment.head_sha),
         ))
         .execute(&mut conn)

@@ -162,7 +162,7 @@ pub(super) async fn finish(
             fenced()
                 .set((
                     review_tasks::status.eq("completed"),
-                    review_tasks::review_id.eq(review_id),
+                    review_tasks::review_id.eq(review_id.map(Uuid::from)),
                     review_tasks::error_message.eq(None::<String>),
                     review_tasks::dedup_key.eq(None::<String>),
                     review_tasks::completed_at.eq(now),

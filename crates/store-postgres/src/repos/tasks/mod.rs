@@ -15,6 +15,7 @@ use chrono::Utc;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 use reviewd_domain::ports::{AttemptEnd, AttemptStart, RepoError, TaskInsert, TaskRepository};
 use reviewd_domain::{Page, PageRequest};
@@ -180,22 +181,22 @@ impl TaskRepository for PgTaskRepository {
         attempts::unfinished(&self.pool, after, limit).await
     }
 
-    async fn link_review(&self, id: Uuid, review_id: Uuid) -> Result<(), RepoError> {
+    async fn link_review(&self, id: Uuid, review_id: ReviewId) -> Result<(), RepoError> {
         let mut conn = conn(&self.pool).await?;
         let n = diesel::update(review_tasks::table.find(id))
-            .set(review_tasks::review_id.eq(review_id))
+            .set(review_tasks::review_id.eq(review_id.0))
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
         found(n)
     }
 
-    async fn complete(&self, id: Uuid, review_id: Option<Uuid>) -> Result<(), RepoError> {
+    async fn complete(&self, id: Uuid, review_id: Option<ReviewId>) -> Result<(), RepoError> {
         let mut conn = conn(&self.pool).await?;
         let n = diesel::update(review_tasks::table.find(id))
             .set((
                 review_tasks::status.eq("completed"),
-                review_tasks::review_id.eq(review_id),
+                review_tasks::review_id.eq(review_id.map(Uuid::from)),
                 review_tasks::error_message.eq(None::<String>),
                 review_tasks::dedup_key.eq(None::<String>),
                 review_tasks::completed_at.eq(Utc::now()),

@@ -5,6 +5,7 @@ use super::{delivery, event, far_ahead};
 use crate::contract::Stores;
 use chrono::{DateTime, Utc};
 use reviewd_domain::PageRequest;
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::notification::{
     Channel, DeliveryCount, DeliveryStatus, HistoryFilter, NotificationRecord, NotificationType,
 };
@@ -74,14 +75,14 @@ pub(super) async fn unknown_ids_are_not_found(s: &Stores) {
     let of_no_review = delivery(
         Channel::Email,
         NotificationType::ReviewCompleted,
-        Some(missing),
+        Some(ReviewId::from(missing)),
     );
     assert!(matches!(
         n.add_delivery(of_no_review).await,
         Err(RepoError::NotFound)
     ));
     let event = n
-        .add_digest_event(NotificationType::ReviewCompleted, &event(missing, 1))
+        .add_digest_event(NotificationType::ReviewCompleted, &event(missing.into(), 1))
         .await;
     assert!(matches!(event, Err(RepoError::NotFound)));
 }
@@ -89,7 +90,7 @@ pub(super) async fn unknown_ids_are_not_found(s: &Stores) {
 /// Five deliveries, oldest first, each after one attempt (or none):
 /// email/completed/review sent, email/failed/review failed, webhook/completed/review
 /// sent, push/rating_low pending, email/daily_summary sent.
-async fn five_deliveries(s: &Stores, review: Uuid) -> Vec<NotificationRecord> {
+async fn five_deliveries(s: &Stores, review: ReviewId) -> Vec<NotificationRecord> {
     use reviewd_domain::model::notification::{
         Channel as C, DeliveryStatus as S, NotificationType as T,
     };
@@ -118,7 +119,7 @@ async fn five_deliveries(s: &Stores, review: Uuid) -> Vec<NotificationRecord> {
     records
 }
 
-pub(super) async fn history_is_newest_first_filtered_and_paged(s: &Stores, review: Uuid) {
+pub(super) async fn history_is_newest_first_filtered_and_paged(s: &Stores, review: ReviewId) {
     let records = five_deliveries(s, review).await;
     let r: Vec<Uuid> = records.iter().map(|r| r.id).collect();
     let all = PageRequest::new(1, 100, 100);
@@ -203,7 +204,7 @@ pub(super) async fn history_is_newest_first_filtered_and_paged(s: &Stores, revie
     );
 }
 
-pub(super) async fn stats_count_each_channel_and_status(s: &Stores, review: Uuid) {
+pub(super) async fn stats_count_each_channel_and_status(s: &Stores, review: ReviewId) {
     let r = five_deliveries(s, review).await;
     let count = |channel, status, count| DeliveryCount {
         channel,

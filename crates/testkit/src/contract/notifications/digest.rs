@@ -3,8 +3,8 @@
 use super::{delivery, event, far_ahead, long_ago};
 use crate::contract::Stores;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::notification::{Channel, NotificationType, ReviewEvent};
-use uuid::Uuid;
 
 fn kind_of(n: i64) -> NotificationType {
     match n % 3 {
@@ -30,7 +30,7 @@ fn without_time_taken(taken: &Taken) -> Vec<(NotificationType, ReviewEvent)> {
     taken.iter().map(|(k, e, _)| (*k, e.clone())).collect()
 }
 
-pub(super) async fn digest_events_are_taken_once_oldest_first(s: &Stores, review: Uuid) {
+pub(super) async fn digest_events_are_taken_once_oldest_first(s: &Stores, review: ReviewId) {
     let n = &s.notifications;
     n.take_digest_events(far_ahead()).await.unwrap();
     for i in 1..=3 {
@@ -58,7 +58,7 @@ pub(super) async fn digest_events_are_taken_once_oldest_first(s: &Stores, review
     assert_eq!(without_time_taken(&later), [(kind_of(4), event(review, 4))]);
 }
 
-pub(super) async fn concurrent_digest_takes_split_the_events(s: &Stores, review: Uuid) {
+pub(super) async fn concurrent_digest_takes_split_the_events(s: &Stores, review: ReviewId) {
     let n = &s.notifications;
     for i in 1..=20 {
         n.add_digest_event(kind_of(i), &event(review, i))

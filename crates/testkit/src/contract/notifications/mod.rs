@@ -27,6 +27,7 @@ use deliveries::{
 };
 use digest::{concurrent_digest_takes_split_the_events, digest_events_are_taken_once_oldest_first};
 use push::{a_subscription_of_an_unknown_user_is_refused, push_subscriptions};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::notification::{Channel, NotificationType, ReviewEvent};
 use reviewd_domain::ports::NewDelivery;
 use settings::{
@@ -66,7 +67,7 @@ fn far_ahead() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2200, 1, 1, 0, 0, 0).unwrap()
 }
 
-fn delivery(channel: Channel, kind: NotificationType, review_id: Option<Uuid>) -> NewDelivery {
+fn delivery(channel: Channel, kind: NotificationType, review_id: Option<ReviewId>) -> NewDelivery {
     NewDelivery {
         review_id,
         channel,
@@ -76,7 +77,7 @@ fn delivery(channel: Channel, kind: NotificationType, review_id: Option<Uuid>) -
     }
 }
 
-fn event(review_id: Uuid, n: i64) -> ReviewEvent {
+fn event(review_id: ReviewId, n: i64) -> ReviewEvent {
     ReviewEvent {
         review_id,
         project_name: "g/p".into(),

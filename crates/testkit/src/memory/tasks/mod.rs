@@ -9,6 +9,7 @@ use super::Tables;
 use super::tables::TaskRow;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 use reviewd_domain::ports::{AttemptEnd, AttemptStart, RepoError, TaskInsert, TaskRepository};
 use reviewd_domain::{Page, PageRequest};
@@ -45,7 +46,7 @@ impl Tables {
     }
 
     /// Foreign keys to `reviews` fail as PostgreSQL's do.
-    pub(super) fn check_review(&self, review_id: Option<Uuid>) -> Result<(), RepoError> {
+    pub(super) fn check_review(&self, review_id: Option<ReviewId>) -> Result<(), RepoError> {
         match review_id {
             Some(id) if !self.reviews.iter().any(|r| r.detail.item.id == id) => {
                 Err(RepoError::NotFound)
@@ -223,7 +224,7 @@ impl TaskRepository for MemoryStore {
         Ok(self.tables().unfinished(after, limit))
     }
 
-    async fn link_review(&self, id: Uuid, review_id: Uuid) -> Result<(), RepoError> {
+    async fn link_review(&self, id: Uuid, review_id: ReviewId) -> Result<(), RepoError> {
         let now = self.now();
         let mut t = self.tables();
         t.check_review(Some(review_id))?;
@@ -233,7 +234,7 @@ impl TaskRepository for MemoryStore {
         Ok(())
     }
 
-    async fn complete(&self, id: Uuid, review_id: Option<Uuid>) -> Result<(), RepoError> {
+    async fn complete(&self, id: Uuid, review_id: Option<ReviewId>) -> Result<(), RepoError> {
         let now = self.now();
         let mut t = self.tables();
         t.check_review(review_id)?;
