@@ -8,6 +8,7 @@ use crate::diff::mr_diff;
 use crate::tree::read_tree;
 use reviewd_domain::model::review_views::JudgedRound;
 use reviewd_domain::review::diff_lines::DiffLines;
+use reviewd_domain::review::feedback::TrackingStatus;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -79,11 +80,11 @@ pub fn export(rounds: &[JudgedRound], repo: &Path, out: &Path) -> Result<Exporte
                 c.line,
                 quoted(&c.message)
             );
-            if c.verdict == "rejected" {
+            if c.verdict == TrackingStatus::Rejected {
                 unwanted.push_str(&entry);
             } else {
                 findings.push_str(&entry);
-                findings.push_str(&format!("    severity: {}\n", quoted(&c.severity)));
+                findings.push_str(&format!("    severity: {}\n", quoted(c.severity.as_str())));
             }
         }
         if findings.is_empty() && unwanted.is_empty() {

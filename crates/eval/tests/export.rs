@@ -6,7 +6,9 @@
     reason = "tests: a panic fails the test, with its message"
 )]
 
+use reviewd_domain::model::grade::Severity;
 use reviewd_domain::model::review_views::{JudgedComment, JudgedRound};
+use reviewd_domain::review::feedback::TrackingStatus;
 use std::path::Path;
 use std::process::Command;
 
@@ -28,13 +30,13 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-fn comment(line: i32, verdict: &str, message: &str) -> JudgedComment {
+fn comment(line: i32, verdict: TrackingStatus, message: &str) -> JudgedComment {
     JudgedComment {
         file_path: "app/orders.py".into(),
         line,
-        severity: "error".into(),
+        severity: Severity::Error,
         message: message.into(),
-        verdict: verdict.into(),
+        verdict,
     }
 }
 
@@ -69,13 +71,17 @@ async fn judged_rounds_become_cases_that_load_and_run() {
         head_sha: head.clone(),
         round_number: 1,
         comments: vec![
-            comment(3, "accepted", "Division by zero."),
+            comment(3, TrackingStatus::Accepted, "Division by zero."),
             comment(
                 2,
-                "rejected",
+                TrackingStatus::Rejected,
                 "Use the logger: \"print\" is fine here, said the author.",
             ),
-            comment(1, "implemented", "On a line the diff does not add."),
+            comment(
+                1,
+                TrackingStatus::Implemented,
+                "On a line the diff does not add.",
+            ),
         ],
     };
     let missing = JudgedRound {

@@ -15,6 +15,8 @@ pub enum Severity {
 }
 
 impl Severity {
+    pub const ALL: [Severity; 3] = [Severity::Info, Severity::Warning, Severity::Error];
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1,7 +1,9 @@
 //! Typed ids: a review's id and a file's id are both UUIDs, and a call that takes one for
 //! the other (`retry_file(file_id, review_id)`) should not compile. Each is a `Uuid` in a
 //! one-field struct, the same on the wire (serde transparent) and in the store; adapters
-//! convert at their edge with `From`.
+//! convert at their edge with `From`. The review's ids come first (the engine, its
+//! store and its read models); tasks, projects and configurations still pass `Uuid` and
+//! take the same macro when their signatures are next changed.
 
 use std::fmt;
 use uuid::Uuid;
@@ -26,11 +28,6 @@ macro_rules! typed_id {
             #[must_use]
             pub const fn nil() -> Self {
                 Self(Uuid::nil())
-            }
-
-            #[must_use]
-            pub const fn uuid(self) -> Uuid {
-                self.0
             }
         }
 
@@ -59,10 +56,6 @@ typed_id! {
     ReviewId;
     /// A file of a review's round.
     ReviewFileId;
-    /// A queued review task (one run of the engine, on a server or a runner).
-    TaskId;
-    /// A project reviewd watches on a platform.
-    ProjectId;
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ pub mod grade;
 pub mod health;
 pub mod ids;
 pub mod monitoring;
-mod named_values;
+pub(crate) mod named_values;
 pub mod notification;
 pub mod platform;
 pub mod principal;
@@ -32,7 +32,7 @@ pub use ai_config::{
 pub use api_key::{ApiKey, NewApiKey};
 pub use budget_stop::BudgetStop;
 pub use cost::{AiPrices, BudgetMonth, cost_usd};
-pub use ids::{ProjectId, ReviewFileId, ReviewId, TaskId};
+pub use ids::{ReviewFileId, ReviewId};
 pub use platform::{
     AppCredentials, AuthType, MergeRequest, MrState, NewPlatformConfig, OAuthTokens,
     PlatformConfig, PlatformConfigChanges, PlatformConnection, PlatformPage, PlatformProject,

@@ -4,6 +4,7 @@
 use super::diff::ChangeType;
 use super::diff::Suggestion;
 use super::ids::{ReviewFileId, ReviewId};
+use super::named_values::text_enum;
 use super::task::TriggeredBy;
 use crate::model::grade::{Rating, Severity};
 use uuid::Uuid;
@@ -104,10 +105,37 @@ pub struct RoundRef {
     pub number: i32,
 }
 
+text_enum!(
+    /// Where a file of a round is: waiting, with the model, or done one way or another.
+    FileStatus {
+        Pending => "pending",
+        Processing => "processing",
+        Completed => "completed",
+        Failed => "failed",
+        Skipped => "skipped",
+    }
+);
+
+impl FileStatus {
+    /// Whether the file's review is over (its completion time is set).
+    #[must_use]
+    pub fn finished(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Skipped)
+    }
+}
+
+text_enum!(
+    /// How an AI call ended, as the AI call log shows it.
+    AiCallStatus {
+        Success => "success",
+        Failed => "failed",
+    }
+);
+
 /// A file of a round as it is being (or has been) reviewed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileProgress {
-    pub status: &'static str,
+    pub status: FileStatus,
     pub summary: Option<String>,
     pub comment_count: i32,
     pub prompt_summary: Option<String>,
@@ -158,5 +186,5 @@ pub struct NewReviewFile {
     pub file_path: String,
     pub old_path: Option<String>,
     pub change_type: ChangeType,
-    pub status: &'static str,
+    pub status: FileStatus,
 }

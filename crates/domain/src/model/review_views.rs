@@ -3,8 +3,9 @@
 use super::ids::{ReviewFileId, ReviewId};
 use crate::model::diff::{ChangeType, Suggestion};
 use crate::model::grade::{Rating, Severity};
-use crate::model::review::ReviewStatus;
+use crate::model::review::{AiCallStatus, FileStatus, ReviewStatus};
 use crate::model::task::TriggeredBy;
+use crate::review::feedback::{FeedbackType, TrackingStatus};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -120,7 +121,7 @@ pub struct FileItem {
     pub change_type: ChangeType,
     pub summary: Option<String>,
     pub comment_count: i32,
-    pub status: String,
+    pub status: FileStatus,
     pub prompt_summary: Option<String>,
     pub error_message: Option<String>,
     pub attempts: i32,
@@ -149,8 +150,8 @@ pub struct RoundItem {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedbackItem {
     pub id: Uuid,
-    pub feedback_type: String,
-    pub tracking_status: String,
+    pub feedback_type: FeedbackType,
+    pub tracking_status: TrackingStatus,
     pub username: Option<String>,
     pub created_at: DateTime<Utc>,
 }
@@ -160,7 +161,7 @@ pub struct AiLogItem {
     pub id: Uuid,
     pub provider: String,
     pub model: String,
-    pub status: String,
+    pub status: AiCallStatus,
     pub duration_ms: i64,
     pub prompt_tokens: i32,
     pub completion_tokens: i32,
@@ -253,8 +254,8 @@ pub struct JudgedRound {
 pub struct JudgedComment {
     pub file_path: String,
     pub line: i32,
-    pub severity: String,
+    pub severity: Severity,
     pub message: String,
-    /// `accepted`, `implemented` or `rejected`.
-    pub verdict: String,
+    /// Accepted, implemented or rejected (never pending).
+    pub verdict: TrackingStatus,
 }

@@ -1,5 +1,6 @@
 use super::RepoError;
 use crate::model::ReviewId;
+use crate::model::review::AiCallStatus;
 use crate::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, JudgedRound, ReviewActivity, ReviewDetail,
     ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
@@ -69,7 +70,7 @@ pub trait ReviewQueries: Send + Sync {
         &self,
         id: ReviewId,
         provider: Option<&str>,
-        status: Option<&str>,
+        status: Option<AiCallStatus>,
         limit: u32,
         offset: u64,
     ) -> Result<(Vec<AiLogItem>, u64), RepoError>;

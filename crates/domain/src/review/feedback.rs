@@ -4,74 +4,32 @@
 //! implemented. Signals that say nothing clear (a 🎉, "let me think") make no
 //! record, so that the acceptance rate counts verdicts only.
 
+use crate::model::named_values::text_enum;
 use std::collections::BTreeSet;
-use std::str::FromStr;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FeedbackType {
-    Positive,
-    Negative,
-}
-
-impl FeedbackType {
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FeedbackType::Positive => "positive",
-            FeedbackType::Negative => "negative",
-        }
+text_enum!(
+    /// A verdict's direction: the comment helped or it did not.
+    FeedbackType {
+        Positive => "positive",
+        Negative => "negative",
     }
-}
+);
 
-impl FromStr for FeedbackType {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "positive" => Ok(FeedbackType::Positive),
-            "negative" => Ok(FeedbackType::Negative),
-            other => Err(format!("unknown feedback type `{other}`")),
-        }
+text_enum!(
+    /// Where a comment's feedback stands.
+    TrackingStatus {
+        Pending => "pending",
+        Accepted => "accepted",
+        Rejected => "rejected",
+        Implemented => "implemented",
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TrackingStatus {
-    Pending,
-    Accepted,
-    Rejected,
-    Implemented,
-}
+);
 
 impl TrackingStatus {
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TrackingStatus::Pending => "pending",
-            TrackingStatus::Accepted => "accepted",
-            TrackingStatus::Rejected => "rejected",
-            TrackingStatus::Implemented => "implemented",
-        }
-    }
-
     /// Whether the comment helped: accepted or implemented.
     #[must_use]
     pub fn helped(self) -> bool {
         matches!(self, TrackingStatus::Accepted | TrackingStatus::Implemented)
-    }
-}
-
-impl FromStr for TrackingStatus {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "pending" => Ok(TrackingStatus::Pending),
-            "accepted" => Ok(TrackingStatus::Accepted),
-            "rejected" => Ok(TrackingStatus::Rejected),
-            "implemented" => Ok(TrackingStatus::Implemented),
-            other => Err(format!("unknown tracking status `{other}`")),
-        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::ServiceError;
 use crate::model::ReviewId;
+use crate::model::review::AiCallStatus;
 use crate::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewActivity, ReviewDetail, ReviewFilter,
     ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
@@ -94,7 +95,7 @@ impl ReviewHistory {
         &self,
         id: ReviewId,
         provider: Option<&str>,
-        status: Option<&str>,
+        status: Option<AiCallStatus>,
         limit: u32,
         offset: u64,
     ) -> Result<(Vec<AiLogItem>, u64), ServiceError> {

@@ -13,6 +13,7 @@ mod rejections;
 mod threads;
 mod webhooks;
 
+use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::{
     CommentEvent, FeedbackEvent, FeedbackEventKind, PlatformType, Project, ProjectSettingsChanges,
     WebhookEvent,
@@ -22,7 +23,6 @@ use reviewd_domain::review::markers::comment_fingerprint;
 use reviewd_domain::services::{FollowUp, IntakeOutcome, RunOutcome, WebhookIntake};
 use reviewd_testkit::fakes::hosting::{MrFixture, Op, Posted, ProjectFixture, modified};
 use reviewd_testkit::world::{World, added_lines, answer};
-use reviewd_domain::model::ReviewId;
 use uuid::Uuid;
 
 fn mr(iid: i64, head: &str) -> MrFixture {
@@ -76,7 +76,7 @@ async fn records(world: &World, review_id: ReviewId) -> Vec<(String, Option<Stri
         .await
         .unwrap()
         .into_iter()
-        .map(|f| (f.tracking_status, f.username))
+        .map(|f| (f.tracking_status.to_string(), f.username))
         .collect();
     all.sort();
     all

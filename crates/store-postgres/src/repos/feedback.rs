@@ -45,10 +45,6 @@ struct TargetRow {
 struct RecordRow {
     #[diesel(sql_type = SqlUuid)]
     id: Uuid,
-    #[diesel(sql_type = Text)]
-    feedback_type: String,
-    #[diesel(sql_type = Text)]
-    tracking_status: String,
     #[diesel(sql_type = Nullable<Text>)]
     username: Option<String>,
     #[diesel(sql_type = Timestamptz)]
@@ -102,7 +98,7 @@ async fn upsert(
          DO UPDATE SET feedback_type = excluded.feedback_type,
                        tracking_status = excluded.tracking_status,
                        note = excluded.note
-         RETURNING id, feedback_type, tracking_status, username, created_at",
+         RETURNING id, username, created_at",
     )
     .bind::<SqlUuid, _>(f.comment_id)
     .bind::<Text, _>(f.verdict.feedback_type.as_str())
@@ -113,10 +109,12 @@ async fn upsert(
     .bind::<Text, _>(f.source_id)
     .load(conn)
     .await?;
+    // The stored verdict is the one written: an upsert sets both on a conflict too.
+    let (feedback_type, tracking_status) = (f.verdict.feedback_type, f.verdict.status);
     Ok(rows.into_iter().next().map(|row| FeedbackItem {
         id: row.id,
-        feedback_type: row.feedback_type,
-        tracking_status: row.tracking_status,
+        feedback_type,
+        tracking_status,
         username: row.username,
         created_at: row.created_at,
     }))

@@ -12,8 +12,8 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use reviewd_domain::context::ContextStats;
 use reviewd_domain::model::review::{
-    AiCallRecord, FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome,
-    ReviewStatus, RoundRef,
+    AiCallRecord, FileProgress, FileStatus, NewReview, NewReviewFile, PlacedComment, Review,
+    ReviewOutcome, ReviewStatus, RoundRef,
 };
 use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::{RepoError, ReviewRepository};
@@ -199,7 +199,7 @@ impl ReviewRepository for PgReviewRepository {
                 review_files::file_path.eq(f.file_path),
                 review_files::old_path.eq(f.old_path),
                 review_files::change_type.eq(f.change_type.as_str()),
-                review_files::status.eq(f.status),
+                review_files::status.eq(f.status.as_str()),
             ))
             .returning(review_files::id)
             .get_result(&mut conn)
@@ -211,10 +211,10 @@ impl ReviewRepository for PgReviewRepository {
     async fn update_file(&self, file_id: ReviewFileId, p: FileProgress) -> Result<(), RepoError> {
         let mut conn = conn(&self.pool).await?;
         let now = Utc::now();
-        let finished = matches!(p.status, "completed" | "failed" | "skipped");
+        let finished = p.status.finished();
         let n = diesel::update(review_files::table.find(file_id.0))
             .set((
-                review_files::status.eq(p.status),
+                review_files::status.eq(p.status.as_str()),
                 review_files::summary.eq(p.summary),
                 review_files::comment_count.eq(p.comment_count),
                 review_files::prompt_summary.eq(p.prompt_summary),
@@ -232,7 +232,7 @@ impl ReviewRepository for PgReviewRepository {
                 .await
                 .map_err(map_diesel_error)?;
         }
-        if p.status == "processing" {
+        if p.status == FileStatus::Processing {
             diesel::update(review_files::table.find(file_id.0))
                 .set((
                     review_files::started_at.eq(now),

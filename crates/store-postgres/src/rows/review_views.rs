@@ -319,7 +319,10 @@ impl TryFrom<FileRow> for FileItem {
                 .map_err(|e: String| corrupt(format!("review file {}: {e}", r.id)))?,
             summary: r.summary,
             comment_count: r.comment_count,
-            status: r.status,
+            status: r
+                .status
+                .parse()
+                .map_err(|e: String| corrupt(format!("review file {}: {e}", r.id)))?,
             prompt_summary: r.prompt_summary,
             error_message: r.error_message,
             attempts: r.attempts,
@@ -375,15 +378,18 @@ pub(crate) struct FeedbackRow {
     created_at: DateTime<Utc>,
 }
 
-impl From<FeedbackRow> for FeedbackItem {
-    fn from(r: FeedbackRow) -> Self {
-        FeedbackItem {
+impl TryFrom<FeedbackRow> for FeedbackItem {
+    type Error = RepoError;
+
+    fn try_from(r: FeedbackRow) -> Result<Self, RepoError> {
+        let corrupt_row = |e: String| corrupt(format!("feedback {}: {e}", r.id));
+        Ok(FeedbackItem {
             id: r.id,
-            feedback_type: r.feedback_type,
-            tracking_status: r.tracking_status,
+            feedback_type: r.feedback_type.parse().map_err(corrupt_row)?,
+            tracking_status: r.tracking_status.parse().map_err(corrupt_row)?,
             username: r.username,
             created_at: r.created_at,
-        }
+        })
     }
 }
 
@@ -405,13 +411,18 @@ pub(crate) struct AiLogRow {
     created_at: DateTime<Utc>,
 }
 
-impl From<AiLogRow> for AiLogItem {
-    fn from(r: AiLogRow) -> Self {
-        AiLogItem {
+impl TryFrom<AiLogRow> for AiLogItem {
+    type Error = RepoError;
+
+    fn try_from(r: AiLogRow) -> Result<Self, RepoError> {
+        Ok(AiLogItem {
             id: r.id,
             provider: r.provider,
             model: r.model,
-            status: r.status,
+            status: r
+                .status
+                .parse()
+                .map_err(|e: String| corrupt(format!("AI call {}: {e}", r.id)))?,
             duration_ms: r.duration_ms,
             prompt_tokens: r.prompt_tokens,
             completion_tokens: r.completion_tokens,
@@ -421,7 +432,7 @@ impl From<AiLogRow> for AiLogItem {
             file_path: r.file_path,
             error_message: r.error_message,
             created_at: r.created_at,
-        }
+        })
     }
 }
 

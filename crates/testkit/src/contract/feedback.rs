@@ -10,6 +10,7 @@ use reviewd_domain::model::grade::Severity;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackScope, FeedbackSource, NewFeedback, RepoError,
 };
+use reviewd_domain::review::feedback::TrackingStatus;
 use reviewd_domain::review::feedback::{IMPLEMENTED, Signal, verdict};
 use uuid::Uuid;
 
@@ -138,7 +139,7 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
         .await
         .unwrap();
     assert_eq!(reply.id, edited.id);
-    assert_eq!(edited.tracking_status, "accepted");
+    assert_eq!(edited.tracking_status, TrackingStatus::Accepted);
     let listed = s.review_queries.feedbacks(review.id).await.unwrap();
     assert_eq!(listed.len(), 3, "{listed:?}");
 
@@ -329,7 +330,7 @@ async fn a_comment_is_synced_to_what_its_thread_shows_now(s: &Stores) {
         .await
         .unwrap()
         .into_iter()
-        .map(|f| (f.tracking_status, f.username))
+        .map(|f| (f.tracking_status.to_string(), f.username))
         .collect();
     left.sort();
     assert_eq!(

@@ -4,6 +4,7 @@
 use super::{Stores, seed};
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::grade::{Rating, Severity};
+use reviewd_domain::model::review::AiCallStatus;
 use reviewd_domain::model::review::{AiCallRecord, ReviewStatus, RoundRef};
 use reviewd_domain::model::review_views::ReviewFilter;
 use reviewd_domain::model::task::TriggeredBy;
@@ -290,7 +291,10 @@ async fn ai_logs_newest_first(s: &Stores) {
             .ai_logs(review.id, provider, status, limit, offset)
             .await
             .unwrap();
-        let calls: Vec<_> = items.into_iter().map(|c| (c.provider, c.status)).collect();
+        let calls: Vec<_> = items
+            .into_iter()
+            .map(|c| (c.provider, c.status.to_string()))
+            .collect();
         (calls, total)
     };
     let call = |p: &str, st: &str| (p.to_owned(), st.to_owned());
@@ -306,7 +310,7 @@ async fn ai_logs_newest_first(s: &Stores) {
         (every[1..].to_vec(), 2)
     );
     assert_eq!(
-        logs(None, Some("success"), 10, 0).await,
+        logs(None, Some(AiCallStatus::Success), 10, 0).await,
         (vec![every[0].clone(), every[2].clone()], 2)
     );
 }

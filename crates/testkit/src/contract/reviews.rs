@@ -4,6 +4,7 @@
 use super::{Stores, seed};
 use reviewd_domain::model::diff::{ChangeType, Suggestion};
 use reviewd_domain::model::grade::{Rating, Severity};
+use reviewd_domain::model::review::FileStatus;
 use reviewd_domain::model::review::{
     AiCallRecord, FileProgress, NewReviewFile, PlacedComment, ReviewStatus,
 };
@@ -27,7 +28,7 @@ pub async fn run(s: &Stores) {
     context_is_kept_with_files_and_rounds(s).await;
 }
 
-fn progress(status: &'static str) -> FileProgress {
+fn progress(status: FileStatus) -> FileProgress {
     FileProgress {
         status,
         summary: None,
@@ -150,7 +151,7 @@ async fn files_record_their_progress(s: &Stores) {
         file_path: "src/main.rs".into(),
         old_path: None,
         change_type: ChangeType::New,
-        status: "pending",
+        status: FileStatus::Pending,
     };
     let twice = s.reviews.add_file(review.id, round, again).await;
     assert!(matches!(twice, Err(RepoError::Conflict(_))), "{twice:?}");
@@ -161,7 +162,7 @@ async fn files_record_their_progress(s: &Stores) {
     ));
 
     s.reviews
-        .update_file(id, progress("processing"))
+        .update_file(id, progress(FileStatus::Processing))
         .await
         .unwrap();
     let working = file_item(s, review.id, id).await;
@@ -174,7 +175,7 @@ async fn files_record_their_progress(s: &Stores) {
     let done = FileProgress {
         summary: Some("Fine".into()),
         comment_count: 2,
-        ..progress("completed")
+        ..progress(FileStatus::Completed)
     };
     s.reviews.update_file(id, done).await.unwrap();
     let finished = file_item(s, review.id, id).await;
@@ -187,7 +188,7 @@ async fn files_record_their_progress(s: &Stores) {
 
     assert!(matches!(
         s.reviews
-            .update_file(ReviewFileId::new_v4(), progress("failed"))
+            .update_file(ReviewFileId::new_v4(), progress(FileStatus::Failed))
             .await,
         Err(RepoError::NotFound)
     ));
@@ -455,7 +456,7 @@ async fn context_is_kept_with_files_and_rounds(s: &Stores) {
                 file_path: "src/app.py".into(),
                 old_path: None,
                 change_type: ChangeType::Modified,
-                status: "pending",
+                status: FileStatus::Pending,
             },
         )
         .await
@@ -480,13 +481,13 @@ async fn context_is_kept_with_files_and_rounds(s: &Stores) {
             file,
             FileProgress {
                 context: Some(report.clone()),
-                ..progress("completed")
+                ..progress(FileStatus::Completed)
             },
         )
         .await
         .unwrap();
     s.reviews
-        .update_file(file, progress("completed"))
+        .update_file(file, progress(FileStatus::Completed))
         .await
         .unwrap();
     assert_eq!(file_item(s, review.id, file).await.context, Some(report));

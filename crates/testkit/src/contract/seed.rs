@@ -6,6 +6,7 @@ use super::Stores;
 use chrono::{DateTime, SubsecRound, Utc};
 use reviewd_domain::model::diff::ChangeType;
 use reviewd_domain::model::grade::{Rating, Severity};
+use reviewd_domain::model::review::FileStatus;
 use reviewd_domain::model::review::{
     AiCallRecord, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome, ReviewStatus,
     RoundRef,
@@ -190,7 +191,7 @@ pub async fn file(s: &Stores, review: &Review, round: RoundRef, path: &str) -> R
                 file_path: path.into(),
                 old_path: None,
                 change_type: ChangeType::Modified,
-                status: "pending",
+                status: FileStatus::Pending,
             },
         )
         .await

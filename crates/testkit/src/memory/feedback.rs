@@ -69,15 +69,15 @@ impl FeedbackRepository for MemoryStore {
             .iter_mut()
             .find(|r| same_origin(r, f.comment_id, source, &f.source_id, username))
         {
-            row.feedback.feedback_type = f.verdict.feedback_type.as_str().to_owned();
-            row.feedback.tracking_status = f.verdict.status.as_str().to_owned();
+            row.feedback.feedback_type = f.verdict.feedback_type;
+            row.feedback.tracking_status = f.verdict.status;
             row.note = f.note;
             return Ok(row.feedback.clone());
         }
         let feedback = FeedbackItem {
             id: Uuid::new_v4(),
-            feedback_type: f.verdict.feedback_type.as_str().to_owned(),
-            tracking_status: f.verdict.status.as_str().to_owned(),
+            feedback_type: f.verdict.feedback_type,
+            tracking_status: f.verdict.status,
             username: f.username,
             created_at: now,
         };
@@ -213,7 +213,7 @@ impl FeedbackRepository for MemoryStore {
         // One rejection per comment and user, however many ways they said it.
         let mut rejections: HashMap<&str, HashSet<(Uuid, &str)>> = HashMap::new();
         for row in &t.feedbacks {
-            if row.feedback.tracking_status != TrackingStatus::Rejected.as_str() {
+            if row.feedback.tracking_status != TrackingStatus::Rejected {
                 continue;
             }
             let Some(comment) = t
@@ -261,11 +261,11 @@ impl FeedbackRepository for MemoryStore {
                 continue;
             }
             let counts = per_comment.entry(comment).or_default();
-            match row.feedback.tracking_status.parse() {
-                Ok(TrackingStatus::Accepted) => counts.0 += 1,
-                Ok(TrackingStatus::Rejected) => counts.1 += 1,
-                Ok(TrackingStatus::Implemented) => counts.2 += 1,
-                _ => {}
+            match row.feedback.tracking_status {
+                TrackingStatus::Accepted => counts.0 += 1,
+                TrackingStatus::Rejected => counts.1 += 1,
+                TrackingStatus::Implemented => counts.2 += 1,
+                TrackingStatus::Pending => {}
             }
         }
         let judged = per_comment

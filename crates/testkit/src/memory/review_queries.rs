@@ -7,13 +7,14 @@ use super::tables::{AiCallRow, ReviewRow, review_cost};
 use async_trait::async_trait;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use reviewd_domain::model::ReviewId;
-use reviewd_domain::model::review::ReviewStatus;
+use reviewd_domain::model::review::{AiCallStatus, ReviewStatus};
 use reviewd_domain::model::review_views::{
     AiLogItem, COST_DAYS, CommentItem, DayCost, DayCount, FailedReview, FeedbackItem, FileItem,
     JudgedComment, JudgedRound, ReviewActivity, ReviewDetail, ReviewFilter, ReviewListItem,
     ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
 };
 use reviewd_domain::ports::{RepoError, ReviewQueries};
+use reviewd_domain::review::feedback::TrackingStatus;
 use reviewd_domain::{Page, PageRequest};
 use std::collections::BTreeMap;
 use uuid::Uuid;
@@ -272,7 +273,7 @@ impl ReviewQueries for MemoryStore {
         &self,
         id: ReviewId,
         provider: Option<&str>,
-        status: Option<&str>,
+        status: Option<AiCallStatus>,
         limit: u32,
         offset: u64,
     ) -> Result<(Vec<AiLogItem>, u64), RepoError> {
@@ -347,17 +348,19 @@ impl ReviewQueries for MemoryStore {
                         .filter(|f| f.comment_id == Some(c.comment.id))
                         .filter(|f| {
                             matches!(
-                                f.feedback.tracking_status.as_str(),
-                                "accepted" | "implemented" | "rejected"
+                                f.feedback.tracking_status,
+                                TrackingStatus::Accepted
+                                    | TrackingStatus::Implemented
+                                    | TrackingStatus::Rejected
                             )
                         })
                         .max_by_key(|f| f.feedback.created_at)?;
                     Some(JudgedComment {
                         file_path: c.comment.file_path.clone(),
                         line: c.comment.line_number,
-                        severity: c.comment.severity.as_str().to_owned(),
+                        severity: c.comment.severity,
                         message: c.comment.message.clone(),
-                        verdict: latest.feedback.tracking_status.clone(),
+                        verdict: latest.feedback.tracking_status,
                     })
                 })
                 .collect();

@@ -10,6 +10,7 @@ use reviewd_domain::model::review::{
     AiCallRecord, FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome,
     ReviewStatus, RoundRef,
 };
+use reviewd_domain::model::review::{AiCallStatus, FileStatus};
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FileItem, ReviewDetail, ReviewListItem, RoundItem, TokenTotals,
 };
@@ -328,7 +329,7 @@ impl ReviewRepository for MemoryStore {
             .find(|f| f.file.id == file_id)
             .ok_or(RepoError::NotFound)?
             .file;
-        let finished = matches!(p.status, "completed" | "failed" | "skipped");
+        let finished = p.status.finished();
         f.status = p.status.into();
         f.summary = p.summary;
         f.comment_count = p.comment_count;
@@ -338,7 +339,7 @@ impl ReviewRepository for MemoryStore {
         if p.context.is_some() {
             f.context = p.context;
         }
-        if p.status == "processing" {
+        if p.status == FileStatus::Processing {
             f.started_at = Some(now);
             f.attempts += 1;
         }
@@ -457,7 +458,11 @@ impl ReviewRepository for MemoryStore {
                 id: Uuid::new_v4(),
                 provider: call.provider,
                 model: call.model,
-                status: if call.success { "success" } else { "failed" }.into(),
+                status: if call.success {
+                    AiCallStatus::Success
+                } else {
+                    AiCallStatus::Failed
+                },
                 duration_ms: i64::try_from(call.duration_ms).unwrap_or(i64::MAX),
                 prompt_tokens: clamp32(call.prompt_tokens),
                 completion_tokens: clamp32(call.completion_tokens),

@@ -86,7 +86,7 @@ pub(super) struct ReviewFileDto {
     summary: Option<String>,
     comment_count: i32,
     #[schema(schema_with = file_status_schema)]
-    status: String,
+    status: &'static str,
     prompt_summary: Option<String>,
     error_message: Option<String>,
     attempts: i32,
@@ -107,7 +107,7 @@ impl From<FileItem> for ReviewFileDto {
             change_type: f.change_type.as_str(),
             summary: f.summary,
             comment_count: f.comment_count,
-            status: f.status,
+            status: f.status.as_str(),
             prompt_summary: f.prompt_summary,
             error_message: f.error_message,
             attempts: f.attempts,
@@ -132,7 +132,7 @@ pub(super) struct ReviewFileProgressDto {
     file_id: Uuid,
     file_path: String,
     #[schema(schema_with = file_status_schema)]
-    status: String,
+    status: &'static str,
     prompt_summary: Option<String>,
     comment_count: i32,
     attempts: i32,
@@ -146,7 +146,7 @@ impl From<&FileItem> for ReviewFileProgressDto {
         ReviewFileProgressDto {
             file_id: f.id.into(),
             file_path: f.file_path.clone(),
-            status: f.status.clone(),
+            status: f.status.as_str(),
             prompt_summary: f.prompt_summary.clone(),
             comment_count: f.comment_count,
             attempts: f.attempts,

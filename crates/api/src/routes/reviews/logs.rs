@@ -5,11 +5,12 @@ use super::schemas::{AI_CALL_STATUSES, ai_call_status_schema, review_status_sche
 use super::{bounded, offset};
 use crate::envelope::{self, Data};
 use crate::error::ApiError;
-use crate::extract::{AuthUser, one_of};
+use crate::extract::{AuthUser, choice};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::ReviewId;
+use reviewd_domain::model::review::AiCallStatus;
 use reviewd_domain::model::review_views::{AiLogItem, TaskLogLine};
 use serde::Deserialize;
 use serde::Serialize;
@@ -44,20 +45,19 @@ pub(super) async fn list_review_ai_logs(
     id: web::Path<Uuid>,
     q: web::Query<AiLogsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let status = one_of("status", q.status.as_deref(), &AI_CALL_STATUSES)?;
+    let status = choice(
+        "status",
+        q.status.as_deref(),
+        &AI_CALL_STATUSES,
+        AiCallStatus::parse,
+    )?;
     let (limit, offset) = (
         bounded("limit", q.limit.as_deref(), 50, 1, 200)?,
         offset(q.offset.as_deref())?,
     );
     let (items, total) = state
         .history
-        .ai_logs(
-            ReviewId(*id),
-            q.provider.as_deref(),
-            status.as_deref(),
-            limit,
-            offset,
-        )
+        .ai_logs(ReviewId(*id), q.provider.as_deref(), status, limit, offset)
         .await?;
     let items = items.into_iter().map(ReviewAiLogDto::from).collect();
     Ok(HttpResponse::Ok().json(ReviewItemsPage::new(items, limit, offset, total)))
@@ -91,7 +91,7 @@ pub(super) struct ReviewAiLogDto {
     provider: String,
     model: String,
     #[schema(schema_with = ai_call_status_schema)]
-    status: String,
+    status: &'static str,
     duration_ms: i64,
     prompt_tokens: i32,
     completion_tokens: i32,
@@ -110,7 +110,7 @@ impl From<AiLogItem> for ReviewAiLogDto {
             id: l.id,
             provider: l.provider,
             model: l.model,
-            status: l.status,
+            status: l.status.as_str(),
             duration_ms: l.duration_ms,
             prompt_tokens: l.prompt_tokens,
             completion_tokens: l.completion_tokens,

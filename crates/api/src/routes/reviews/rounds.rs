@@ -91,9 +91,9 @@ pub(super) struct ReviewRounds {
 pub(super) struct ReviewFeedbackDto {
     id: Uuid,
     #[schema(schema_with = feedback_type_schema)]
-    feedback_type: String,
+    feedback_type: &'static str,
     #[schema(schema_with = tracking_status_schema)]
-    tracking_status: String,
+    tracking_status: &'static str,
     username: Option<String>,
     created_at: DateTime<Utc>,
 }
@@ -102,8 +102,8 @@ impl From<FeedbackItem> for ReviewFeedbackDto {
     fn from(f: FeedbackItem) -> Self {
         ReviewFeedbackDto {
             id: f.id,
-            feedback_type: f.feedback_type,
-            tracking_status: f.tracking_status,
+            feedback_type: f.feedback_type.as_str(),
+            tracking_status: f.tracking_status.as_str(),
             username: f.username,
             created_at: f.created_at,
         }

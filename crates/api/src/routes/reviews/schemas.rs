@@ -113,3 +113,48 @@ pub(super) fn tracking_status_schema() -> Object {
 pub(super) fn task_location(id: Uuid) -> String {
     format!("/api/reviews/manual/tasks/{id}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reviewd_domain::model::diff::ChangeType;
+    use reviewd_domain::model::grade::{Rating, Severity};
+    use reviewd_domain::model::review::{AiCallStatus, FileStatus, ReviewStatus};
+    use reviewd_domain::review::feedback::{FeedbackType, TrackingStatus};
+
+    fn names<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'static str> {
+        all.iter().copied().map(name).collect()
+    }
+
+    /// The document's lists are the domain's values: a value added to an enum and
+    /// not to the schema (or the other way round) fails here, not in a client.
+    #[test]
+    fn each_list_is_its_enums_values() {
+        assert_eq!(
+            REVIEW_STATUSES.to_vec(),
+            names(&ReviewStatus::ALL, ReviewStatus::as_str)
+        );
+        assert_eq!(SEVERITIES.to_vec(), names(&Severity::ALL, Severity::as_str));
+        assert_eq!(
+            AI_CALL_STATUSES.to_vec(),
+            names(AiCallStatus::ALL, AiCallStatus::as_str)
+        );
+        assert_eq!(
+            FILE_STATUSES.to_vec(),
+            names(FileStatus::ALL, FileStatus::as_str)
+        );
+        assert_eq!(
+            CHANGE_TYPES.to_vec(),
+            names(&ChangeType::ALL, ChangeType::as_str)
+        );
+        assert_eq!(RATINGS.to_vec(), names(&Rating::ALL, Rating::as_str));
+        assert_eq!(
+            FEEDBACK_TYPES.to_vec(),
+            names(FeedbackType::ALL, FeedbackType::as_str)
+        );
+        assert_eq!(
+            TRACKING_STATUSES.to_vec(),
+            names(TrackingStatus::ALL, TrackingStatus::as_str)
+        );
+    }
+}

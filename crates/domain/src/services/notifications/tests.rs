@@ -5,10 +5,10 @@ use super::dispatch::event_types;
 use super::render::{render_digest, summarise};
 use super::settings::{is_email, is_sender, validate};
 use super::subscriptions::check_push_endpoint;
+use crate::model::ReviewId;
 use crate::model::notification::{Frequency, NotificationConfig, NotificationType, ReviewEvent};
 use crate::services::ServiceError;
 use chrono::Utc;
-use crate::model::ReviewId;
 
 #[test]
 pub(super) fn addresses_are_checked_as_a_mail_server_takes_them() {

@@ -8,6 +8,7 @@ use super::{Failure, ReviewEngine};
 use crate::context::secrets::is_secret_file;
 use crate::context::{ContextSettings, RoundContext};
 use crate::model::diff::{ChangeType, FileDiff, MergeRequestDiff};
+use crate::model::review::FileStatus;
 use crate::model::review::{
     FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewStatus, RoundRef,
 };
@@ -172,7 +173,11 @@ impl ReviewEngine {
             } else {
                 None
             };
-            let status = if skip.is_some() { "skipped" } else { "pending" };
+            let status = if skip.is_some() {
+                FileStatus::Skipped
+            } else {
+                FileStatus::Pending
+            };
             let file_id = self
                 .reviews
                 .add_file(
@@ -189,7 +194,7 @@ impl ReviewEngine {
             match skip {
                 Some(reason) => {
                     let progress = FileProgress {
-                        status: "skipped",
+                        status: FileStatus::Skipped,
                         summary: None,
                         comment_count: 0,
                         prompt_summary: Some(reason.into()),
@@ -320,7 +325,7 @@ impl ReviewEngine {
             self.settings.max_diff_chars,
         );
         let processing = FileProgress {
-            status: "processing",
+            status: FileStatus::Processing,
             summary: None,
             comment_count: 0,
             prompt_summary: Some(format!(
@@ -369,7 +374,11 @@ impl ReviewEngine {
         let error = verdict.error.map(|e| e.to_string());
         let ok = error.is_none();
         let progress = FileProgress {
-            status: if ok { "completed" } else { "failed" },
+            status: if ok {
+                FileStatus::Completed
+            } else {
+                FileStatus::Failed
+            },
             summary: Some(verdict.summary.clone()).filter(|s| !s.is_empty()),
             comment_count: i32::try_from(comments.len()).unwrap_or(i32::MAX),
             prompt_summary: processing.prompt_summary,

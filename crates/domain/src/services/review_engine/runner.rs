@@ -6,6 +6,7 @@ use super::{Failure, ReviewEngine};
 use crate::context::ContextSettings;
 use crate::model::ReviewId;
 use crate::model::diff::FileDiff;
+use crate::model::review::FileStatus;
 use crate::model::review::{AiCallRecord, FileProgress, PlacedComment, RoundRef};
 use crate::model::runner::{
     AssignedFile, RunnerAiConfig, RunnerAssignment, RunnerFileResult, RunnerMetrics, RunnerOutcome,
@@ -284,7 +285,11 @@ impl ReviewEngine {
             .and_then(|a| a.summary.clone())
             .filter(|s| !s.is_empty());
         let progress = FileProgress {
-            status: if ok { "completed" } else { "failed" },
+            status: if ok {
+                FileStatus::Completed
+            } else {
+                FileStatus::Failed
+            },
             summary: summary.clone(),
             comment_count: i32::try_from(comments.len()).unwrap_or(i32::MAX),
             prompt_summary: Some(format!(

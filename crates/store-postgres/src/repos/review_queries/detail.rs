@@ -13,6 +13,7 @@ use crate::schema::{
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
+use reviewd_domain::model::review::AiCallStatus;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, RoundItem, TaskLogLine,
     TokenTotals,
@@ -135,14 +136,14 @@ pub(super) async fn feedbacks(pool: &PgPool, id: Uuid) -> Result<Vec<FeedbackIte
         .load(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-    Ok(rows.into_iter().map(Into::into).collect())
+    rows.into_iter().map(TryInto::try_into).collect()
 }
 
 pub(super) async fn ai_logs(
     pool: &PgPool,
     id: Uuid,
     provider: Option<&str>,
-    status: Option<&str>,
+    status: Option<AiCallStatus>,
     limit: u32,
     offset: u64,
 ) -> Result<(Vec<AiLogItem>, u64), RepoError> {
@@ -155,7 +156,7 @@ pub(super) async fn ai_logs(
             q = q.filter(ai_call_logs::provider.eq(p.to_owned()));
         }
         if let Some(s) = status {
-            q = q.filter(ai_call_logs::status.eq(s.to_owned()));
+            q = q.filter(ai_call_logs::status.eq(s.as_str()));
         }
         q
     };
@@ -167,7 +168,7 @@ pub(super) async fn ai_logs(
         Window::new(u64::from(limit), offset),
         query().count(),
         rows,
-        |r: AiLogRow| Ok(r.into()),
+        AiLogItem::try_from,
     )
     .await
 }

@@ -2,7 +2,7 @@
 //! comment with its latest verdict (accepted, implemented or rejected).
 
 use crate::PgPool;
-use crate::error::map_diesel_error;
+use crate::error::{corrupt, map_diesel_error};
 use crate::repos::conn;
 use crate::schema::{review_comments, review_feedbacks, review_rounds, reviews};
 use chrono::{DateTime, Utc};
@@ -120,12 +120,13 @@ pub(super) async fn judged_rounds(
             ));
         }
         if let Some((_, round)) = rounds.last_mut() {
+            let corrupt_row = |e: String| corrupt(format!("review comment {comment_id}: {e}"));
             round.comments.push(JudgedComment {
                 file_path: path,
                 line,
-                severity,
+                severity: severity.parse().map_err(corrupt_row)?,
                 message,
-                verdict,
+                verdict: verdict.parse().map_err(corrupt_row)?,
             });
         }
     }

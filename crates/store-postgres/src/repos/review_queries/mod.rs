@@ -15,6 +15,7 @@ use crate::PgPool;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::ReviewId;
+use reviewd_domain::model::review::AiCallStatus;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, JudgedRound, ReviewActivity, ReviewDetail,
     ReviewFilter, ReviewListItem, ReviewStats, RoundItem, RuleItem, TaskLogLine, TemplateItem,
@@ -83,7 +84,7 @@ impl ReviewQueries for PgReviewQueries {
         &self,
         id: ReviewId,
         provider: Option<&str>,
-        status: Option<&str>,
+        status: Option<AiCallStatus>,
         limit: u32,
         offset: u64,
     ) -> Result<(Vec<AiLogItem>, u64), RepoError> {
