@@ -2,7 +2,10 @@
 //! settings they inherit.
 
 use super::PlatformType;
+use super::grade::Rating;
 use super::ids::ReviewId;
+use super::review::ReviewStatus;
+use super::task::{TaskStatus, TriggeredBy};
 use chrono::{DateTime, Utc};
 use std::str::FromStr;
 use uuid::Uuid;
@@ -189,10 +192,10 @@ pub struct ReviewSummary {
     pub mr_iid: i64,
     pub mr_title: String,
     pub mr_url: String,
-    pub status: String,
-    pub overall_rating: Option<String>,
+    pub status: ReviewStatus,
+    pub overall_rating: Option<Rating>,
     pub comment_count: i32,
-    pub triggered_by: String,
+    pub triggered_by: TriggeredBy,
     pub created_at: DateTime<Utc>,
     pub completed_at: Option<DateTime<Utc>>,
 }
@@ -204,8 +207,8 @@ pub struct PipelineEntry {
     pub review_id: Option<ReviewId>,
     pub mr_iid: i64,
     pub head_sha: Option<String>,
-    pub status: String,
-    pub triggered_by: String,
+    pub status: TaskStatus,
+    pub triggered_by: TriggeredBy,
     pub attempts: i32,
     pub runner_id: Option<String>,
     pub error_message: Option<String>,

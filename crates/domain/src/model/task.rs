@@ -60,6 +60,13 @@ impl TaskStatus {
     }
 }
 
+// Its FromStr also takes the filter's other names (`pending`, `in_progress`).
+impl std::fmt::Display for TaskStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl FromStr for TaskStatus {
     type Err = String;
 

@@ -397,7 +397,7 @@ impl ProjectRepository for PgProjectRepository {
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        Ok(rows.into_iter().map(Into::into).collect())
+        rows.into_iter().map(TryInto::try_into).collect()
     }
 
     async fn pipelines(
@@ -428,9 +428,13 @@ impl ProjectRepository for PgProjectRepository {
         let rows = query()
             .order((review_tasks::created_at.desc(), review_tasks::id.desc()))
             .select(PipelineRow::as_select());
-        paginate(&mut conn, page, query().count(), rows, |r: PipelineRow| {
-            Ok(r.into())
-        })
+        paginate(
+            &mut conn,
+            page,
+            query().count(),
+            rows,
+            PipelineEntry::try_from,
+        )
         .await
     }
 }

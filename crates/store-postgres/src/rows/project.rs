@@ -174,20 +174,27 @@ pub(crate) struct ReviewSummaryRow {
     completed_at: Option<DateTime<Utc>>,
 }
 
-impl From<ReviewSummaryRow> for ReviewSummary {
-    fn from(r: ReviewSummaryRow) -> Self {
-        ReviewSummary {
+impl TryFrom<ReviewSummaryRow> for ReviewSummary {
+    type Error = RepoError;
+
+    fn try_from(r: ReviewSummaryRow) -> Result<Self, RepoError> {
+        let corrupt_row = |e: String| corrupt(format!("review {}: {e}", r.id));
+        Ok(ReviewSummary {
             id: r.id.into(),
             mr_iid: r.mr_iid,
             mr_title: r.mr_title,
             mr_url: r.mr_url,
-            status: r.status,
-            overall_rating: r.overall_rating,
+            status: r.status.parse().map_err(corrupt_row)?,
+            overall_rating: r
+                .overall_rating
+                .map(|g| g.parse())
+                .transpose()
+                .map_err(corrupt_row)?,
             comment_count: r.comment_count,
-            triggered_by: r.triggered_by,
+            triggered_by: r.triggered_by.parse().map_err(corrupt_row)?,
             created_at: r.created_at,
             completed_at: r.completed_at,
-        }
+        })
     }
 }
 
@@ -209,21 +216,24 @@ pub(crate) struct PipelineRow {
     completed_at: Option<DateTime<Utc>>,
 }
 
-impl From<PipelineRow> for PipelineEntry {
-    fn from(r: PipelineRow) -> Self {
-        PipelineEntry {
+impl TryFrom<PipelineRow> for PipelineEntry {
+    type Error = RepoError;
+
+    fn try_from(r: PipelineRow) -> Result<Self, RepoError> {
+        let corrupt_row = |e: String| corrupt(format!("review task {}: {e}", r.id));
+        Ok(PipelineEntry {
             id: r.id,
             review_id: r.review_id.map(Into::into),
             mr_iid: r.mr_iid,
             head_sha: r.head_sha,
-            status: r.status,
-            triggered_by: r.triggered_by,
+            status: r.status.parse().map_err(corrupt_row)?,
+            triggered_by: r.triggered_by.parse().map_err(corrupt_row)?,
             attempts: r.attempts,
             runner_id: r.runner_id,
             error_message: r.error_message,
             created_at: r.created_at,
             started_at: r.started_at,
             completed_at: r.completed_at,
-        }
+        })
     }
 }

@@ -3,11 +3,13 @@
 //! the activity reads see the reviews and tasks of the store.
 
 use super::{Stores, seed};
+use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::model::runner::RunnerRegistration;
 use reviewd_domain::model::{
     PipelineFilter, PlatformConfig, PlatformType, Project, ProjectFilter, ProjectSettingsChanges,
     WebhookState, WebhookStatus, WebhookStatusFilter,
 };
+use reviewd_domain::model::{TaskStatus, TriggeredBy};
 use reviewd_domain::ports::{RepoError, TemplateChanges};
 use reviewd_domain::{Page, PageRequest};
 use std::collections::BTreeSet;
@@ -552,9 +554,9 @@ async fn recent_reviews_are_newest_first(s: &Stores) {
     let recent = s.projects.recent_reviews(project.id, 2).await.unwrap();
     let iids: Vec<i64> = recent.iter().map(|r| r.mr_iid).collect();
     assert_eq!(iids, vec![3, 2]);
-    assert_eq!(recent[0].status, "pending");
+    assert_eq!(recent[0].status, ReviewStatus::Pending);
     assert_eq!(recent[0].mr_title, "Change 3");
-    assert_eq!(recent[0].triggered_by, "auto");
+    assert_eq!(recent[0].triggered_by, TriggeredBy::Auto);
     assert!(
         s.projects
             .recent_reviews(Uuid::new_v4(), 5)
@@ -585,7 +587,7 @@ async fn pipelines_are_newest_first_and_filtered(s: &Stores) {
     let iids: Vec<i64> = all.items.iter().map(|e| e.mr_iid).collect();
     assert_eq!(iids, vec![3, 2], "newest first");
     assert_eq!(all.items[0].id, created[2].id);
-    assert_eq!(all.items[0].status, "queued");
+    assert_eq!(all.items[0].status, TaskStatus::Queued);
     assert_eq!(all.items[0].head_sha.as_deref(), Some("aaa"));
     let last = s
         .projects
@@ -650,7 +652,7 @@ async fn pipelines_are_newest_first_and_filtered(s: &Stores) {
     assert_eq!(held.total, 1);
     assert_eq!(held.items[0].id, claimed[0].id);
     assert_eq!(held.items[0].runner_id.as_deref(), Some(runner.as_str()));
-    assert_eq!(held.items[0].status, "processing");
+    assert_eq!(held.items[0].status, TaskStatus::Processing);
 }
 
 async fn delete_and_delete_many(s: &Stores) {

@@ -307,7 +307,7 @@ impl ReviewRepository for MemoryStore {
                 change_type: file.change_type,
                 summary: None,
                 comment_count: 0,
-                status: file.status.into(),
+                status: file.status,
                 prompt_summary: None,
                 error_message: None,
                 attempts: 0,
@@ -330,7 +330,7 @@ impl ReviewRepository for MemoryStore {
             .ok_or(RepoError::NotFound)?
             .file;
         let finished = p.status.finished();
-        f.status = p.status.into();
+        f.status = p.status;
         f.summary = p.summary;
         f.comment_count = p.comment_count;
         f.prompt_summary = p.prompt_summary;

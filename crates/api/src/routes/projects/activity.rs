@@ -10,6 +10,7 @@ use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
 use reviewd_domain::ErrorCode;
+use reviewd_domain::model::grade::Rating;
 use reviewd_domain::model::{PipelineEntry, PipelineFilter, ReviewSummary};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -128,10 +129,10 @@ struct ProjectReviewSummaryDto {
     mr_iid: i64,
     mr_title: String,
     mr_url: String,
-    status: String,
-    overall_rating: Option<String>,
+    status: &'static str,
+    overall_rating: Option<&'static str>,
     comment_count: i32,
-    triggered_by: String,
+    triggered_by: &'static str,
     created_at: DateTime<Utc>,
     completed_at: Option<DateTime<Utc>>,
 }
@@ -143,10 +144,10 @@ impl From<ReviewSummary> for ProjectReviewSummaryDto {
             mr_iid: r.mr_iid,
             mr_title: r.mr_title,
             mr_url: r.mr_url,
-            status: r.status,
-            overall_rating: r.overall_rating,
+            status: r.status.as_str(),
+            overall_rating: r.overall_rating.map(Rating::as_str),
             comment_count: r.comment_count,
-            triggered_by: r.triggered_by,
+            triggered_by: r.triggered_by.as_str(),
             created_at: r.created_at,
             completed_at: r.completed_at,
         }
@@ -162,9 +163,9 @@ struct ProjectPipelineDto {
     mr_iid: i64,
     head_sha: Option<String>,
     /// The task's status (`queued`, `processing`, `completed`, `failed`...).
-    status: String,
+    status: &'static str,
     /// `auto` or `manual`.
-    triggered_by: String,
+    triggered_by: &'static str,
     attempts: i32,
     runner_id: Option<String>,
     error_message: Option<String>,
@@ -180,8 +181,8 @@ impl From<PipelineEntry> for ProjectPipelineDto {
             review_id: p.review_id.map(Uuid::from),
             mr_iid: p.mr_iid,
             head_sha: p.head_sha,
-            status: p.status,
-            triggered_by: p.triggered_by,
+            status: p.status.as_str(),
+            triggered_by: p.triggered_by.as_str(),
             attempts: p.attempts,
             runner_id: p.runner_id,
             error_message: p.error_message,
