@@ -5,6 +5,7 @@
 //! readers' reactions and replies say about a comment.
 
 pub mod chunking;
+pub mod commands;
 pub mod diff_lines;
 pub mod feedback;
 pub mod file_review;
@@ -17,4 +18,5 @@ pub mod prompt;
 pub mod rating;
 pub mod repo_config;
 pub mod rules;
+pub mod standing;
 pub mod suggestion;

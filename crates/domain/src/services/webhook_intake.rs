@@ -12,6 +12,7 @@ use crate::model::{
     PlatformType, Project, TriggeredBy, WebhookEvent,
 };
 use crate::ports::{DeliveryLog, ProjectRepository, SettingsRepository};
+use crate::review::commands::{self, Addressing, Command, Said};
 use crate::review::markers::comment_fingerprint;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -85,18 +86,19 @@ pub struct WebhookIntake {
     feedback: Option<Arc<FeedbackService>>,
 }
 
-/// Whether a comment asks for a review: a line that is a command, or starts with one
-/// followed by a space (`/review please`).
+/// Whether a comment asks for a review of the new commits: one of the contract's review
+/// commands (`/review`), `/reviewd review` or `@<bot> review` on a line of its author's.
+/// The other commands are read by the same parser ([`commands::read`]).
 #[must_use]
 pub fn is_review_command(body: &str, commands: &[String]) -> bool {
-    body.lines().map(str::trim).any(|line| {
-        commands.iter().any(|c| {
-            line == c
-                || line
-                    .strip_prefix(c.as_str())
-                    .is_some_and(|rest| rest.starts_with(char::is_whitespace))
-        })
-    })
+    let to = Addressing {
+        bot_username: None,
+        review_commands: commands,
+    };
+    matches!(
+        commands::read(body, to),
+        Some(Said::Command(Command::Review { full: false }))
+    )
 }
 
 impl WebhookIntake {
@@ -481,5 +483,10 @@ mod tests {
         assert!(!is_review_command("/reviewed it", &commands));
         assert!(!is_review_command("please /review", &commands));
         assert!(!is_review_command("", &commands));
+        assert!(is_review_command("/reviewd review", &commands));
+        assert!(
+            !is_review_command("> /review\nno thanks", &commands),
+            "a quote is not a request"
+        );
     }
 }
