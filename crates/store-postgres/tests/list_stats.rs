@@ -200,7 +200,7 @@ async fn recount(pool: &PgPool, f: &ReviewFilter) -> Recount {
     .bind::<Nullable<Text>, _>(f.triggered_by.map(|t| t.as_str()))
     .bind::<Nullable<Timestamptz>, _>(f.start_date)
     .bind::<Nullable<Timestamptz>, _>(f.end_date)
-    .bind::<Nullable<SqlUuid>, _>(f.project_id)
+    .bind::<Nullable<SqlUuid>, _>(f.project_id.map(uuid::Uuid::from))
     .get_result(&mut conn)
     .await
     .unwrap()
@@ -235,7 +235,7 @@ async fn recount_cost_by_day(pool: &PgPool, f: &ReviewFilter) -> Vec<DayCostRaw>
     .bind::<Nullable<Text>, _>(f.triggered_by.map(|t| t.as_str()))
     .bind::<Nullable<Timestamptz>, _>(f.start_date)
     .bind::<Nullable<Timestamptz>, _>(f.end_date)
-    .bind::<Nullable<SqlUuid>, _>(f.project_id)
+    .bind::<Nullable<SqlUuid>, _>(f.project_id.map(uuid::Uuid::from))
     .load(&mut conn)
     .await
     .unwrap()
@@ -269,7 +269,7 @@ fn filters(now: DateTime<Utc>) -> Vec<ReviewFilter> {
                         triggered_by: triggered_by.map(|t: &str| t.parse().unwrap()),
                         start_date,
                         end_date,
-                        project_id,
+                        project_id: project_id.map(Into::into),
                         ..ReviewFilter::default()
                     });
                 }

@@ -78,7 +78,7 @@ async fn one_connection() -> OneConnection {
 async fn queue(tasks: &PgTaskRepository, mr_iid: i64) -> Uuid {
     let task = NewReviewTask {
         triggered_by: TriggeredBy::Auto,
-        project_id: PROJECT,
+        project_id: PROJECT.into(),
         mr_iid,
         head_sha: Some(format!("{mr_iid:040x}")),
         send_to_platform: true,

@@ -1,13 +1,13 @@
 //! An automatic review not queued because its project's monthly AI budget is spent: what
 //! the webhook answers, the note on the MR and the notification say of it.
 
+use super::ids::ProjectId;
 use crate::model::{BudgetMonth, PlatformType};
-use uuid::Uuid;
 
 /// An automatic review not queued because the project's budget is spent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BudgetStop {
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub project_name: String,
     pub project_url: String,
     pub platform_type: PlatformType,

@@ -1,9 +1,9 @@
 //! Typed ids: a review's id and a file's id are both UUIDs, and a call that takes one for
 //! the other (`retry_file(file_id, review_id)`) should not compile. Each is a `Uuid` in a
 //! one-field struct, the same on the wire (serde transparent) and in the store; adapters
-//! convert at their edge with `From`. The review's ids come first (the engine, its
-//! store and its read models); tasks, projects and configurations still pass `Uuid` and
-//! take the same macro when their signatures are next changed.
+//! convert at their edge with `From`. Reviews, their files and projects have theirs;
+//! tasks and configurations still pass `Uuid` and take the same macro when their
+//! signatures are next changed.
 
 use std::fmt;
 use uuid::Uuid;
@@ -43,6 +43,14 @@ macro_rules! typed_id {
             }
         }
 
+        impl std::str::FromStr for $name {
+            type Err = uuid::Error;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Uuid::parse_str(s).map(Self)
+            }
+        }
+
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 fmt::Display::fmt(&self.0, f)
@@ -56,6 +64,8 @@ typed_id! {
     ReviewId;
     /// A file of a review's round.
     ReviewFileId;
+    /// A project reviewd watches on a platform.
+    ProjectId;
 }
 
 #[cfg(test)]

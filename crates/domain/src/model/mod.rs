@@ -32,7 +32,7 @@ pub use ai_config::{
 pub use api_key::{ApiKey, NewApiKey};
 pub use budget_stop::BudgetStop;
 pub use cost::{AiPrices, BudgetMonth, cost_usd};
-pub use ids::{ReviewFileId, ReviewId};
+pub use ids::{ProjectId, ReviewFileId, ReviewId};
 pub use platform::{
     AppCredentials, AuthType, MergeRequest, MrState, NewPlatformConfig, OAuthTokens,
     PlatformConfig, PlatformConfigChanges, PlatformConnection, PlatformPage, PlatformProject,

@@ -3,6 +3,7 @@
 
 use super::PlatformType;
 use super::grade::Rating;
+use super::ids::ProjectId;
 use super::ids::ReviewId;
 use super::review::ReviewStatus;
 use super::task::{TaskStatus, TriggeredBy};
@@ -54,7 +55,7 @@ impl FromStr for WebhookStatus {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Project {
-    pub id: Uuid,
+    pub id: ProjectId,
     pub platform_config_id: Uuid,
     pub platform_type: PlatformType,
     pub platform_project_id: String,
@@ -180,7 +181,7 @@ pub struct ProjectStats {
 /// One project's AI spending over a period.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProjectCost {
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub project_name: String,
     pub cost_usd: f64,
 }
@@ -220,7 +221,7 @@ pub struct PipelineEntry {
 #[derive(Debug, Clone, Default)]
 pub struct PipelineFilter {
     /// Only this project's tasks (every project's when `None`).
-    pub project_id: Option<Uuid>,
+    pub project_id: Option<ProjectId>,
     /// Only tasks this runner held last.
     pub runner_id: Option<String>,
     pub status: Option<String>,

@@ -3,6 +3,7 @@
 
 use super::diff::ChangeType;
 use super::diff::Suggestion;
+use super::ids::ProjectId;
 use super::ids::{ReviewFileId, ReviewId};
 use super::named_values::text_enum;
 use super::task::TriggeredBy;
@@ -39,7 +40,7 @@ super::named_values::named_values!(ReviewStatus, "review status");
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Review {
     pub id: ReviewId,
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub mr_iid: i64,
     pub status: ReviewStatus,
     pub head_commit_sha: String,
@@ -50,7 +51,7 @@ pub struct Review {
 
 #[derive(Debug, Clone)]
 pub struct NewReview {
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub project_name: String,
     pub mr_iid: i64,
     pub mr_title: String,

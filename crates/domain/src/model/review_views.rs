@@ -1,5 +1,6 @@
 //! Read models of reviews, as the API lists them.
 
+use super::ids::ProjectId;
 use super::ids::{ReviewFileId, ReviewId};
 use crate::model::diff::{ChangeType, Suggestion};
 use crate::model::grade::{Rating, Severity};
@@ -12,7 +13,7 @@ use uuid::Uuid;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReviewListItem {
     pub id: ReviewId,
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub project_name: String,
     pub mr_iid: i64,
     pub mr_title: String,
@@ -88,7 +89,7 @@ pub struct DayCost {
 
 #[derive(Debug, Clone, Default)]
 pub struct ReviewFilter {
-    pub project_id: Option<Uuid>,
+    pub project_id: Option<ProjectId>,
     /// Case-insensitive part of the project's name (the dashboard's search box).
     pub project_search: Option<String>,
     pub status: Option<ReviewStatus>,
@@ -190,7 +191,7 @@ pub struct TemplateItem {
     pub name: String,
     pub description: Option<String>,
     pub is_default: bool,
-    pub project_id: Option<Uuid>,
+    pub project_id: Option<ProjectId>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -201,7 +202,7 @@ pub struct RuleItem {
     pub file_type_patterns: Vec<String>,
     pub file_path_patterns: Vec<String>,
     pub priority: i32,
-    pub project_id: Option<Uuid>,
+    pub project_id: Option<ProjectId>,
 }
 
 /// Reviews created on one UTC day, by outcome.

@@ -1,5 +1,6 @@
 //! Runners: agents that register, heartbeat, claim review tasks and submit results.
 
+use super::ids::ProjectId;
 use super::ids::{ReviewFileId, ReviewId};
 use crate::model::diff::ChangeType;
 use crate::model::diff::Suggestion;
@@ -272,7 +273,7 @@ pub type RunnerRule = crate::model::rule::ActiveRule;
 pub struct ClaimedTask {
     pub id: Uuid,
     pub review_id: ReviewId,
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub project_path: String,
     pub mr_iid: i64,
     pub mr_title: String,

@@ -1,5 +1,6 @@
 //! Review tasks: the Postgres record of each unit of queued review work.
 
+use super::ids::ProjectId;
 use super::ids::ReviewId;
 use chrono::{DateTime, Utc};
 use std::str::FromStr;
@@ -87,7 +88,7 @@ impl FromStr for TaskStatus {
 pub struct ReviewTask {
     pub id: Uuid,
     pub triggered_by: TriggeredBy,
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub review_id: Option<ReviewId>,
     pub mr_iid: i64,
     pub head_sha: Option<String>,
@@ -109,7 +110,7 @@ pub struct ReviewTask {
 #[derive(Debug, Clone)]
 pub struct NewReviewTask {
     pub triggered_by: TriggeredBy,
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub mr_iid: i64,
     pub head_sha: Option<String>,
     pub send_to_platform: bool,

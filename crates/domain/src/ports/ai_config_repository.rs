@@ -1,4 +1,5 @@
 use super::RepoError;
+use crate::model::ProjectId;
 use crate::model::{AiConfig, AiConfigChanges, NewAiConfig};
 use async_trait::async_trait;
 use uuid::Uuid;
@@ -54,7 +55,7 @@ pub trait AiConfigRepository: Send + Sync {
     ///
     /// # Errors
     /// Only store failures.
-    async fn projects_using(&self, id: Uuid) -> Result<Vec<(Uuid, String)>, RepoError>;
+    async fn projects_using(&self, id: Uuid) -> Result<Vec<(ProjectId, String)>, RepoError>;
 
     /// Deletes the configuration; projects still bound to it fall back to the
     /// default (their `aiConfigId` becomes null). The default is not handed on.

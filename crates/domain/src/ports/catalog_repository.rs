@@ -1,4 +1,5 @@
 use super::RepoError;
+use crate::model::ProjectId;
 use crate::model::review_views::{RuleItem, TemplateItem};
 use async_trait::async_trait;
 use uuid::Uuid;
@@ -10,7 +11,7 @@ pub struct TemplateChanges {
     pub description: Option<Option<String>>,
     pub content: Option<String>,
     pub is_default: Option<bool>,
-    pub project_id: Option<Option<Uuid>>,
+    pub project_id: Option<Option<ProjectId>>,
 }
 
 /// A rule to create, or the fields to change (`None` keeps a value).
@@ -23,7 +24,7 @@ pub struct RuleChanges {
     pub file_type_patterns: Option<Vec<String>>,
     pub file_path_patterns: Option<Vec<String>>,
     pub priority: Option<i32>,
-    pub project_id: Option<Option<Uuid>>,
+    pub project_id: Option<Option<ProjectId>>,
 }
 
 pub use crate::model::rule::ActiveRule;
@@ -60,7 +61,7 @@ pub trait CatalogRepository: Send + Sync {
     async fn template_named(
         &self,
         name: &str,
-        project_id: Uuid,
+        project_id: ProjectId,
     ) -> Result<Option<(Uuid, String)>, RepoError>;
 
     /// # Errors
@@ -76,5 +77,5 @@ pub trait CatalogRepository: Send + Sync {
     ///
     /// # Errors
     /// Store failures.
-    async fn active_rules(&self, project_id: Uuid) -> Result<Vec<ActiveRule>, RepoError>;
+    async fn active_rules(&self, project_id: ProjectId) -> Result<Vec<ActiveRule>, RepoError>;
 }

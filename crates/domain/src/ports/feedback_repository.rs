@@ -2,6 +2,7 @@
 //! drawn from it.
 
 use super::RepoError;
+use crate::model::ProjectId;
 use crate::model::ReviewId;
 use crate::model::review_views::FeedbackItem;
 use crate::review::feedback::Verdict;
@@ -63,7 +64,7 @@ pub struct NewFeedback {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeedbackScope {
     Review(ReviewId),
-    Project(Uuid),
+    Project(ProjectId),
     /// Every project.
     All,
 }
@@ -86,7 +87,7 @@ pub trait FeedbackRepository: Send + Sync {
     /// Only store failures.
     async fn find_posted_comment(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         mr_iid: i64,
         fingerprint: &str,
     ) -> Result<Option<FeedbackTarget>, RepoError>;
@@ -145,7 +146,7 @@ pub trait FeedbackRepository: Send + Sync {
         &self,
         since: DateTime<Utc>,
         limit: u32,
-    ) -> Result<Vec<(Uuid, i64)>, RepoError>;
+    ) -> Result<Vec<(ProjectId, i64)>, RepoError>;
 
     /// Fingerprints of the project's comments with at least `times` rejections
     /// among them, on any of its reviews; one per comment and user (a 👎 and a
@@ -155,7 +156,7 @@ pub trait FeedbackRepository: Send + Sync {
     /// Only store failures.
     async fn rejected_fingerprints(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         times: u64,
     ) -> Result<HashSet<String>, RepoError>;
 

@@ -1,4 +1,5 @@
 use super::RepoError;
+use crate::model::ProjectId;
 use crate::model::{
     PipelineEntry, PipelineFilter, PlatformProject, Project, ProjectFilter, ProjectSettingsChanges,
     ProjectStats, ReviewSummary, WebhookState,
@@ -46,13 +47,13 @@ pub trait ProjectRepository: Send + Sync {
 
     /// # Errors
     /// `NotFound` for an unknown id.
-    async fn get(&self, id: Uuid) -> Result<Project, RepoError>;
+    async fn get(&self, id: ProjectId) -> Result<Project, RepoError>;
 
     /// # Errors
     /// `NotFound` for an unknown id.
     async fn update_settings(
         &self,
-        id: Uuid,
+        id: ProjectId,
         changes: ProjectSettingsChanges,
     ) -> Result<Project, RepoError>;
 
@@ -60,17 +61,17 @@ pub trait ProjectRepository: Send + Sync {
     ///
     /// # Errors
     /// `NotFound` for an unknown id.
-    async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError>;
+    async fn set_webhook(&self, id: ProjectId, state: WebhookState) -> Result<Project, RepoError>;
 
     /// # Errors
     /// `NotFound` for an unknown id.
-    async fn delete(&self, id: Uuid) -> Result<(), RepoError>;
+    async fn delete(&self, id: ProjectId) -> Result<(), RepoError>;
 
     /// Deletes the projects that exist among `ids`; returns the ids deleted.
     ///
     /// # Errors
     /// Only store failures.
-    async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, RepoError>;
+    async fn delete_many(&self, ids: &[ProjectId]) -> Result<Vec<ProjectId>, RepoError>;
 
     /// # Errors
     /// Only store failures.
@@ -81,7 +82,7 @@ pub trait ProjectRepository: Send + Sync {
     ///
     /// # Errors
     /// Only store failures.
-    async fn cost_since(&self, id: Uuid, since: DateTime<Utc>) -> Result<f64, RepoError>;
+    async fn cost_since(&self, id: ProjectId, since: DateTime<Utc>) -> Result<f64, RepoError>;
 
     /// Records that the project's budget for the month starting on `month` was
     /// announced. `true` the first time for that month, `false` after, so that
@@ -89,7 +90,7 @@ pub trait ProjectRepository: Send + Sync {
     ///
     /// # Errors
     /// `NotFound` for an unknown id.
-    async fn claim_budget_alert(&self, id: Uuid, month: NaiveDate) -> Result<bool, RepoError>;
+    async fn claim_budget_alert(&self, id: ProjectId, month: NaiveDate) -> Result<bool, RepoError>;
 
     /// Records that MR `mr_iid` is being told its project's budget for `month` is
     /// spent: `true` for the first caller (who posts the note), `false` after.
@@ -98,7 +99,7 @@ pub trait ProjectRepository: Send + Sync {
     /// An unknown project; store failures.
     async fn claim_budget_note(
         &self,
-        id: Uuid,
+        id: ProjectId,
         mr_iid: i64,
         month: NaiveDate,
     ) -> Result<bool, RepoError>;
@@ -109,7 +110,7 @@ pub trait ProjectRepository: Send + Sync {
     /// Only store failures.
     async fn release_budget_note(
         &self,
-        id: Uuid,
+        id: ProjectId,
         mr_iid: i64,
         month: NaiveDate,
     ) -> Result<(), RepoError>;
@@ -118,7 +119,11 @@ pub trait ProjectRepository: Send + Sync {
     ///
     /// # Errors
     /// Only store failures.
-    async fn recent_reviews(&self, id: Uuid, limit: u32) -> Result<Vec<ReviewSummary>, RepoError>;
+    async fn recent_reviews(
+        &self,
+        id: ProjectId,
+        limit: u32,
+    ) -> Result<Vec<ReviewSummary>, RepoError>;
 
     /// Review tasks matching `filter` (a project's, a runner's), newest first.
     ///

@@ -1,4 +1,5 @@
 use super::RepoError;
+use crate::model::ProjectId;
 use crate::model::ReviewId;
 use crate::model::review::AiCallStatus;
 use crate::model::review_views::{
@@ -7,7 +8,6 @@ use crate::model::review_views::{
 };
 use crate::{Page, PageRequest};
 use async_trait::async_trait;
-use uuid::Uuid;
 
 /// The read side of reviews, for the API.
 #[async_trait]
@@ -101,7 +101,7 @@ pub trait ReviewQueries: Send + Sync {
     /// Only store failures.
     async fn judged_rounds(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         limit: u32,
     ) -> Result<Vec<JudgedRound>, RepoError>;
 }

@@ -1,4 +1,5 @@
 use super::RepoError;
+use crate::model::ProjectId;
 use crate::model::review::{
     AiCallRecord, FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome,
     RoundRef,
@@ -15,8 +16,11 @@ pub trait ReviewRepository: Send + Sync {
     ///
     /// # Errors
     /// Only store failures.
-    async fn find_for_mr(&self, project_id: Uuid, mr_iid: i64)
-    -> Result<Option<Review>, RepoError>;
+    async fn find_for_mr(
+        &self,
+        project_id: ProjectId,
+        mr_iid: i64,
+    ) -> Result<Option<Review>, RepoError>;
 
     /// # Errors
     /// `NotFound` for an unknown review.

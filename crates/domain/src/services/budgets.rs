@@ -6,11 +6,11 @@
 //! to its platform) and once per month to the notification channels.
 
 use super::{NotificationService, ProjectService, ServiceError};
+use crate::model::ProjectId;
 use crate::model::budget_stop::BudgetStop;
 use crate::model::{BudgetMonth, Project};
 use crate::ports::{Clock, ProjectRepository};
 use std::sync::Arc;
-use uuid::Uuid;
 
 /// Whether `spent` reached `budget`, forgiving the rounding of a sum of many
 /// small doubles (0.7 + 0.2 + 0.1 is a hair under 1.0).
@@ -69,7 +69,7 @@ impl Budgets {
     ///
     /// # Errors
     /// Store failures.
-    pub async fn this_month(&self, project_id: Uuid) -> Result<f64, ServiceError> {
+    pub async fn this_month(&self, project_id: ProjectId) -> Result<f64, ServiceError> {
         let month = BudgetMonth::of(self.clock.now());
         Ok(self.projects.cost_since(project_id, month.start()).await?)
     }

@@ -10,6 +10,7 @@
 use super::ServiceError;
 use super::projects::ProjectService;
 use crate::model::Project;
+use crate::model::ProjectId;
 use crate::model::ReviewId;
 use crate::model::diff::{CommentThread, FileDiff};
 use crate::ports::{
@@ -23,7 +24,6 @@ use crate::review::markers::comment_fingerprint;
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
 use std::sync::Arc;
-use uuid::Uuid;
 
 /// The sources a platform's threads show; `implemented` comes from reviewd's
 /// own rounds, and reading the threads leaves it alone.
@@ -74,7 +74,11 @@ impl FeedbackService {
     ///
     /// # Errors
     /// `NotFound` for an unknown project; platform and store failures.
-    pub async fn collect(&self, project_id: Uuid, iid: i64) -> Result<Collected, ServiceError> {
+    pub async fn collect(
+        &self,
+        project_id: ProjectId,
+        iid: i64,
+    ) -> Result<Collected, ServiceError> {
         let (project, platform) = self.projects.with_platform(project_id).await?;
         let threads = match platform.comment_threads(&project.platform_ref(), iid).await {
             Ok(threads) => threads,

@@ -5,6 +5,7 @@ use super::projects::ProjectService;
 use super::tasks::{Enqueued, TaskService};
 use super::webhook_intake::DEFAULT_MAX_ATTEMPTS;
 use crate::ErrorCode;
+use crate::model::ProjectId;
 use crate::model::{NewReviewTask, Principal, TriggeredBy};
 use crate::ports::{CatalogRepository, SettingsRepository};
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use uuid::Uuid;
 
 #[derive(Debug, Clone)]
 pub struct ManualReviewRequest {
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub mr_iid: i64,
     pub send_to_platform: Option<bool>,
     pub template_id: Option<Uuid>,

@@ -3,6 +3,7 @@
 
 use super::ServiceError;
 use super::platform_access::platform_for;
+use crate::model::ProjectId;
 use crate::model::{
     GlobalSettings, MergeRequest, MrState, PipelineEntry, PipelineFilter, PlatformPage,
     PlatformProject, PlatformUser, Project, ProjectFilter, ProjectSettingsChanges, ProjectStats,
@@ -36,7 +37,7 @@ pub struct SyncReport {
 /// A project's settings with the global values it inherits filled in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedProjectConfig {
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub enabled: bool,
     pub auto_review: bool,
     pub auto_review_inherited: bool,
@@ -156,7 +157,7 @@ impl ProjectService {
 
     /// # Errors
     /// `NotFound` for an unknown id.
-    pub async fn get(&self, id: Uuid) -> Result<Project, ServiceError> {
+    pub async fn get(&self, id: ProjectId) -> Result<Project, ServiceError> {
         self.projects.get(id).await.map_err(project_not_found)
     }
 
@@ -170,7 +171,7 @@ impl ProjectService {
     /// `NotFound`; `Invalid` for an unknown AI configuration or a bad pattern.
     pub async fn update_settings(
         &self,
-        id: Uuid,
+        id: ProjectId,
         mut changes: ProjectSettingsChanges,
     ) -> Result<Project, ServiceError> {
         self.get(id).await?;
@@ -229,7 +230,10 @@ impl ProjectService {
 
     /// # Errors
     /// `NotFound` for an unknown id.
-    pub async fn resolved_config(&self, id: Uuid) -> Result<ResolvedProjectConfig, ServiceError> {
+    pub async fn resolved_config(
+        &self,
+        id: ProjectId,
+    ) -> Result<ResolvedProjectConfig, ServiceError> {
         let project = self.get(id).await?;
         let global: GlobalSettings = self.settings.global().await?;
         let default_ai = match project.ai_config_id {
@@ -261,7 +265,7 @@ impl ProjectService {
 
     /// # Errors
     /// `NotFound` for an unknown id.
-    pub async fn workspace(&self, id: Uuid) -> Result<Workspace, ServiceError> {
+    pub async fn workspace(&self, id: ProjectId) -> Result<Workspace, ServiceError> {
         self.get(id).await?;
         let recent_reviews = self.projects.recent_reviews(id, 10).await?;
         let recent_tasks = self
@@ -285,7 +289,7 @@ impl ProjectService {
     /// `NotFound` for an unknown id.
     pub async fn pipelines(
         &self,
-        id: Uuid,
+        id: ProjectId,
         filter: &PipelineFilter,
         page: PageRequest,
     ) -> Result<Page<PipelineEntry>, ServiceError> {
@@ -319,7 +323,7 @@ impl ProjectService {
     /// `NotFound` for an unknown project or a config gone missing.
     pub async fn with_platform(
         &self,
-        id: Uuid,
+        id: ProjectId,
     ) -> Result<(Project, Arc<dyn HostingPlatform>), ServiceError> {
         let project = self.get(id).await?;
         let config = self
@@ -389,7 +393,7 @@ impl ProjectService {
 
     /// # Errors
     /// `NotFound`; platform failures.
-    pub async fn platform_details(&self, id: Uuid) -> Result<PlatformProject, ServiceError> {
+    pub async fn platform_details(&self, id: ProjectId) -> Result<PlatformProject, ServiceError> {
         let (project, platform) = self.with_platform(id).await?;
         Ok(platform.get_project(&project.platform_ref()).await?)
     }
@@ -398,7 +402,7 @@ impl ProjectService {
     /// `NotFound`; platform failures.
     pub async fn members(
         &self,
-        id: Uuid,
+        id: ProjectId,
         search: Option<&str>,
         page: PageRequest,
     ) -> Result<PlatformPage<PlatformUser>, ServiceError> {
@@ -412,7 +416,7 @@ impl ProjectService {
     /// `NotFound`; platform failures.
     pub async fn merge_requests(
         &self,
-        id: Uuid,
+        id: ProjectId,
         state: MrState,
         search: Option<&str>,
         page: PageRequest,
@@ -431,7 +435,7 @@ impl ProjectService {
 
     /// # Errors
     /// `NotFound` for an unknown id.
-    pub async fn delete(&self, id: Uuid) -> Result<(), ServiceError> {
+    pub async fn delete(&self, id: ProjectId) -> Result<(), ServiceError> {
         self.projects.delete(id).await.map_err(project_not_found)?;
         tracing::info!(project.id = %id, "project.deleted");
         Ok(())
@@ -441,7 +445,7 @@ impl ProjectService {
     ///
     /// # Errors
     /// Store failures.
-    pub async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, ServiceError> {
+    pub async fn delete_many(&self, ids: &[ProjectId]) -> Result<Vec<ProjectId>, ServiceError> {
         let deleted = self.projects.delete_many(ids).await?;
         tracing::info!(
             requested = ids.len(),

@@ -7,6 +7,7 @@ use super::budgets::Budgets;
 use super::feedback::FeedbackService;
 use super::tasks::{Enqueued, TaskService};
 use crate::model::BudgetStop;
+use crate::model::ProjectId;
 use crate::model::{
     CommentEvent, FeedbackEvent, InstallationEvent, MergeRequestEvent, MrAction, NewReviewTask,
     PlatformType, Project, TriggeredBy, WebhookEvent,
@@ -40,7 +41,7 @@ pub enum IntakeOutcome {
 /// Assignment to apply on hostA after an MR was opened or reopened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AssignmentPlan {
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub iid: i64,
     pub assignee_ids: Vec<String>,
     pub reviewer_ids: Vec<String>,
@@ -54,7 +55,7 @@ pub struct FollowUp {
     pub budget_stop: Option<BudgetStop>,
     /// A merge request (project, iid) whose threads to read for feedback: a
     /// reply was made in one, and the payload does not say to which comment.
-    pub read_feedback: Option<(Uuid, i64)>,
+    pub read_feedback: Option<(ProjectId, i64)>,
     /// A GitHub App installation that changed, for the configs whose secret
     /// signed the delivery: their project lists are brought up to date.
     pub installation: Option<(Vec<Uuid>, InstallationEvent)>,

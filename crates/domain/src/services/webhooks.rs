@@ -4,17 +4,17 @@
 use super::ServiceError;
 use super::platform_access::platform_for;
 use crate::ErrorCode;
+use crate::model::ProjectId;
 use crate::model::{AuthType, PlatformType, Project, WebhookState, WebhookStatus};
 use crate::ports::{
     PlatformClients, PlatformConfigRepository, PlatformError, ProjectRepository, RepoError,
 };
 use std::sync::Arc;
-use uuid::Uuid;
 
 /// Result of one project in a batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookResult {
-    pub project_id: Uuid,
+    pub project_id: ProjectId,
     pub success: bool,
     pub webhook_id: Option<String>,
     pub webhook_url: Option<String>,
@@ -81,7 +81,7 @@ impl WebhookService {
     /// Only store failures; everything else is reported per project.
     pub async fn create_many(
         &self,
-        project_ids: &[Uuid],
+        project_ids: &[ProjectId],
         url: Option<&str>,
     ) -> Result<Vec<WebhookResult>, ServiceError> {
         let mut results = Vec::with_capacity(project_ids.len());
@@ -121,7 +121,7 @@ impl WebhookService {
 
     async fn create_one(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         url: Option<&str>,
     ) -> Result<Project, ServiceError> {
         let (project, config) = self.project_and_config(project_id).await?;
@@ -166,7 +166,7 @@ impl WebhookService {
     ///
     /// # Errors
     /// `NotFound` for an unknown project; `BadRequest` when none is stored; platform failures.
-    pub async fn remove(&self, project_id: Uuid) -> Result<Project, ServiceError> {
+    pub async fn remove(&self, project_id: ProjectId) -> Result<Project, ServiceError> {
         let (project, config) = self.project_and_config(project_id).await?;
         let hook_id = project
             .webhook_id
@@ -195,7 +195,7 @@ impl WebhookService {
     ///
     /// # Errors
     /// `NotFound` for an unknown project.
-    pub async fn clear(&self, project_id: Uuid) -> Result<Project, ServiceError> {
+    pub async fn clear(&self, project_id: ProjectId) -> Result<Project, ServiceError> {
         self.projects
             .set_webhook(project_id, WebhookState::default())
             .await
@@ -275,7 +275,7 @@ impl WebhookService {
 
     async fn project_and_config(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
     ) -> Result<(Project, crate::model::PlatformConfig), ServiceError> {
         let project = self
             .projects

@@ -47,7 +47,7 @@ fn fields(result: Result<impl std::fmt::Debug, ServiceError>) -> Vec<String> {
     }
 }
 
-async fn bind(world: &World, project: Uuid, config: Option<Uuid>) {
+async fn bind(world: &World, project: reviewd_domain::model::ProjectId, config: Option<Uuid>) {
     world
         .projects
         .update_settings(

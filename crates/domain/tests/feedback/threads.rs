@@ -69,7 +69,13 @@ async fn a_platform_without_threads_or_a_failing_one_records_nothing() {
     );
     assert!(world.feedback.collect(project.id, 1).await.is_err());
     assert!(records(&world, review_id).await.is_empty());
-    assert!(world.feedback.collect(Uuid::new_v4(), 1).await.is_err());
+    assert!(
+        world
+            .feedback
+            .collect(reviewd_domain::model::ProjectId::new_v4(), 1)
+            .await
+            .is_err()
+    );
 }
 
 #[tokio::test]

@@ -59,7 +59,7 @@ pub async fn judged_rounds(
     limit: u32,
 ) -> Result<Vec<JudgedRound>, StartupError> {
     PgReviewQueries::new(pool(config).await?)
-        .judged_rounds(project_id, limit)
+        .judged_rounds(project_id.into(), limit)
         .await
         .map_err(|e| StartupError::new("DATABASE_URL", e.to_string()))
 }

@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use reviewd_crypto::SecretBox;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::{AiConfig, AiConfigChanges, NewAiConfig, SecretString};
 use reviewd_domain::ports::{AiConfigRepository, RepoError};
 use uuid::Uuid;
@@ -228,15 +229,19 @@ impl AiConfigRepository for PgAiConfigRepository {
         Ok(config)
     }
 
-    async fn projects_using(&self, id: Uuid) -> Result<Vec<(Uuid, String)>, RepoError> {
+    async fn projects_using(&self, id: Uuid) -> Result<Vec<(ProjectId, String)>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        projects::table
+        let rows: Vec<(Uuid, String)> = projects::table
             .filter(projects::ai_config_id.eq(id))
             .select((projects::id, projects::full_path))
             .order((projects::full_path.asc(), projects::id.asc()))
             .load(&mut conn)
             .await
-            .map_err(map_diesel_error)
+            .map_err(map_diesel_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, path)| (ProjectId(id), path))
+            .collect())
     }
 
     async fn delete(&self, id: Uuid) -> Result<(), RepoError> {

@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review_views::{RuleItem, TemplateItem};
 use reviewd_domain::ports::{
     ActiveRule, CatalogRepository, RepoError, RuleChanges, TemplateChanges,
@@ -72,7 +73,7 @@ async fn save_template(
                     description: t.description,
                     content: t.content,
                     is_default: t.is_default,
-                    project_id: t.project_id,
+                    project_id: t.project_id.map(|p| p.map(Uuid::from)),
                     updated_at: Utc::now(),
                 };
                 diesel::update(review_templates::table.find(id))
@@ -88,7 +89,7 @@ async fn save_template(
                         review_templates::description.eq(t.description.flatten()),
                         review_templates::content.eq(t.content.unwrap_or_default()),
                         review_templates::is_default.eq(t.is_default.unwrap_or(false)),
-                        review_templates::project_id.eq(t.project_id.flatten()),
+                        review_templates::project_id.eq(t.project_id.flatten().map(Uuid::from)),
                     ))
                     .returning(TemplateRow::as_returning())
                     .get_result(conn)
@@ -143,7 +144,7 @@ impl CatalogRepository for PgCatalogRepository {
     async fn template_named(
         &self,
         name: &str,
-        project_id: Uuid,
+        project_id: ProjectId,
     ) -> Result<Option<(Uuid, String)>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         review_templates::table
@@ -151,7 +152,7 @@ impl CatalogRepository for PgCatalogRepository {
             .filter(review_templates::name.eq(name))
             .filter(
                 review_templates::project_id
-                    .eq(project_id)
+                    .eq(project_id.0)
                     .or(review_templates::project_id.is_null()),
             )
             // The project's own first (NULLs last), then the oldest.
@@ -176,7 +177,7 @@ impl CatalogRepository for PgCatalogRepository {
                 review_rules::file_type_patterns.eq(r.file_type_patterns.unwrap_or_default()),
                 review_rules::file_path_patterns.eq(r.file_path_patterns.unwrap_or_default()),
                 review_rules::priority.eq(r.priority.unwrap_or(0)),
-                review_rules::project_id.eq(r.project_id.flatten()),
+                review_rules::project_id.eq(r.project_id.flatten().map(Uuid::from)),
             ))
             .returning(RuleRow::as_returning())
             .get_result::<RuleRow>(&mut conn)
@@ -195,7 +196,7 @@ impl CatalogRepository for PgCatalogRepository {
             file_type_patterns: r.file_type_patterns,
             file_path_patterns: r.file_path_patterns,
             priority: r.priority,
-            project_id: r.project_id,
+            project_id: r.project_id.map(|p| p.map(Uuid::from)),
             updated_at: Utc::now(),
         };
         diesel::update(review_rules::table.find(id))
@@ -207,14 +208,14 @@ impl CatalogRepository for PgCatalogRepository {
             .map_err(map_diesel_error)
     }
 
-    async fn active_rules(&self, project_id: Uuid) -> Result<Vec<ActiveRule>, RepoError> {
+    async fn active_rules(&self, project_id: ProjectId) -> Result<Vec<ActiveRule>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let rows: Vec<ActiveRuleRow> = review_rules::table
             .filter(review_rules::enabled.eq(true))
             .filter(
                 review_rules::project_id
                     .is_null()
-                    .or(review_rules::project_id.eq(project_id)),
+                    .or(review_rules::project_id.eq(project_id.0)),
             )
             .order((review_rules::priority.desc(), review_rules::rule_name.asc()))
             .select(ActiveRuleRow::as_select())

@@ -69,7 +69,7 @@ pub(crate) async fn project_costs(
     let by_project = rows
         .into_iter()
         .map(|r| ProjectCost {
-            project_id: r.project_id,
+            project_id: r.project_id.into(),
             project_name: r.project_name,
             cost_usd: r.cost_usd,
         })

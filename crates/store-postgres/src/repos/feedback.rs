@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, RunQueryDsl};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::FeedbackItem;
 use reviewd_domain::ports::{
@@ -138,7 +139,7 @@ struct CountsRow {
 impl FeedbackRepository for PgFeedbackRepository {
     async fn find_posted_comment(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         mr_iid: i64,
         fingerprint: &str,
     ) -> Result<Option<FeedbackTarget>, RepoError> {
@@ -150,7 +151,7 @@ impl FeedbackRepository for PgFeedbackRepository {
                AND c.posted_at IS NOT NULL
              ORDER BY c.created_at DESC, c.id LIMIT 1",
         )
-        .bind::<SqlUuid, _>(project_id)
+        .bind::<SqlUuid, _>(project_id.0)
         .bind::<BigInt, _>(mr_iid)
         .bind::<Text, _>(fingerprint)
         .load(&mut conn)
@@ -243,7 +244,7 @@ impl FeedbackRepository for PgFeedbackRepository {
         &self,
         since: DateTime<Utc>,
         limit: u32,
-    ) -> Result<Vec<(Uuid, i64)>, RepoError> {
+    ) -> Result<Vec<(ProjectId, i64)>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         // A review is updated when its round finishes, after its comments were
         // posted: `reviews_updated_at_idx` narrows the scan to the last days.
@@ -259,7 +260,10 @@ impl FeedbackRepository for PgFeedbackRepository {
         .load(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-        Ok(rows.into_iter().map(|r| (r.project_id, r.mr_iid)).collect())
+        Ok(rows
+            .into_iter()
+            .map(|r| (r.project_id.into(), r.mr_iid))
+            .collect())
     }
 
     async fn withdraw(
@@ -287,7 +291,7 @@ impl FeedbackRepository for PgFeedbackRepository {
 
     async fn rejected_fingerprints(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         times: u64,
     ) -> Result<HashSet<String>, RepoError> {
         let mut conn = conn(&self.pool).await?;
@@ -300,7 +304,7 @@ impl FeedbackRepository for PgFeedbackRepository {
              GROUP BY c.fingerprint
              HAVING count(DISTINCT (c.id, coalesce(f.username, ''))) >= $2",
         )
-        .bind::<SqlUuid, _>(project_id)
+        .bind::<SqlUuid, _>(project_id.0)
         .bind::<BigInt, _>(i64::try_from(times).unwrap_or(i64::MAX))
         .load(&mut conn)
         .await
@@ -313,7 +317,7 @@ impl FeedbackRepository for PgFeedbackRepository {
         // `All` binds a nil id that the condition ignores, so one query serves all.
         let (condition, id) = match scope {
             FeedbackScope::Review(id) => ("f.review_id = $1", id.0),
-            FeedbackScope::Project(id) => ("r.project_id = $1", id),
+            FeedbackScope::Project(id) => ("r.project_id = $1", id.0),
             FeedbackScope::All => ("$1 IS NOT NULL", Uuid::nil()),
         };
         let row: CountsRow = diesel::sql_query(format!(

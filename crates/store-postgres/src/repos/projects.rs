@@ -13,6 +13,7 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 use diesel_async::RunQueryDsl;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::{
     PipelineEntry, PipelineFilter, PlatformProject, Project, ProjectFilter, ProjectSettingsChanges,
     ProjectStats, ReviewSummary, WebhookState, WebhookStatusFilter,
@@ -200,7 +201,8 @@ impl ProjectRepository for PgProjectRepository {
         .await
     }
 
-    async fn get(&self, id: Uuid) -> Result<Project, RepoError> {
+    async fn get(&self, id: ProjectId) -> Result<Project, RepoError> {
+        let id = Uuid::from(id);
         if let Some(found) = self.by_id.get(&self.cache, &id) {
             return Ok(found);
         }
@@ -219,9 +221,10 @@ impl ProjectRepository for PgProjectRepository {
 
     async fn update_settings(
         &self,
-        id: Uuid,
+        id: ProjectId,
         c: ProjectSettingsChanges,
     ) -> Result<Project, RepoError> {
+        let id = Uuid::from(id);
         self.cache
             .after(async {
                 let mut conn = conn(&self.pool).await?;
@@ -250,12 +253,14 @@ impl ProjectRepository for PgProjectRepository {
             .await
     }
 
-    async fn cost_since(&self, id: Uuid, since: DateTime<Utc>) -> Result<f64, RepoError> {
+    async fn cost_since(&self, id: ProjectId, since: DateTime<Utc>) -> Result<f64, RepoError> {
+        let id = Uuid::from(id);
         let mut conn = conn(&self.pool).await?;
         super::costs::project_cost_since(&mut conn, id, since).await
     }
 
-    async fn claim_budget_alert(&self, id: Uuid, month: NaiveDate) -> Result<bool, RepoError> {
+    async fn claim_budget_alert(&self, id: ProjectId, month: NaiveDate) -> Result<bool, RepoError> {
+        let id = Uuid::from(id);
         let mut conn = conn(&self.pool).await?;
         // One UPDATE decides it: of concurrent webhooks, one sees a row change.
         let claimed = diesel::update(
@@ -286,10 +291,11 @@ impl ProjectRepository for PgProjectRepository {
 
     async fn claim_budget_note(
         &self,
-        id: Uuid,
+        id: ProjectId,
         mr_iid: i64,
         month: NaiveDate,
     ) -> Result<bool, RepoError> {
+        let id = Uuid::from(id);
         let mut conn = conn(&self.pool).await?;
         let inserted = diesel::insert_into(budget_notes::table)
             .values((
@@ -306,10 +312,11 @@ impl ProjectRepository for PgProjectRepository {
 
     async fn release_budget_note(
         &self,
-        id: Uuid,
+        id: ProjectId,
         mr_iid: i64,
         month: NaiveDate,
     ) -> Result<(), RepoError> {
+        let id = Uuid::from(id);
         let mut conn = conn(&self.pool).await?;
         diesel::delete(budget_notes::table.find((id, mr_iid, month)))
             .execute(&mut conn)
@@ -318,7 +325,8 @@ impl ProjectRepository for PgProjectRepository {
         Ok(())
     }
 
-    async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {
+    async fn set_webhook(&self, id: ProjectId, state: WebhookState) -> Result<Project, RepoError> {
+        let id = Uuid::from(id);
         self.cache
             .after(async {
                 let mut conn = conn(&self.pool).await?;
@@ -340,7 +348,8 @@ impl ProjectRepository for PgProjectRepository {
             .await
     }
 
-    async fn delete(&self, id: Uuid) -> Result<(), RepoError> {
+    async fn delete(&self, id: ProjectId) -> Result<(), RepoError> {
+        let id = Uuid::from(id);
         self.cache
             .after(async {
                 let mut conn = conn(&self.pool).await?;
@@ -353,14 +362,16 @@ impl ProjectRepository for PgProjectRepository {
             .await
     }
 
-    async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, RepoError> {
+    async fn delete_many(&self, ids: &[ProjectId]) -> Result<Vec<ProjectId>, RepoError> {
+        let ids: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
         self.cache
             .after(async {
                 let mut conn = conn(&self.pool).await?;
-                diesel::delete(projects::table.filter(projects::id.eq_any(ids)))
+                diesel::delete(projects::table.filter(projects::id.eq_any(&ids)))
                     .returning(projects::id)
-                    .get_results(&mut conn)
+                    .get_results::<Uuid>(&mut conn)
                     .await
+                    .map(|deleted| deleted.into_iter().map(ProjectId).collect())
                     .map_err(map_diesel_error)
             })
             .await
@@ -387,7 +398,12 @@ impl ProjectRepository for PgProjectRepository {
         })
     }
 
-    async fn recent_reviews(&self, id: Uuid, limit: u32) -> Result<Vec<ReviewSummary>, RepoError> {
+    async fn recent_reviews(
+        &self,
+        id: ProjectId,
+        limit: u32,
+    ) -> Result<Vec<ReviewSummary>, RepoError> {
+        let id = Uuid::from(id);
         let mut conn = conn(&self.pool).await?;
         let rows: Vec<ReviewSummaryRow> = reviews::table
             .filter(reviews::project_id.eq(id))
@@ -409,7 +425,7 @@ impl ProjectRepository for PgProjectRepository {
         let query = || {
             let mut q = review_tasks::table.into_boxed::<Pg>();
             if let Some(id) = filter.project_id {
-                q = q.filter(review_tasks::project_id.eq(id));
+                q = q.filter(review_tasks::project_id.eq(id.0));
             }
             if let Some(runner) = &filter.runner_id {
                 q = q.filter(review_tasks::runner_id.eq(runner.clone()));

@@ -11,6 +11,7 @@ use chrono::Utc;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use reviewd_domain::context::ContextStats;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review::{
     AiCallRecord, FileProgress, FileStatus, NewReview, NewReviewFile, PlacedComment, Review,
     ReviewOutcome, ReviewStatus, RoundRef,
@@ -43,12 +44,12 @@ fn clamp32(n: u32) -> i32 {
 impl ReviewRepository for PgReviewRepository {
     async fn find_for_mr(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         mr_iid: i64,
     ) -> Result<Option<Review>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let row: Option<ReviewRow> = reviews::table
-            .filter(reviews::project_id.eq(project_id))
+            .filter(reviews::project_id.eq(project_id.0))
             .filter(reviews::mr_iid.eq(mr_iid))
             .order(reviews::created_at.desc())
             .select(ReviewRow::as_select())
@@ -117,7 +118,7 @@ impl ReviewRepository for PgReviewRepository {
         let mut conn = conn(&self.pool).await?;
         let row: ReviewRow = diesel::insert_into(reviews::table)
             .values((
-                reviews::project_id.eq(r.project_id),
+                reviews::project_id.eq(r.project_id.0),
                 reviews::project_name.eq(r.project_name),
                 reviews::mr_iid.eq(r.mr_iid),
                 reviews::mr_title.eq(r.mr_title),

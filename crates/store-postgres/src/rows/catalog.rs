@@ -24,7 +24,7 @@ impl From<TemplateRow> for TemplateItem {
             name: r.name,
             description: r.description,
             is_default: r.is_default,
-            project_id: r.project_id,
+            project_id: r.project_id.map(Into::into),
         }
     }
 }
@@ -51,7 +51,7 @@ impl From<RuleRow> for RuleItem {
             file_type_patterns: r.file_type_patterns,
             file_path_patterns: r.file_path_patterns,
             priority: r.priority,
-            project_id: r.project_id,
+            project_id: r.project_id.map(Into::into),
         }
     }
 }

@@ -56,7 +56,7 @@ impl TryFrom<ProjectRow> for Project {
                 .map(|s| s.parse())
                 .transpose()
                 .map_err(|e: String| corrupt(e))?,
-            id: r.id,
+            id: r.id.into(),
             platform_config_id: r.platform_config_id,
             platform_project_id: r.platform_project_id,
             name: r.name,

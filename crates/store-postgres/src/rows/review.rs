@@ -33,7 +33,7 @@ impl TryFrom<ReviewRow> for Review {
         };
         Ok(Review {
             id: r.id.into(),
-            project_id: r.project_id,
+            project_id: r.project_id.into(),
             mr_iid: r.mr_iid,
             status,
             head_commit_sha: r.head_commit_sha,

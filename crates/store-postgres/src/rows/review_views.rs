@@ -54,7 +54,7 @@ impl TryFrom<ListRow> for ReviewListItem {
     fn try_from(r: ListRow) -> Result<Self, RepoError> {
         Ok(ReviewListItem {
             id: r.id.into(),
-            project_id: r.project_id,
+            project_id: r.project_id.into(),
             project_name: r.project_name,
             mr_iid: r.mr_iid,
             mr_title: r.mr_title,

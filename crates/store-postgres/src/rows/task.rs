@@ -43,7 +43,7 @@ impl TryFrom<TaskRow> for ReviewTask {
             },
             status: r.status.parse().map_err(|e: String| corrupt(e))?,
             id: r.id,
-            project_id: r.project_id,
+            project_id: r.project_id.into(),
             review_id: r.review_id.map(Into::into),
             mr_iid: r.mr_iid,
             head_sha: r.head_sha,

@@ -32,7 +32,7 @@ async fn a_head_another_process_queued_meanwhile_is_a_duplicate() {
         "INSERT INTO review_tasks (triggered_by, project_id, mr_iid, head_sha, status, dedup_key)
          VALUES ('auto', $1, 7, 'aaa', 'queued', $2) RETURNING id",
     )
-    .bind::<diesel::sql_types::Uuid, _>(project.id)
+    .bind::<diesel::sql_types::Uuid, _>(project.id.0)
     .bind::<diesel::sql_types::Text, _>(new.dedup_key().unwrap())
     .get_result(&mut other)
     .await

@@ -3,6 +3,7 @@
 //! configuration unbinds the projects that named it.
 
 use super::{Stores, assert_not_found, seed};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::{AiConfigChanges, NewAiConfig, ProjectSettingsChanges, SecretString};
 use uuid::Uuid;
 
@@ -210,7 +211,7 @@ async fn list_is_in_creation_order(s: &Stores) {
     assert_eq!(ids, [a.id, b.id]);
 }
 
-async fn bind(s: &Stores, project: Uuid, config: Option<Uuid>) {
+async fn bind(s: &Stores, project: ProjectId, config: Option<Uuid>) {
     s.projects
         .update_settings(
             project,

@@ -3,6 +3,7 @@
 //! through `ReviewQueries`' lists.
 
 use super::{Stores, seed};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review_views::TemplateItem;
 use reviewd_domain::ports::{RepoError, RuleChanges, TemplateChanges};
 use uuid::Uuid;
@@ -30,7 +31,7 @@ fn template(name: &str, is_default: bool) -> TemplateChanges {
     }
 }
 
-fn rule(name: &str, priority: i32, project_id: Option<Uuid>) -> RuleChanges {
+fn rule(name: &str, priority: i32, project_id: Option<ProjectId>) -> RuleChanges {
     RuleChanges {
         rule_name: Some(name.into()),
         instructions: Some(format!("Check {name}.")),
@@ -168,7 +169,7 @@ async fn a_default_template_is_global(s: &Stores) {
     );
 
     let elsewhere = TemplateChanges {
-        project_id: Some(Some(Uuid::new_v4())),
+        project_id: Some(Some(ProjectId::new_v4())),
         ..template(&unique("orphan"), false)
     };
     let refused = s.catalog.create_template(elsewhere).await;
@@ -228,7 +229,7 @@ async fn rules_apply_by_priority_to_their_projects(s: &Stores) {
 
     let unknown = s
         .catalog
-        .create_rule(rule("x", 0, Some(Uuid::new_v4())))
+        .create_rule(rule("x", 0, Some(ProjectId::new_v4())))
         .await;
     assert!(matches!(unknown, Err(RepoError::NotFound)), "{unknown:?}");
 }
@@ -276,7 +277,7 @@ async fn rules_change_field_by_field(s: &Stores) {
         .await;
     assert!(matches!(unknown, Err(RepoError::NotFound)));
     let orphan = RuleChanges {
-        project_id: Some(Some(Uuid::new_v4())),
+        project_id: Some(Some(ProjectId::new_v4())),
         ..RuleChanges::default()
     };
     let orphan = s.catalog.update_rule(created.id, orphan).await;

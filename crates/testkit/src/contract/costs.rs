@@ -8,10 +8,10 @@ use crate::fakes::FakeClock;
 use async_trait::async_trait;
 use chrono::{Days, NaiveDate, TimeDelta, Utc};
 use reviewd_domain::PageRequest;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review::{AiCallRecord, ReviewStatus};
 use reviewd_domain::model::review_views::{DayCost, ReviewFilter, ReviewStats};
 use std::time::Duration;
-use uuid::Uuid;
 
 pub async fn run(s: &Stores) {
     costs_add_up_per_review_list_project_and_model(s).await;
@@ -92,7 +92,7 @@ pub async fn by_day(s: &Stores, calendar: &dyn Calendar) {
         "days summed over the reviews, oldest first, empty and unpriced days left out"
     );
     assert_eq!(all.total_cost_usd, 4.25, "the total has no window");
-    let of = |project: Uuid| ReviewFilter {
+    let of = |project: ProjectId| ReviewFilter {
         project_id: Some(project),
         ..ReviewFilter::default()
     };

@@ -5,6 +5,7 @@
 
 use super::{Stores, seed};
 use chrono::{TimeZone, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::grade::Severity;
 use reviewd_domain::ports::{
@@ -83,7 +84,7 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
     }
     assert_eq!(
         s.feedback
-            .find_posted_comment(Uuid::new_v4(), 7, &placed[0].fingerprint)
+            .find_posted_comment(ProjectId::new_v4(), 7, &placed[0].fingerprint)
             .await
             .unwrap(),
         None
@@ -165,7 +166,7 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
     assert_eq!(counts(FeedbackScope::Review(review.id)).await, both);
     assert_eq!(counts(FeedbackScope::Project(project.id)).await, both);
     assert_eq!(
-        counts(FeedbackScope::Project(Uuid::new_v4())).await,
+        counts(FeedbackScope::Project(ProjectId::new_v4())).await,
         AcceptanceCounts::default()
     );
 
@@ -250,7 +251,7 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
     assert!(twice.contains(&placed[0].fingerprint));
     assert!(
         s.feedback
-            .rejected_fingerprints(Uuid::new_v4(), 1)
+            .rejected_fingerprints(ProjectId::new_v4(), 1)
             .await
             .unwrap()
             .is_empty()

@@ -3,6 +3,7 @@
 //! the activity reads see the reviews and tasks of the store.
 
 use super::{Stores, seed};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::model::runner::RunnerRegistration;
 use reviewd_domain::model::{
@@ -60,7 +61,10 @@ async fn budgets_count_this_projects_calls_and_alert_once_a_month(s: &Stores) {
     assert_eq!(s.projects.cost_since(theirs.id, since).await.unwrap(), 4.0);
     assert_eq!(s.projects.cost_since(mine.id, later).await.unwrap(), 0.0);
     assert_eq!(
-        s.projects.cost_since(Uuid::new_v4(), since).await.unwrap(),
+        s.projects
+            .cost_since(ProjectId::new_v4(), since)
+            .await
+            .unwrap(),
         0.0
     );
 
@@ -119,7 +123,7 @@ async fn budgets_count_this_projects_calls_and_alert_once_a_month(s: &Stores) {
     );
     assert!(matches!(
         s.projects
-            .claim_budget_alert(Uuid::new_v4(), month(12))
+            .claim_budget_alert(ProjectId::new_v4(), month(12))
             .await,
         Err(RepoError::NotFound)
     ));
@@ -143,7 +147,7 @@ async fn budgets_count_this_projects_calls_and_alert_once_a_month(s: &Stores) {
     );
     assert!(
         s.projects
-            .claim_budget_note(Uuid::new_v4(), 5, month(11))
+            .claim_budget_note(ProjectId::new_v4(), 5, month(11))
             .await
             .is_err(),
         "an unknown project"
@@ -253,7 +257,7 @@ async fn a_platform_project_is_one_project_per_config(s: &Stores) {
     let in_a = s.projects.upsert_synced(a.id, &platform).await.unwrap();
     let in_b = s.projects.upsert_synced(b.id, &platform).await.unwrap();
     assert_ne!(in_a.id, in_b.id);
-    let found: BTreeSet<Uuid> = s
+    let found: BTreeSet<ProjectId> = s
         .projects
         .find_by_platform(PlatformType::Gitlab, &platform.id)
         .await
@@ -320,7 +324,7 @@ async fn settings_changes_and_webhook_state(s: &Stores) {
     );
     assert!(matches!(
         s.projects
-            .update_settings(Uuid::new_v4(), ProjectSettingsChanges::default())
+            .update_settings(ProjectId::new_v4(), ProjectSettingsChanges::default())
             .await,
         Err(RepoError::NotFound)
     ));
@@ -347,7 +351,7 @@ async fn settings_changes_and_webhook_state(s: &Stores) {
         .unwrap();
     assert_eq!((cleared.webhook_id, cleared.webhook_status), (None, None));
     assert!(matches!(
-        s.projects.set_webhook(Uuid::new_v4(), state).await,
+        s.projects.set_webhook(ProjectId::new_v4(), state).await,
         Err(RepoError::NotFound)
     ));
 }
@@ -471,7 +475,7 @@ async fn list_searches_filters_and_pages(s: &Stores) {
     .await;
     assert_eq!(host_b.total, 0);
 
-    let everything: Vec<Uuid> = s
+    let everything: Vec<ProjectId> = s
         .projects
         .list_all()
         .await
@@ -479,7 +483,7 @@ async fn list_searches_filters_and_pages(s: &Stores) {
         .iter()
         .map(|p| p.id)
         .collect();
-    let position = |id: Uuid| everything.iter().position(|&x| x == id).unwrap();
+    let position = |id: ProjectId| everything.iter().position(|&x| x == id).unwrap();
     assert!(
         position(alpha.id) < position(beta.id) && position(beta.id) < position(gamma.id),
         "list_all is ordered by path"
@@ -559,7 +563,7 @@ async fn recent_reviews_are_newest_first(s: &Stores) {
     assert_eq!(recent[0].triggered_by, TriggeredBy::Auto);
     assert!(
         s.projects
-            .recent_reviews(Uuid::new_v4(), 5)
+            .recent_reviews(ProjectId::new_v4(), 5)
             .await
             .unwrap()
             .is_empty()
@@ -685,9 +689,9 @@ async fn delete_and_delete_many(s: &Stores) {
     let a = seed::project(s).await;
     let b = seed::project(s).await;
     let kept = seed::project(s).await;
-    let deleted: BTreeSet<Uuid> = s
+    let deleted: BTreeSet<ProjectId> = s
         .projects
-        .delete_many(&[a.id, b.id, one.id, Uuid::new_v4()])
+        .delete_many(&[a.id, b.id, one.id, ProjectId::new_v4()])
         .await
         .unwrap()
         .into_iter()

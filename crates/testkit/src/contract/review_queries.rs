@@ -3,6 +3,7 @@
 
 use super::{Stores, seed};
 use reviewd_domain::PageRequest;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::grade::{Rating, Severity};
 use reviewd_domain::model::review::AiCallStatus;
 use reviewd_domain::model::review::{AiCallRecord, ReviewStatus, RoundRef};
@@ -10,7 +11,6 @@ use reviewd_domain::model::review_views::ReviewFilter;
 use reviewd_domain::model::task::TriggeredBy;
 use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::RepoError;
-use uuid::Uuid;
 
 pub async fn run(s: &Stores) {
     list_filters_and_counts_the_whole_set(s).await;
@@ -23,7 +23,7 @@ pub async fn run(s: &Stores) {
     task_logs_of_the_review_tasks(s).await;
 }
 
-fn of_project(project_id: Uuid) -> ReviewFilter {
+fn of_project(project_id: ProjectId) -> ReviewFilter {
     ReviewFilter {
         project_id: Some(project_id),
         ..ReviewFilter::default()

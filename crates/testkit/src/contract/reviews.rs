@@ -2,6 +2,7 @@
 //! round, read back through the port and through `ReviewQueries`.
 
 use super::{Stores, seed};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::diff::{ChangeType, Suggestion};
 use reviewd_domain::model::grade::{Rating, Severity};
 use reviewd_domain::model::review::FileStatus;
@@ -47,7 +48,7 @@ async fn file_item(s: &Stores, review_id: ReviewId, id: ReviewFileId) -> FileIte
 async fn a_review_needs_its_project(s: &Stores) {
     let project = seed::project(s).await;
     let mut gone = seed::new_review(&project, 1, "h1");
-    gone.project_id = Uuid::new_v4();
+    gone.project_id = ProjectId::new_v4();
     assert!(matches!(
         s.reviews.create(gone).await,
         Err(RepoError::NotFound)

@@ -5,6 +5,7 @@
 
 use super::{Stores, seed};
 use reviewd_domain::PageRequest;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::{NewReviewTask, Project, ReviewTask, TaskStatus, TriggeredBy};
 use reviewd_domain::ports::{AttemptEnd, AttemptStart, RepoError, TaskInsert};
 use std::sync::Arc;
@@ -92,7 +93,7 @@ async fn insert_dedups_and_supersedes(s: &Stores) {
 async fn insert_needs_the_project(s: &Stores) {
     let project = seed::project(s).await;
     let orphan = NewReviewTask {
-        project_id: Uuid::new_v4(),
+        project_id: ProjectId::new_v4(),
         ..seed::new_task(&project, 1, "aaa")
     };
     assert!(matches!(
@@ -208,7 +209,7 @@ async fn a_bad_task_among_others_fails_alone(s: &Stores) {
     news.insert(
         10,
         NewReviewTask {
-            project_id: Uuid::new_v4(),
+            project_id: ProjectId::new_v4(),
             ..seed::new_task(&project, 210, "aaa")
         },
     );

@@ -7,6 +7,7 @@ use super::Tables;
 use super::platform_configs::set;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::{AiConfig, AiConfigChanges, NewAiConfig};
 use reviewd_domain::ports::{AiConfigRepository, RepoError};
 use uuid::Uuid;
@@ -128,8 +129,8 @@ impl AiConfigRepository for MemoryStore {
             .cloned())
     }
 
-    async fn projects_using(&self, id: Uuid) -> Result<Vec<(Uuid, String)>, RepoError> {
-        let mut using: Vec<(Uuid, String)> = self
+    async fn projects_using(&self, id: Uuid) -> Result<Vec<(ProjectId, String)>, RepoError> {
+        let mut using: Vec<(ProjectId, String)> = self
             .tables()
             .projects
             .iter()

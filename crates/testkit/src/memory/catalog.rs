@@ -3,6 +3,7 @@
 use super::MemoryStore;
 use super::Tables;
 use async_trait::async_trait;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review_views::{RuleItem, TemplateItem};
 use reviewd_domain::ports::{
     ActiveRule, CatalogRepository, RepoError, RuleChanges, TemplateChanges,
@@ -30,7 +31,7 @@ pub(crate) struct CatalogTables {
 }
 
 impl Tables {
-    fn known_project(&self, id: Option<Uuid>) -> Result<(), RepoError> {
+    fn known_project(&self, id: Option<ProjectId>) -> Result<(), RepoError> {
         match id {
             Some(id) if !self.projects.iter().any(|p| p.id == id) => Err(RepoError::NotFound),
             _ => Ok(()),
@@ -179,7 +180,7 @@ impl CatalogRepository for MemoryStore {
     async fn template_named(
         &self,
         name: &str,
-        project_id: Uuid,
+        project_id: ProjectId,
     ) -> Result<Option<(Uuid, String)>, RepoError> {
         let t = self.tables();
         let named = |own: bool| {
@@ -216,7 +217,7 @@ impl CatalogRepository for MemoryStore {
         t.save_rule(row)
     }
 
-    async fn active_rules(&self, project_id: Uuid) -> Result<Vec<ActiveRule>, RepoError> {
+    async fn active_rules(&self, project_id: ProjectId) -> Result<Vec<ActiveRule>, RepoError> {
         let t = self.tables();
         let mut rules: Vec<&RuleRow> = t
             .catalog

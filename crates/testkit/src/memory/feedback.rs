@@ -5,6 +5,7 @@ use super::MemoryStore;
 use super::tables::FeedbackRow;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::FeedbackItem;
 use reviewd_domain::ports::{
@@ -32,7 +33,7 @@ fn same_origin(
 impl FeedbackRepository for MemoryStore {
     async fn find_posted_comment(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         mr_iid: i64,
         fingerprint: &str,
     ) -> Result<Option<FeedbackTarget>, RepoError> {
@@ -168,9 +169,9 @@ impl FeedbackRepository for MemoryStore {
         &self,
         since: DateTime<Utc>,
         limit: u32,
-    ) -> Result<Vec<(Uuid, i64)>, RepoError> {
+    ) -> Result<Vec<(ProjectId, i64)>, RepoError> {
         let t = self.tables();
-        let mut last: HashMap<(Uuid, i64), DateTime<Utc>> = HashMap::new();
+        let mut last: HashMap<(ProjectId, i64), DateTime<Utc>> = HashMap::new();
         for c in &t.comments {
             let Some(posted) = c.comment.posted_at.filter(|p| *p >= since) else {
                 continue;
@@ -206,7 +207,7 @@ impl FeedbackRepository for MemoryStore {
 
     async fn rejected_fingerprints(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         times: u64,
     ) -> Result<HashSet<String>, RepoError> {
         let t = self.tables();

@@ -22,6 +22,7 @@ mod wipe;
 
 use crate::fakes::FakeClock;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review_views::TaskLogLine;
 use reviewd_domain::model::{AiConfig, PlatformConfig, Project};
 use reviewd_domain::ports::Clock;
@@ -83,9 +84,9 @@ pub(crate) struct Tables {
     pub feedbacks: Vec<FeedbackRow>,
     pub ai_calls: Vec<AiCallRow>,
     /// `projects.budget_alerted_month`: the month whose spent budget was announced.
-    pub budget_alerts: std::collections::HashMap<Uuid, chrono::NaiveDate>,
+    pub budget_alerts: std::collections::HashMap<ProjectId, chrono::NaiveDate>,
     /// `budget_notes`: (project, MR, month) told of a spent budget.
-    pub budget_notes: std::collections::HashSet<(Uuid, i64, chrono::NaiveDate)>,
+    pub budget_notes: std::collections::HashSet<(ProjectId, i64, chrono::NaiveDate)>,
     pub catalog: catalog::CatalogTables,
     pub settings: settings::SettingsTables,
     pub notifications: notifications::NotificationTables,
@@ -95,5 +96,5 @@ pub(crate) struct Tables {
     /// `review_tasks.assignment` (the round itself is the row's `assignment`).
     pub preparations: std::collections::HashMap<Uuid, reviewd_domain::ports::Preparation>,
     /// MRs a preparer holds (PostgreSQL's session advisory locks).
-    pub preparing: std::collections::HashSet<(Uuid, i64)>,
+    pub preparing: std::collections::HashSet<(ProjectId, i64)>,
 }

@@ -5,6 +5,7 @@ use super::MemoryStore;
 use super::Tables;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::{
     NewPlatformConfig, PlatformConfig, PlatformConfigChanges, PlatformType,
 };
@@ -163,7 +164,7 @@ impl PlatformConfigRepository for MemoryStore {
         let now = self.now();
         let mut tables = self.tables();
         let removed = tables.platform_config_mut(id)?.clone();
-        let projects: Vec<Uuid> = tables
+        let projects: Vec<ProjectId> = tables
             .projects
             .iter()
             .filter(|p| p.platform_config_id == id)

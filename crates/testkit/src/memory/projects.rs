@@ -6,6 +6,7 @@ use super::Tables;
 use super::platform_configs::set;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::{
     BudgetMonth, PipelineEntry, PipelineFilter, PlatformProject, PlatformType, Project,
@@ -18,7 +19,7 @@ use std::cmp::Reverse;
 use uuid::Uuid;
 
 impl Tables {
-    fn project_mut(&mut self, id: Uuid) -> Result<&mut Project, RepoError> {
+    fn project_mut(&mut self, id: ProjectId) -> Result<&mut Project, RepoError> {
         self.projects
             .iter_mut()
             .find(|p| p.id == id)
@@ -28,8 +29,8 @@ impl Tables {
     /// Deletes the projects among `ids` with what the schema deletes with them
     /// (`ON DELETE CASCADE`: their reviews, tasks, templates and rules, and those
     /// rows' children). Returns the ids deleted.
-    pub(crate) fn delete_projects(&mut self, ids: &[Uuid]) -> Vec<Uuid> {
-        let deleted: Vec<Uuid> = self
+    pub(crate) fn delete_projects(&mut self, ids: &[ProjectId]) -> Vec<ProjectId> {
+        let deleted: Vec<ProjectId> = self
             .projects
             .iter()
             .filter(|p| ids.contains(&p.id))
@@ -45,7 +46,7 @@ impl Tables {
     }
 
     /// AI call logs stay (`SET NULL`): usage outlives reviews.
-    fn delete_reviews_of(&mut self, projects: &[Uuid]) {
+    fn delete_reviews_of(&mut self, projects: &[ProjectId]) {
         let reviews: Vec<ReviewId> = self
             .reviews
             .iter()
@@ -66,7 +67,7 @@ impl Tables {
         }
     }
 
-    fn delete_tasks_of(&mut self, projects: &[Uuid]) {
+    fn delete_tasks_of(&mut self, projects: &[ProjectId]) {
         let tasks: Vec<Uuid> = self
             .tasks
             .iter()
@@ -78,8 +79,8 @@ impl Tables {
     }
 
     /// What pointed at a deleted template keeps going without one (`SET NULL`).
-    fn delete_catalog_of(&mut self, projects: &[Uuid]) {
-        let owned = |owner: Option<Uuid>| owner.is_some_and(|p| projects.contains(&p));
+    fn delete_catalog_of(&mut self, projects: &[ProjectId]) {
+        let owned = |owner: Option<ProjectId>| owner.is_some_and(|p| projects.contains(&p));
         let templates: Vec<Uuid> = self
             .catalog
             .templates
@@ -111,7 +112,7 @@ fn new_project(
     now: chrono::DateTime<chrono::Utc>,
 ) -> Project {
     Project {
-        id: Uuid::new_v4(),
+        id: ProjectId::new_v4(),
         platform_config_id: config_id,
         platform_type: p.platform_type,
         platform_project_id: p.id.clone(),
@@ -295,13 +296,13 @@ impl ProjectRepository for MemoryStore {
         Ok(Page::from_all(by_path(all), page))
     }
 
-    async fn get(&self, id: Uuid) -> Result<Project, RepoError> {
+    async fn get(&self, id: ProjectId) -> Result<Project, RepoError> {
         Ok(self.tables().project_mut(id)?.clone())
     }
 
     async fn update_settings(
         &self,
-        id: Uuid,
+        id: ProjectId,
         c: ProjectSettingsChanges,
     ) -> Result<Project, RepoError> {
         let now = self.now();
@@ -342,7 +343,7 @@ impl ProjectRepository for MemoryStore {
         Ok(project.clone())
     }
 
-    async fn cost_since(&self, id: Uuid, since: DateTime<Utc>) -> Result<f64, RepoError> {
+    async fn cost_since(&self, id: ProjectId, since: DateTime<Utc>) -> Result<f64, RepoError> {
         let tables = self.tables();
         Ok(tables
             .ai_calls
@@ -357,7 +358,7 @@ impl ProjectRepository for MemoryStore {
             .sum())
     }
 
-    async fn claim_budget_alert(&self, id: Uuid, month: NaiveDate) -> Result<bool, RepoError> {
+    async fn claim_budget_alert(&self, id: ProjectId, month: NaiveDate) -> Result<bool, RepoError> {
         let mut tables = self.tables();
         tables.project_mut(id)?;
         let first = tables.budget_alerts.get(&id).is_none_or(|m| *m < month);
@@ -369,7 +370,7 @@ impl ProjectRepository for MemoryStore {
 
     async fn claim_budget_note(
         &self,
-        id: Uuid,
+        id: ProjectId,
         mr_iid: i64,
         month: NaiveDate,
     ) -> Result<bool, RepoError> {
@@ -380,7 +381,7 @@ impl ProjectRepository for MemoryStore {
 
     async fn release_budget_note(
         &self,
-        id: Uuid,
+        id: ProjectId,
         mr_iid: i64,
         month: NaiveDate,
     ) -> Result<(), RepoError> {
@@ -388,7 +389,7 @@ impl ProjectRepository for MemoryStore {
         Ok(())
     }
 
-    async fn set_webhook(&self, id: Uuid, state: WebhookState) -> Result<Project, RepoError> {
+    async fn set_webhook(&self, id: ProjectId, state: WebhookState) -> Result<Project, RepoError> {
         let now = self.now();
         let mut tables = self.tables();
         let project = tables.project_mut(id)?;
@@ -400,14 +401,14 @@ impl ProjectRepository for MemoryStore {
         Ok(project.clone())
     }
 
-    async fn delete(&self, id: Uuid) -> Result<(), RepoError> {
+    async fn delete(&self, id: ProjectId) -> Result<(), RepoError> {
         if self.tables().delete_projects(&[id]).is_empty() {
             return Err(RepoError::NotFound);
         }
         Ok(())
     }
 
-    async fn delete_many(&self, ids: &[Uuid]) -> Result<Vec<Uuid>, RepoError> {
+    async fn delete_many(&self, ids: &[ProjectId]) -> Result<Vec<ProjectId>, RepoError> {
         Ok(self.tables().delete_projects(ids))
     }
 
@@ -434,7 +435,11 @@ impl ProjectRepository for MemoryStore {
         })
     }
 
-    async fn recent_reviews(&self, id: Uuid, limit: u32) -> Result<Vec<ReviewSummary>, RepoError> {
+    async fn recent_reviews(
+        &self,
+        id: ProjectId,
+        limit: u32,
+    ) -> Result<Vec<ReviewSummary>, RepoError> {
         let tables = self.tables();
         let mut reviews: Vec<_> = tables
             .reviews

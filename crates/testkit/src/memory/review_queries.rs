@@ -6,6 +6,7 @@ use super::catalog::by_priority;
 use super::tables::{AiCallRow, ReviewRow, review_cost};
 use async_trait::async_trait;
 use chrono::{DateTime, Days, NaiveDate, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review::{AiCallStatus, ReviewStatus};
 use reviewd_domain::model::review_views::{
@@ -17,7 +18,6 @@ use reviewd_domain::ports::{RepoError, ReviewQueries};
 use reviewd_domain::review::feedback::TrackingStatus;
 use reviewd_domain::{Page, PageRequest};
 use std::collections::BTreeMap;
-use uuid::Uuid;
 
 fn matches(f: &ReviewFilter, r: &ReviewListItem) -> bool {
     let search = f.project_search.as_deref().filter(|s| !s.is_empty());
@@ -325,7 +325,7 @@ impl ReviewQueries for MemoryStore {
 
     async fn judged_rounds(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         limit: u32,
     ) -> Result<Vec<JudgedRound>, RepoError> {
         let t = self.tables();

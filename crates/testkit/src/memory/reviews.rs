@@ -6,6 +6,7 @@ use super::Tables;
 use super::tables::{AiCallRow, CommentRow, FileRow, ReviewRow, RoundRow};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review::{
     AiCallRecord, FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewOutcome,
     ReviewStatus, RoundRef,
@@ -178,7 +179,7 @@ fn write_outcome(
 impl ReviewRepository for MemoryStore {
     async fn find_for_mr(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         mr_iid: i64,
     ) -> Result<Option<Review>, RepoError> {
         let t = self.tables();

@@ -8,6 +8,7 @@ use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use reviewd_domain::model::Project;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review_views::{RuleItem, TemplateItem};
 use reviewd_domain::ports::{RuleChanges, TemplateChanges};
 use serde::Deserialize;
@@ -37,7 +38,7 @@ struct CatalogPage {
 }
 
 impl CatalogPage {
-    fn project_name(&self, id: &Option<Uuid>) -> String {
+    fn project_name(&self, id: &Option<ProjectId>) -> String {
         id.and_then(|id| self.projects.iter().find(|p| p.id == id))
             .map_or_else(|| "global".to_owned(), |p| p.full_path.clone())
     }
@@ -67,7 +68,7 @@ struct TemplateForm {
 }
 
 impl TemplateForm {
-    fn project(&self) -> Result<Option<Uuid>, PageError> {
+    fn project(&self) -> Result<Option<ProjectId>, PageError> {
         match self.project_id.as_deref().filter(|p| !p.is_empty()) {
             None => Ok(None),
             Some(p) => p

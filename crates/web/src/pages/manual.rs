@@ -8,6 +8,7 @@ use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use reviewd_domain::PageRequest;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review_views::TemplateItem;
 use reviewd_domain::model::{
     MergeRequest, MrState, Permission, Project, ProjectFilter, ReviewTask,
@@ -76,7 +77,7 @@ async fn pick(
     let selected = query
         .project_id
         .as_deref()
-        .and_then(|v| v.parse::<Uuid>().ok());
+        .and_then(|v| v.parse::<ProjectId>().ok());
     let (project, merge_requests, platform_error) = match selected {
         None => (None, Vec::new(), None),
         Some(id) => {
@@ -110,7 +111,7 @@ async fn pick(
 
 #[derive(Deserialize)]
 struct TriggerForm {
-    project_id: Uuid,
+    project_id: ProjectId,
     mr_iid: i64,
     template_id: Option<String>,
     send_to_platform: Option<String>,

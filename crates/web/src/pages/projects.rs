@@ -9,6 +9,7 @@ use crate::session::{Viewer, state};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use reviewd_domain::PageRequest;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review_views::TemplateItem;
 use reviewd_domain::model::{
     AiConfig, Permission, PipelineEntry, PipelineFilter, PlatformConfig, PlatformUser, Project,
@@ -114,7 +115,7 @@ async fn list(
 
 #[derive(Deserialize)]
 struct ToggleForm {
-    project_id: Uuid,
+    project_id: ProjectId,
     /// `enabled` or `auto_review`.
     switch: String,
     /// `on`, `off`, or `inherit` (auto-review only).
@@ -183,7 +184,7 @@ async fn webhooks(
     viewer.require(Permission::ProjectUpdate)?;
     let state = state(&req)?;
     let back = render::local_path(form.fields.back.as_deref(), "/projects");
-    let ids: Vec<Uuid> = form
+    let ids: Vec<ProjectId> = form
         .all("project_id")
         .iter()
         .filter_map(|v| v.parse().ok())
@@ -285,7 +286,7 @@ struct DetailQuery {
 async fn detail(
     req: HttpRequest,
     viewer: Viewer,
-    id: web::Path<Uuid>,
+    id: web::Path<ProjectId>,
     query: web::Query<DetailQuery>,
 ) -> Result<HttpResponse, PageError> {
     let state = state(&req)?;
@@ -430,7 +431,7 @@ fn context_budget_choice(value: &str) -> Result<Option<u32>, ServiceError> {
 async fn save_settings(
     req: HttpRequest,
     viewer: Viewer,
-    id: web::Path<Uuid>,
+    id: web::Path<ProjectId>,
     form: PageForm<SettingsForm>,
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ProjectUpdate)?;

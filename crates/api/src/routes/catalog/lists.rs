@@ -60,7 +60,7 @@ impl From<TemplateItem> for ReviewTemplateDto {
             name: t.name,
             description: t.description,
             is_default: t.is_default,
-            project_id: t.project_id,
+            project_id: t.project_id.map(Uuid::from),
         }
     }
 }
@@ -103,7 +103,7 @@ impl From<RuleItem> for ReviewRuleDto {
             file_type_patterns: r.file_type_patterns,
             file_path_patterns: r.file_path_patterns,
             priority: r.priority,
-            project_id: r.project_id,
+            project_id: r.project_id.map(Uuid::from),
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::extract::{RequireAdmin, ValidatedJson};
 use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
 use actix_web::{HttpResponse, patch, post, web};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::ports::RuleChanges;
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -131,7 +132,7 @@ impl From<CreateReviewRuleBody> for RuleChanges {
             file_type_patterns: b.file_type_patterns,
             file_path_patterns: b.file_path_patterns,
             priority: b.priority,
-            project_id: b.project_id,
+            project_id: b.project_id.map(|p| p.map(ProjectId)),
         }
     }
 }
@@ -146,7 +147,7 @@ impl From<UpdateReviewRuleBody> for RuleChanges {
             file_type_patterns: b.file_type_patterns,
             file_path_patterns: b.file_path_patterns,
             priority: b.priority,
-            project_id: b.project_id,
+            project_id: b.project_id.map(|p| p.map(ProjectId)),
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::extract::{RequireAdmin, ValidatedJson};
 use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
 use actix_web::{HttpResponse, patch, post, web};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::ports::TemplateChanges;
 use serde::Deserialize;
 use serde_json::Value;
@@ -150,7 +151,7 @@ impl From<CreateReviewTemplateBody> for TemplateChanges {
             description: b.description,
             content: b.content,
             is_default: b.is_default,
-            project_id: b.project_id,
+            project_id: b.project_id.map(|p| p.map(ProjectId)),
         }
     }
 }
@@ -162,7 +163,7 @@ impl From<UpdateReviewTemplateBody> for TemplateChanges {
             description: b.description,
             content: b.content,
             is_default: b.is_default,
-            project_id: b.project_id,
+            project_id: b.project_id.map(|p| p.map(ProjectId)),
         }
     }
 }

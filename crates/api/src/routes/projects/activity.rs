@@ -10,6 +10,7 @@ use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
 use reviewd_domain::ErrorCode;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::grade::Rating;
 use reviewd_domain::model::{PipelineEntry, PipelineFilter, ReviewSummary};
 use serde::{Deserialize, Serialize};
@@ -24,8 +25,8 @@ pub(super) async fn get_project_workspace(
     _user: AuthUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let workspace = state.projects.workspace(*id).await?;
-    let project = state.projects.get(*id).await?;
+    let workspace = state.projects.workspace(ProjectId(*id)).await?;
+    let project = state.projects.get(ProjectId(*id)).await?;
     Ok(envelope::ok(ProjectWorkspaceBody {
         workspace: ProjectWorkspaceDto {
             pipelines: workspace
@@ -116,7 +117,7 @@ pub(super) async fn list_project_pipelines(
     };
     let page = state
         .projects
-        .pipelines(*id, &filter, query.page.to_request(20, 100)?)
+        .pipelines(ProjectId(*id), &filter, query.page.to_request(20, 100)?)
         .await?;
     Ok(envelope::paginated(page, ProjectPipelineDto::from))
 }

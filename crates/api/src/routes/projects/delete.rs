@@ -5,6 +5,7 @@ use crate::error::ApiError;
 use crate::extract::{RequirePermission, ValidatedJson, perm};
 use crate::state::AppState;
 use actix_web::{HttpResponse, delete, post, web};
+use reviewd_domain::model::ProjectId;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -18,7 +19,7 @@ pub(super) async fn delete_project(
     _user: RequirePermission<perm::ProjectDelete>,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    state.projects.delete(*id).await?;
+    state.projects.delete(ProjectId(*id)).await?;
     Ok(envelope::success())
 }
 
@@ -42,7 +43,14 @@ pub(super) async fn delete_projects(
     _user: RequirePermission<perm::ProjectDelete>,
     body: ValidatedJson<DeleteProjectsBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let deleted = state.projects.delete_many(&body.0.project_ids).await?;
+    let asked: Vec<ProjectId> = body.0.project_ids.iter().copied().map(ProjectId).collect();
+    let deleted: Vec<Uuid> = state
+        .projects
+        .delete_many(&asked)
+        .await?
+        .into_iter()
+        .map(Uuid::from)
+        .collect();
     let not_found: Vec<Uuid> = body
         .0
         .project_ids

@@ -189,7 +189,7 @@ impl From<ProjectStats> for ProjectStatsDto {
                 .cost_by_project
                 .into_iter()
                 .map(|c| ProjectCostDto {
-                    project_id: c.project_id,
+                    project_id: c.project_id.into(),
                     project_name: c.project_name,
                     cost_usd: c.cost_usd,
                 })

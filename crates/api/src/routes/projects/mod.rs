@@ -114,7 +114,7 @@ struct ProjectDto {
 impl From<Project> for ProjectDto {
     fn from(p: Project) -> Self {
         ProjectDto {
-            id: p.id,
+            id: p.id.into(),
             name: p.name,
             full_path: p.full_path,
             web_url: p.web_url,

@@ -9,6 +9,7 @@ use crate::field_schemas::string_enum;
 use crate::routes::dto::{MergeRequestDto, PlatformUserDto};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::{MrState, PlatformPage, PlatformProject};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -23,7 +24,7 @@ pub(super) async fn get_project_platform(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(envelope::ok(ProjectOnPlatformBody {
-        project: ProjectOnPlatformDto::from(state.projects.platform_details(*id).await?),
+        project: ProjectOnPlatformDto::from(state.projects.platform_details(ProjectId(*id)).await?),
     }))
 }
 
@@ -53,7 +54,7 @@ pub(super) async fn list_project_members(
     let page = query.page.to_request(20, 100)?;
     let members = state
         .projects
-        .members(*id, query.search.as_deref(), page)
+        .members(ProjectId(*id), query.search.as_deref(), page)
         .await?;
     Ok(HttpResponse::Ok().json(PlatformPaginated::of(members, PlatformUserDto::from)))
 }
@@ -96,7 +97,7 @@ pub(super) async fn list_project_merge_requests(
     let mr_state = query.state.unwrap_or(MrState::Opened);
     let merge_requests = state
         .projects
-        .merge_requests(*id, mr_state, query.search.as_deref(), page)
+        .merge_requests(ProjectId(*id), mr_state, query.search.as_deref(), page)
         .await?;
     Ok(HttpResponse::Ok().json(PlatformPaginated::of(merge_requests, MergeRequestDto::from)))
 }

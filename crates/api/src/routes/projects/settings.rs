@@ -9,6 +9,7 @@ use crate::routes::serde_helpers::double_option;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, patch, web};
 use reviewd_domain::context::settings::BUDGET_RANGE;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ProjectSettingsChanges;
 use reviewd_domain::services::ResolvedProjectConfig;
 use reviewd_domain::services::projects::MAX_MONTHLY_BUDGET_USD;
@@ -154,7 +155,10 @@ pub(super) async fn update_project(
         suppress_rejected: b.suppress_rejected,
         context_budget_tokens: b.context_budget_tokens,
     };
-    let project = state.projects.update_settings(*id, changes).await?;
+    let project = state
+        .projects
+        .update_settings(ProjectId(*id), changes)
+        .await?;
     Ok(envelope::ok(ProjectBody {
         project: ProjectDto::from(project),
     }))
@@ -169,7 +173,9 @@ pub(super) async fn get_project_config(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(envelope::ok(ResolvedProjectConfigBody {
-        config: ResolvedProjectConfigDto::from(state.projects.resolved_config(*id).await?),
+        config: ResolvedProjectConfigDto::from(
+            state.projects.resolved_config(ProjectId(*id)).await?,
+        ),
     }))
 }
 
@@ -210,7 +216,7 @@ struct ResolvedProjectConfigDto {
 impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
     fn from(c: ResolvedProjectConfig) -> Self {
         ResolvedProjectConfigDto {
-            project_id: c.project_id,
+            project_id: c.project_id.into(),
             enabled: c.enabled,
             auto_review: c.auto_review,
             auto_review_inherited: c.auto_review_inherited,

@@ -7,6 +7,7 @@ use crate::error::ApiError;
 use crate::extract::{RequirePermission, ValidatedJson, perm};
 use crate::state::AppState;
 use actix_web::{HttpResponse, post, web};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::services::{VerifySummary, WebhookResult};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -38,9 +39,10 @@ pub(super) async fn create_project_webhooks(
     _user: RequirePermission<perm::ProjectUpdate>,
     body: ValidatedJson<CreateWebhooksBody>,
 ) -> Result<HttpResponse, ApiError> {
+    let ids: Vec<ProjectId> = body.0.project_ids.iter().copied().map(ProjectId).collect();
     let results = state
         .webhooks
-        .create_many(&body.0.project_ids, body.0.webhook_url.as_deref())
+        .create_many(&ids, body.0.webhook_url.as_deref())
         .await?;
     let success = results.iter().filter(|r| r.success).count();
     Ok(envelope::ok(WebhookBatchReport {
@@ -67,7 +69,7 @@ pub(super) async fn remove_project_webhook(
     _user: RequirePermission<perm::ProjectUpdate>,
     body: ValidatedJson<RemoveWebhookBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let project = state.webhooks.remove(body.0.project_id).await?;
+    let project = state.webhooks.remove(ProjectId(body.0.project_id)).await?;
     Ok(envelope::ok(ProjectWebhookAction {
         project: ProjectDto::from(project),
         success: true,
@@ -95,7 +97,7 @@ pub(super) async fn clear_project_webhook(
     _user: RequirePermission<perm::ProjectUpdate>,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let project = state.webhooks.clear(*id).await?;
+    let project = state.webhooks.clear(ProjectId(*id)).await?;
     Ok(envelope::ok(ProjectWebhookAction {
         project: ProjectDto::from(project),
         success: true,
@@ -123,7 +125,7 @@ struct WebhookResultDto {
 impl From<WebhookResult> for WebhookResultDto {
     fn from(r: WebhookResult) -> Self {
         WebhookResultDto {
-            project_id: r.project_id,
+            project_id: r.project_id.into(),
             success: r.success,
             webhook_id: r.webhook_id,
             webhook_url: r.webhook_url,

@@ -8,6 +8,7 @@ use crate::extract::{AuthUser, PageParams, choice, date_from, date_until};
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, NaiveDate, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::ReviewFilter;
 use reviewd_domain::model::review_views::{DayCost, ReviewDetail, ReviewListItem, ReviewStats};
@@ -52,7 +53,7 @@ pub(super) async fn list_reviews(
     q: web::Query<ReviewListQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let filter = ReviewFilter {
-        project_id: q.project_id,
+        project_id: q.project_id.map(ProjectId),
         project_search: None,
         status: choice("status", q.status.as_deref(), &REVIEW_STATUSES, |s| {
             s.parse().ok()
@@ -126,7 +127,7 @@ impl From<ReviewListItem> for ReviewListItemDto {
     fn from(r: ReviewListItem) -> Self {
         ReviewListItemDto {
             id: r.id.into(),
-            project_id: r.project_id,
+            project_id: r.project_id.into(),
             project_name: r.project_name,
             mr_iid: r.mr_iid,
             mr_title: r.mr_title,

@@ -13,6 +13,7 @@ use actix_web::{HttpResponse, get, post, web};
 use reviewd_domain::ErrorCode;
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::Project;
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::review_views::ReviewFilter;
 use reviewd_domain::model::{MrState, TriggeredBy};
 use reviewd_domain::services::{Enqueued, ManualReviewRequest};
@@ -57,7 +58,7 @@ pub(super) async fn trigger_manual_review(
 ) -> Result<HttpResponse, ApiError> {
     let b = body.0;
     let request = ManualReviewRequest {
-        project_id: b.project_id,
+        project_id: b.project_id.into(),
         mr_iid: b.mr_iid,
         send_to_platform: b.send_to_platform,
         template_id: b.template_id,
@@ -217,7 +218,7 @@ pub(super) async fn list_manual_merge_requests(
     let mrs = state
         .projects
         .merge_requests(
-            project_id,
+            ProjectId(project_id),
             q.state.unwrap_or(MrState::Opened),
             q.search.as_deref(),
             page,
@@ -247,7 +248,7 @@ pub(super) struct ManualReviewProjectDto {
 impl From<Project> for ManualReviewProjectDto {
     fn from(p: Project) -> Self {
         ManualReviewProjectDto {
-            id: p.id,
+            id: p.id.into(),
             name: p.name,
             full_path: p.full_path,
             platform_type: p.platform_type.as_str(),

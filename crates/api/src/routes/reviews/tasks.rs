@@ -109,7 +109,7 @@ impl From<ReviewTask> for ReviewTaskDto {
             id: t.id,
             status: t.status.as_str(),
             review_id: t.review_id.map(Uuid::from),
-            project_id: t.project_id,
+            project_id: t.project_id.into(),
             mr_iid: t.mr_iid,
             head_sha: t.head_sha,
             triggered_by: t.triggered_by.as_str(),

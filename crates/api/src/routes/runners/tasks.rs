@@ -133,7 +133,7 @@ fn claimed_task_dto(t: domain::ClaimedTask) -> protocol::ClaimedTask {
     protocol::ClaimedTask {
         id: t.id,
         review_id: t.review_id.into(),
-        project_id: t.project_id,
+        project_id: t.project_id.into(),
         project_path: t.project_path,
         mr_iid: t.mr_iid,
         mr_title: t.mr_title,

@@ -2,6 +2,7 @@
 //! the global default) and the project's rules.
 
 use super::ReviewEngine;
+use crate::model::ProjectId;
 use crate::ports::ActiveRule;
 use crate::review::prompt;
 use uuid::Uuid;
@@ -18,7 +19,7 @@ impl ReviewEngine {
     pub(super) async fn guidance(
         &self,
         template_id: Option<Uuid>,
-        project_id: Uuid,
+        project_id: ProjectId,
     ) -> Result<Guidance, crate::ports::RepoError> {
         let template = match self.catalog.template_content(template_id).await? {
             Some(t) => Some(t),

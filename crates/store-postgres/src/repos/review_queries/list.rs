@@ -21,7 +21,7 @@ use reviewd_domain::{Page, PageRequest};
 fn filtered(f: &ReviewFilter) -> reviews::BoxedQuery<'static, Pg> {
     let mut q = reviews::table.into_boxed();
     if let Some(p) = f.project_id {
-        q = q.filter(reviews::project_id.eq(p));
+        q = q.filter(reviews::project_id.eq(p.0));
     }
     if let Some(search) = f.project_search.as_deref().filter(|s| !s.is_empty()) {
         q = q.filter(reviews::project_name.ilike(contains_pattern(search.trim())));

@@ -14,6 +14,7 @@ mod rollup;
 use crate::PgPool;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review::AiCallStatus;
 use reviewd_domain::model::review_views::{
@@ -22,7 +23,6 @@ use reviewd_domain::model::review_views::{
 };
 use reviewd_domain::ports::{RepoError, ReviewQueries};
 use reviewd_domain::{Page, PageRequest};
-use uuid::Uuid;
 
 pub struct PgReviewQueries {
     pool: PgPool,
@@ -105,9 +105,9 @@ impl ReviewQueries for PgReviewQueries {
 
     async fn judged_rounds(
         &self,
-        project_id: Uuid,
+        project_id: ProjectId,
         limit: u32,
     ) -> Result<Vec<JudgedRound>, RepoError> {
-        judged::judged_rounds(&self.pool, project_id, limit).await
+        judged::judged_rounds(&self.pool, project_id.0, limit).await
     }
 }

@@ -93,7 +93,7 @@ macro_rules! bind_filter {
             .bind::<Nullable<Date>, _>(days.end)
             .bind::<Nullable<Timestamptz>, _>($f.start_date)
             .bind::<Nullable<Timestamptz>, _>($f.end_date)
-            .bind::<Nullable<diesel::sql_types::Uuid>, _>($f.project_id)
+            .bind::<Nullable<diesel::sql_types::Uuid>, _>($f.project_id.map(uuid::Uuid::from))
             .bind::<Bool, _>(has_partial_days($f))
     }};
 }

@@ -61,7 +61,7 @@ struct Request {
 
 impl Request {
     fn mr(&self) -> Mr {
-        (self.task.project_id, self.task.mr_iid)
+        (self.task.project_id.0, self.task.mr_iid)
     }
 }
 
@@ -269,7 +269,7 @@ pub(super) async fn insert_batch(
                     .map(|t| t.head_sha.as_deref())
                     .collect::<Vec<_>>(),
             ),
-            bind::<Array<SqlUuid>, _>(tasks.iter().map(|t| t.project_id).collect::<Vec<_>>()),
+            bind::<Array<SqlUuid>, _>(tasks.iter().map(|t| t.project_id.0).collect::<Vec<_>>()),
             bind::<Array<BigInt>, _>(tasks.iter().map(|t| t.mr_iid).collect::<Vec<_>>()),
             bind::<Array<Text>, _>(
                 tasks
@@ -363,7 +363,7 @@ mod tests {
         let (reply, answer) = oneshot::channel();
         let task = NewReviewTask {
             triggered_by: TriggeredBy::Auto,
-            project_id: project,
+            project_id: project.into(),
             mr_iid,
             head_sha: Some("aaa".into()),
             send_to_platform: true,

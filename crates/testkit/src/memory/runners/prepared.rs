@@ -9,6 +9,7 @@ use crate::memory::Tables;
 use crate::memory::tables::TaskRow;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::runner::{RunnerAssignment, RunnerStatus};
 use reviewd_domain::model::{ReviewTask, TaskStatus};
 use reviewd_domain::ports::{
@@ -18,7 +19,7 @@ use reviewd_domain::ports::{
 use std::collections::HashSet;
 use uuid::Uuid;
 
-type Mr = (Uuid, i64);
+type Mr = (ProjectId, i64);
 
 fn mr_of(row: &TaskRow) -> Mr {
     (row.task.project_id, row.task.mr_iid)

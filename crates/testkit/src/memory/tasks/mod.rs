@@ -9,6 +9,7 @@ use super::Tables;
 use super::tables::TaskRow;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 use reviewd_domain::ports::{AttemptEnd, AttemptStart, RepoError, TaskInsert, TaskRepository};
@@ -37,7 +38,7 @@ impl Tables {
     }
 
     /// Whether an attempt (a worker's or a runner's) is on the MR now.
-    pub(super) fn mr_busy(&self, project_id: Uuid, mr_iid: i64) -> bool {
+    pub(super) fn mr_busy(&self, project_id: ProjectId, mr_iid: i64) -> bool {
         self.tasks.iter().any(|r| {
             r.task.project_id == project_id
                 && r.task.mr_iid == mr_iid
