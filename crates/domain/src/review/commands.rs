@@ -93,10 +93,11 @@ Reply in one of reviewd's threads, or mention it, to discuss a finding.";
 #[must_use]
 pub fn read(body: &str, to: Addressing<'_>) -> Option<Said> {
     let lines = own_lines(body);
-    for (at, line) in lines.iter().enumerate() {
+    for &(at, line) in &lines {
         if let Some(rest) = addressed(line, to) {
-            let more = lines[at + 1..].join("\n");
-            return Some(Said::Command(command(rest, more.trim())));
+            // The text after a command is the author's as written, code blocks included.
+            let more: Vec<&str> = body.lines().skip(at + 1).collect();
+            return Some(Said::Command(command(rest, more.join("\n").trim())));
         }
         if to
             .review_commands
@@ -108,21 +109,22 @@ pub fn read(body: &str, to: Addressing<'_>) -> Option<Said> {
     }
     let mentioned = to
         .bot_username
-        .is_some_and(|bot| lines.iter().any(|line| mentions(line, bot)));
+        .is_some_and(|bot| lines.iter().any(|(_, line)| mentions(line, bot)));
     mentioned.then_some(Said::Mention)
 }
 
-/// The author's own lines, trimmed: without quoted lines and fenced code blocks.
-fn own_lines(body: &str) -> Vec<&str> {
+/// The author's own lines, trimmed, with their index in `body`: without quoted lines
+/// and fenced code blocks.
+fn own_lines(body: &str) -> Vec<(usize, &str)> {
     let mut fenced = false;
     let mut own = Vec::new();
-    for line in body.lines().map(str::trim) {
+    for (at, line) in body.lines().map(str::trim).enumerate() {
         if line.starts_with("```") || line.starts_with("~~~") {
             fenced = !fenced;
             continue;
         }
         if !fenced && !line.starts_with('>') {
-            own.push(line);
+            own.push((at, line));
         }
     }
     own
@@ -267,6 +269,11 @@ mod tests {
         assert_eq!(
             cmd("Hi!\n@reviewd-bot ask\nIs `retry` bounded?\n\nThanks"),
             Command::Ask("Is `retry` bounded?\n\nThanks".into())
+        );
+        assert_eq!(
+            cmd("/reviewd ask is this safe?\n```rust\nlet n = v[i];\n```"),
+            Command::Ask("is this safe?\n```rust\nlet n = v[i];\n```".into()),
+            "a question keeps its code block"
         );
     }
 
