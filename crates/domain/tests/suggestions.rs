@@ -4,15 +4,13 @@
 //! runner's result alike.
 
 use reviewd_domain::model::diff::{InlineComment, Suggestion};
-use reviewd_domain::model::runner::{
-    RunnerComment, RunnerFileResult, RunnerMetrics, RunnerOutcome, RunnerRegistration, RunnerResult,
-};
+use reviewd_domain::model::runner::{RunnerComment, RunnerResult};
 use reviewd_domain::model::{ReviewTask, TaskStatus};
 use reviewd_domain::ports::ProjectRef;
 use reviewd_domain::review::rating::Severity;
 use reviewd_domain::services::RunOutcome;
 use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
-use reviewd_testkit::world::{World, added_lines};
+use reviewd_testkit::world::{World, added_lines, runner_registration, runner_success};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -119,17 +117,6 @@ async fn a_fitting_suggestion_is_posted_and_stored_and_a_misplaced_one_stripped(
     assert_eq!(stored_with("On a context line."), None);
 }
 
-fn registration(key: Uuid) -> RunnerRegistration {
-    RunnerRegistration {
-        id: "r1".into(),
-        name: "runner r1".into(),
-        version: "1.0.0".into(),
-        max_concurrent_jobs: 1,
-        tags: vec![],
-        api_key_id: Some(key),
-    }
-}
-
 fn runner_comment(line: i64, message: &str, suggestion: Option<Suggestion>) -> RunnerComment {
     RunnerComment {
         line,
@@ -139,36 +126,14 @@ fn runner_comment(line: i64, message: &str, suggestion: Option<Suggestion>) -> R
     }
 }
 
+/// The shared successful result, with `comments` on `a.rs`, rated B.
 fn runner_result(comments: Vec<RunnerComment>) -> RunnerResult {
-    RunnerResult {
-        runner_id: "r1".into(),
-        status: RunnerOutcome::Success,
-        total_comments: comments.len() as u64,
-        files: vec![RunnerFileResult {
-            file_path: "a.rs".into(),
-            status: RunnerOutcome::Success,
-            comments,
-            summary: Some("Adds a, b and c.".into()),
-            error: None,
-            context: None,
-        }],
-        rating: Some("B".into()),
-        metrics: RunnerMetrics {
-            duration_ms: 10,
-            container_prepare_ms: 1,
-            clone_ms: 1,
-            review_ms: 7,
-            submit_ms: 1,
-            tokens_used: None,
-            prompt_tokens: None,
-            completion_tokens: None,
-            cached_tokens: None,
-        },
-        error: None,
-        logs: None,
-        summary: None,
-        context: None,
-    }
+    let mut result = runner_success("r1");
+    result.total_comments = comments.len() as u64;
+    result.files[0].comments = comments;
+    result.files[0].summary = Some("Adds a, b and c.".into());
+    result.rating = Some("B".into());
+    result
 }
 
 #[tokio::test]
@@ -176,7 +141,10 @@ async fn a_runners_suggestions_are_checked_and_fitted_like_the_models() {
     let (world, task, on_platform) = world_with_mr().await;
     let service = world.runner_service();
     let key = Uuid::new_v4();
-    service.register(&registration(key)).await.unwrap();
+    service
+        .register(&runner_registration("r1", key, 1))
+        .await
+        .unwrap();
     let claimed = service.claim(key, "r1", 1).await.unwrap();
     assert_eq!(claimed.len(), 1);
 

@@ -12,7 +12,7 @@ macro_rules! typed_id {
     ($($(#[$meta:meta])* $name:ident;)+) => {$(
         $(#[$meta])*
         #[derive(
-            Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default,
+            Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord,
             serde::Serialize, serde::Deserialize,
         )]
         #[serde(transparent)]

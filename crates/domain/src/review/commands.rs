@@ -32,25 +32,6 @@ pub enum Command {
     Unknown(String),
 }
 
-impl Command {
-    /// The command's name as people write it (and as the dashboard and API show it).
-    #[must_use]
-    pub fn name(&self) -> &'static str {
-        match self {
-            Command::Review { full: false } => "review",
-            Command::Review { full: true } => "review full",
-            Command::Ask(_) => "ask",
-            Command::Describe => "describe",
-            Command::Pause => "pause",
-            Command::Resume => "resume",
-            Command::Ignore => "ignore",
-            Command::Remember(_) => "remember",
-            Command::Help => "help",
-            Command::Unknown(_) => "unknown",
-        }
-    }
-}
-
 /// What a comment says to reviewd.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Said {
@@ -294,6 +275,23 @@ mod tests {
             panic!()
         };
         assert_eq!(word.len(), 80, "what is echoed back is bounded");
+    }
+
+    #[test]
+    fn the_help_names_every_command_it_reads() {
+        for word in [
+            "review",
+            "review full",
+            "ask",
+            "describe",
+            "pause",
+            "resume",
+            "ignore",
+            "remember",
+            "help",
+        ] {
+            assert!(HELP.contains(&format!("`{word}")), "{word}");
+        }
     }
 
     #[test]
