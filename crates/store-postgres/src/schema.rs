@@ -483,6 +483,7 @@ diesel::table! {
         completed_at -> Nullable<Timestamptz>,
         assignment -> Nullable<Jsonb>,
         worker_id -> Nullable<Text>,
+        conversation_id -> Nullable<Uuid>,
     }
 }
 
@@ -611,6 +612,53 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    conversations (id) {
+        id -> Uuid,
+        project_id -> Uuid,
+        mr_iid -> Int8,
+        note_id -> Text,
+        thread_id -> Nullable<Text>,
+        author_id -> Nullable<Text>,
+        author_username -> Text,
+        author_is_bot -> Bool,
+        body -> Text,
+        addressed -> Text,
+        command -> Nullable<Text>,
+        status -> Text,
+        answer -> Nullable<Text>,
+        answer_note_id -> Nullable<Text>,
+        detail -> Nullable<Text>,
+        created_at -> Timestamptz,
+        answered_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    learnings (id) {
+        id -> Uuid,
+        project_id -> Uuid,
+        text -> Text,
+        source -> Text,
+        author -> Nullable<Text>,
+        mr_iid -> Nullable<Int8>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    merge_request_controls (project_id, mr_iid) {
+        project_id -> Uuid,
+        mr_iid -> Int8,
+        paused -> Bool,
+        ignored -> Bool,
+        refused_at -> Nullable<Timestamptz>,
+        changed_by -> Nullable<Text>,
+        updated_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(ai_call_logs -> reviews (review_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(budget_notes -> projects (project_id));
@@ -631,6 +679,10 @@ diesel::joinable!(review_rounds -> reviews (review_id));
 diesel::joinable!(review_rules -> projects (project_id));
 diesel::joinable!(review_task_logs -> review_tasks (task_id));
 diesel::joinable!(review_tasks -> projects (project_id));
+diesel::joinable!(review_tasks -> conversations (conversation_id));
+diesel::joinable!(conversations -> projects (project_id));
+diesel::joinable!(learnings -> projects (project_id));
+diesel::joinable!(merge_request_controls -> projects (project_id));
 diesel::joinable!(review_tasks -> review_templates (template_id));
 diesel::joinable!(review_tasks -> reviews (review_id));
 diesel::joinable!(review_tasks -> runners (runner_id));
@@ -649,10 +701,13 @@ diesel::allow_tables_to_appear_in_same_query!(
     api_keys,
     api_metrics,
     budget_notes,
+    conversations,
     database_metrics,
     global_settings,
     health_checks,
     job_runs,
+    learnings,
+    merge_request_controls,
     notification_configs,
     notification_daily_counts,
     notification_digest_events,

@@ -85,6 +85,7 @@ async fn queue(tasks: &PgTaskRepository, mr_iid: i64) -> Uuid {
         template_id: None,
         requested_by: None,
         max_attempts: 3,
+        conversation_id: None,
     };
     match tasks.insert(task).await.unwrap() {
         (TaskInsert::Created(task), _) => task.id,

@@ -3,6 +3,7 @@
 pub mod ai_config;
 pub mod api_key;
 pub mod budget_stop;
+pub mod conversation;
 pub mod cost;
 pub mod diff;
 pub mod grade;

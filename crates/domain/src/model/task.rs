@@ -100,6 +100,8 @@ pub struct ReviewTask {
     pub max_attempts: i32,
     /// The server worker holding the task while `processing` (its stable name).
     pub worker_id: Option<String>,
+    /// The conversation this task answers (a command or a question); `None` for a review.
+    pub conversation_id: Option<Uuid>,
     pub error_message: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -117,6 +119,8 @@ pub struct NewReviewTask {
     pub template_id: Option<Uuid>,
     pub requested_by: Option<Uuid>,
     pub max_attempts: i32,
+    /// The conversation to answer; `None` for a review.
+    pub conversation_id: Option<Uuid>,
 }
 
 impl NewReviewTask {
@@ -124,6 +128,10 @@ impl NewReviewTask {
     /// same head finds the existing task instead of queueing a second one.
     #[must_use]
     pub fn dedup_key(&self) -> Option<String> {
+        // A conversation is answered by one task at a time, whatever the MR's head.
+        if let Some(id) = self.conversation_id {
+            return Some(format!("conversation:{id}"));
+        }
         self.head_sha
             .as_ref()
             .map(|sha| format!("{}:{}:{sha}", self.project_id, self.mr_iid))

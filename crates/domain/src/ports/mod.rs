@@ -7,6 +7,7 @@ pub mod api_key_repository;
 pub mod catalog_repository;
 pub mod clock;
 pub mod code_source;
+pub mod conversation_repository;
 pub mod credentials;
 pub mod feedback_repository;
 pub mod health_checks;
@@ -37,6 +38,7 @@ pub use ai_provider::{AiCompletion, AiError, AiProvider, AiProviders, AiRequest,
 pub use api_key_repository::ApiKeyRepository;
 pub use catalog_repository::{ActiveRule, CatalogRepository, RuleChanges, TemplateChanges};
 pub use clock::Clock;
+pub use conversation_repository::{ConversationRepository, LearningRepository};
 pub use code_source::{Archive, ArchiveLimits, ArchivedFile, CodeSource, RepoTree, TreeEntry};
 pub use credentials::{CredentialError, PasswordHasher, TokenHasher, WebhookVerifier};
 pub use feedback_repository::{

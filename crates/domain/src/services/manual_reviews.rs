@@ -87,6 +87,7 @@ impl ManualReviewService {
             template_id: request.template_id.or(project.template_id),
             requested_by: Some(caller.user.id),
             max_attempts: DEFAULT_MAX_ATTEMPTS,
+            conversation_id: None,
         };
         self.tasks.enqueue(task).await
     }

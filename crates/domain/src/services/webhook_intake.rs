@@ -440,6 +440,7 @@ impl WebhookIntake {
             template_id: project.template_id,
             requested_by: None,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
+            conversation_id: None,
         };
         Ok(match self.tasks.enqueue(task).await? {
             Enqueued::Queued(t) => IntakeOutcome::Queued { task_id: t.id },

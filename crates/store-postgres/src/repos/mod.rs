@@ -4,6 +4,7 @@
 mod ai_configs;
 mod api_keys;
 mod catalog;
+mod conversations;
 mod costs;
 mod feedback;
 mod health_checks;
@@ -26,6 +27,7 @@ mod wipe;
 pub use ai_configs::PgAiConfigRepository;
 pub use api_keys::PgApiKeyRepository;
 pub use catalog::PgCatalogRepository;
+pub use conversations::PgConversationRepository;
 pub use feedback::PgFeedbackRepository;
 pub use health_checks::PgHealthCheckRepository;
 pub use jobs::PgJobLedger;

@@ -8,6 +8,7 @@
 mod account;
 mod ai_config;
 mod catalog;
+mod conversation;
 mod health;
 mod monitoring;
 mod notification;
@@ -22,6 +23,7 @@ mod task;
 
 pub(crate) use account::{ApiKeyRow, SessionRow, UserRow};
 pub(crate) use ai_config::AiConfigRow;
+pub(crate) use conversation::{ControlsRow, ConversationRow, LearningRow};
 pub(crate) use catalog::{ActiveRuleRow, RuleRow, TemplateRow};
 pub(crate) use health::HealthCheckRow;
 pub(crate) use monitoring::{DatabaseRow, SystemRow, to_u32};

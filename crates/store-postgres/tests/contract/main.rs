@@ -13,7 +13,8 @@ use diesel_async::AsyncPgConnection;
 use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use reviewd_crypto::SecretBox;
 use reviewd_store_postgres::{
-    PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgDataWipe,
+    PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgConversationRepository,
+    PgDataWipe,
     PgFeedbackRepository, PgHealthCheckRepository, PgHealthProbe, PgJobLedger,
     PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository, PgPool,
     PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
@@ -48,6 +49,8 @@ async fn postgres() -> (Stores, TestDb) {
         users: Arc::new(PgUserRepository::new(pool.clone())),
         sessions: Arc::new(PgSessionRepository::new(pool.clone())),
         api_keys: Arc::new(PgApiKeyRepository::new(pool.clone())),
+        conversations: Arc::new(PgConversationRepository::new(pool.clone())),
+        learnings: Arc::new(PgConversationRepository::new(pool.clone())),
         wipe: Arc::new(PgDataWipe::new(pool)),
     };
     (stores, db)

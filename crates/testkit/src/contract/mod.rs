@@ -13,6 +13,7 @@ pub mod ai_configs;
 pub mod api_keys;
 pub mod catalog;
 pub mod clock;
+pub mod conversations;
 pub mod costs;
 pub mod credentials;
 pub mod data_wipe;
@@ -41,8 +42,8 @@ pub mod users;
 pub mod vapid;
 
 use reviewd_domain::ports::{
-    AiConfigRepository, ApiKeyRepository, CatalogRepository, DataWipe, FeedbackRepository,
-    HealthCheckRepository, JobLedger, MonitoringRepository, NotificationRepository,
+    AiConfigRepository, ApiKeyRepository, CatalogRepository, ConversationRepository, DataWipe, FeedbackRepository,
+    HealthCheckRepository, JobLedger, LearningRepository, MonitoringRepository, NotificationRepository,
     PlatformConfigRepository, ProjectRepository, RepoError, ReviewQueries, ReviewRepository,
     RunnerRepository, SessionRepository, SettingsRepository, TaskRepository, UserRepository,
 };
@@ -85,6 +86,8 @@ pub struct Stores {
     pub sessions: Arc<dyn SessionRepository>,
     pub api_keys: Arc<dyn ApiKeyRepository>,
     pub wipe: Arc<dyn DataWipe>,
+    pub conversations: Arc<dyn ConversationRepository>,
+    pub learnings: Arc<dyn LearningRepository>,
 }
 
 impl Stores {
@@ -110,6 +113,8 @@ impl Stores {
             users: s.clone(),
             sessions: s.clone(),
             api_keys: s.clone(),
+            conversations: s.clone(),
+            learnings: s.clone(),
             wipe: s,
         }
     }
@@ -124,7 +129,7 @@ macro_rules! repository_contract_tests {
         $crate::repository_contract_tests!(@ports $make;
             platform_configs, ai_configs, projects, settings, catalog, tasks, runners, reviews,
             review_queries, notifications, monitoring, jobs, health_checks, users, sessions,
-            api_keys, data_wipe, costs, feedback);
+            api_keys, data_wipe, costs, feedback, conversations);
     };
     (@ports $make:path; $($port:ident),*) => {
         $(

@@ -69,6 +69,7 @@ async fn tasks(s: &Stores, n: i64) -> (Project, Vec<ReviewTask>) {
 async fn one_try_task(s: &Stores, project: &Project, mr_iid: i64) -> ReviewTask {
     let new = NewReviewTask {
         max_attempts: 1,
+        conversation_id: None,
         ..seed::new_task(project, mr_iid, "aaa")
     };
     match s.tasks.insert(new).await.unwrap() {

@@ -116,6 +116,7 @@ pub fn new_task(project: &Project, mr_iid: i64, head_sha: &str) -> NewReviewTask
         template_id: None,
         requested_by: None,
         max_attempts: 3,
+        conversation_id: None,
     }
 }
 

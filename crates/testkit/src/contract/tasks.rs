@@ -288,6 +288,7 @@ async fn an_exhausted_task_is_given_up_once(s: &Stores) {
         s,
         NewReviewTask {
             max_attempts: 1,
+            conversation_id: None,
             ..seed::new_task(&project, 6, "ccc")
         },
     )
@@ -466,6 +467,7 @@ async fn let_pass(s: &Stores, project: &Project, since: &ReviewTask, at_least: D
         s,
         NewReviewTask {
             max_attempts: i32::MAX,
+            conversation_id: None,
             ..seed::new_task(project, 999, "probe")
         },
     )

@@ -7,6 +7,7 @@
 mod ai_configs;
 mod auth;
 mod catalog;
+mod conversations;
 mod feedback;
 mod monitoring;
 mod notifications;
@@ -97,4 +98,6 @@ pub(crate) struct Tables {
     pub preparations: std::collections::HashMap<Uuid, reviewd_domain::ports::Preparation>,
     /// MRs a preparer holds (PostgreSQL's session advisory locks).
     pub preparing: std::collections::HashSet<(ProjectId, i64)>,
+    /// Conversations, merge requests' controls, learnings.
+    pub talk: conversations::ConversationTables,
 }

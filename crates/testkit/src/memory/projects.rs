@@ -42,6 +42,13 @@ impl Tables {
         self.delete_reviews_of(&deleted);
         self.delete_tasks_of(&deleted);
         self.delete_catalog_of(&deleted);
+        self.talk
+            .conversations
+            .retain(|c| !deleted.contains(&c.project_id));
+        self.talk.controls.retain(|(p, _), _| !deleted.contains(p));
+        self.talk
+            .learnings
+            .retain(|l| !deleted.contains(&l.project_id));
         deleted
     }
 

@@ -16,22 +16,25 @@ use reviewd_domain::model::ReviewTask;
 use reviewd_domain::ports::{ClaimBatch, ClaimedRow, Preparation, PreparedRound, RepoError};
 use uuid::Uuid;
 
-/// SQL: no task of the MR of the task aliased `t` is in progress. `OFFSET 0` keeps
+/// SQL: no review of the MR of the task aliased `t` is in progress (an answer to a
+/// conversation holds nothing up). `OFFSET 0` keeps
 /// it a lookup per candidate (`review_tasks_mr_active_idx`), see `claim_ready`.
 pub(super) fn mr_idle(t: &str) -> String {
     format!(
         "NOT EXISTS (SELECT 1 FROM review_tasks o
                       WHERE o.project_id = {t}.project_id AND o.mr_iid = {t}.mr_iid
-                        AND o.status IN ('processing', 'in_progress') OFFSET 0)"
+                        AND o.status IN ('processing', 'in_progress')
+                        AND o.conversation_id IS NULL OFFSET 0)"
     )
 }
 
 /// SQL: the task aliased `t` is queued and runner `$1` may take it now: its retry
 /// delay (milliseconds, the parameter `retry`) is over after a failed attempt, the
-/// runner has its tags, and no task of its MR is in progress.
+/// runner has its tags, and no task of its MR is in progress. Answers to
+/// conversations are the server's: a runner never claims one.
 pub(super) fn claimable(retry: &str) -> String {
     format!(
-        "t.status = 'queued'
+        "t.status = 'queued' AND t.conversation_id IS NULL
          AND (t.error_message IS NULL OR t.updated_at <= now() - ({retry} * interval '1 millisecond'))
          AND t.required_tags <@ (SELECT tags FROM runners WHERE id = $1)
          AND {}",

@@ -238,14 +238,14 @@ enum Wanted {
 fn to_prepare_sql(filter: &str, tail: &str) -> String {
     format!(
         "SELECT t.id, t.project_id, t.mr_iid FROM review_tasks t
-          WHERE t.status = 'queued' AND {filter}
+          WHERE t.status = 'queued' AND t.conversation_id IS NULL AND {filter}
             AND (t.error_message IS NULL OR t.updated_at <= now() - ($1 * interval '1 millisecond'))
             AND EXISTS (SELECT 1 FROM runners r
                          WHERE r.status <> 'offline' AND r.last_heartbeat > $3
                            AND t.required_tags <@ r.tags)
             AND NOT EXISTS (SELECT 1 FROM review_tasks o
                              WHERE o.project_id = t.project_id AND o.mr_iid = t.mr_iid
-                               AND o.id <> t.id
+                               AND o.id <> t.id AND o.conversation_id IS NULL
                                AND (o.status IN ('processing', 'in_progress')
                                     OR (o.status = 'queued' AND o.assignment ? 'prepared'
                                         AND {fresh_o})) OFFSET 0)

@@ -44,12 +44,17 @@ pub(super) async fn begin(
     let now = Utc::now();
     let live_since = now - chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
     conn.transaction(async move |conn| {
-        let Some((project_id, mr_iid)): Option<(Uuid, i64)> = review_tasks::table
-            .find(id)
-            .select((review_tasks::project_id, review_tasks::mr_iid))
-            .first(conn)
-            .await
-            .optional()?
+        let Some((project_id, mr_iid, conversation)): Option<(Uuid, i64, Option<Uuid>)> =
+            review_tasks::table
+                .find(id)
+                .select((
+                    review_tasks::project_id,
+                    review_tasks::mr_iid,
+                    review_tasks::conversation_id,
+                ))
+                .first(conn)
+                .await
+                .optional()?
         else {
             return Ok(AttemptStart::NotRunnable);
         };
@@ -64,10 +69,14 @@ pub(super) async fn begin(
         // The MR's lock, as runner claims take it: a claim and this attempt
         // never both see the MR free.
         lock_mr(conn, project_id, mr_iid).await?;
-        let busy: bool = diesel::select(diesel::dsl::exists(
+        // An answer to a conversation neither waits for the MR's review nor holds
+        // it up: only reviews are one at a time per MR.
+        let busy: bool = conversation.is_none()
+            && diesel::select(diesel::dsl::exists(
             review_tasks::table
                 .filter(review_tasks::project_id.eq(project_id))
                 .filter(review_tasks::mr_iid.eq(mr_iid))
+                .filter(review_tasks::conversation_id.is_null())
                 .filter(review_tasks::status.eq_any(["processing", "in_progress"]))
                 // A worker's attempt is live while it beats; a runner's task while
                 // the runner holds it (the runner sweep and its lease decide), however old.

@@ -285,6 +285,9 @@ pub(super) async fn insert_batch(
                 tasks.iter().map(|t| t.requested_by).collect::<Vec<_>>(),
             ),
             bind::<Array<Integer>, _>(tasks.iter().map(|t| t.max_attempts).collect::<Vec<_>>()),
+            bind::<Array<Nullable<SqlUuid>>, _>(
+                tasks.iter().map(|t| t.conversation_id).collect::<Vec<_>>(),
+            ),
         ),
     )
     .load(&mut conn)
@@ -329,8 +332,9 @@ static QUEUE_TASKS: LazyLock<String> = LazyLock::new(|| {
     format!(
         "WITH input AS (SELECT i.*, clock_timestamp() AS at FROM unnest($1::uuid[], $2::text[], \
            $3::text[], $4::uuid[], $5::int8[], $6::text[], $7::bool[], $8::uuid[], $9::uuid[], \
-           $10::int4[]) WITH ORDINALITY AS i(id, dedup_key, head_sha, project_id, mr_iid, \
-           triggered_by, send_to_platform, template_id, requested_by, max_attempts, n)), \
+           $10::int4[], $11::uuid[]) WITH ORDINALITY AS i(id, dedup_key, head_sha, project_id, \
+           mr_iid, triggered_by, send_to_platform, template_id, requested_by, max_attempts, \
+           conversation_id, n)), \
          dup AS (SELECT i.id AS input_id, d.* FROM input i CROSS JOIN LATERAL \
            (SELECT {TASK_COLUMNS} FROM review_tasks t WHERE t.dedup_key = i.dedup_key \
              AND t.status IN ('pending', 'queued', 'processing', 'in_progress') LIMIT 1) d), \
@@ -343,9 +347,10 @@ static QUEUE_TASKS: LazyLock<String> = LazyLock::new(|| {
            RETURNING i.id AS input_id), \
          ins AS (INSERT INTO review_tasks (id, triggered_by, project_id, mr_iid, head_sha, \
              status, send_to_platform, template_id, requested_by, max_attempts, dedup_key, \
-             created_at, updated_at) \
+             conversation_id, created_at, updated_at) \
            SELECT id, triggered_by, project_id, mr_iid, head_sha, 'queued', send_to_platform, \
-             template_id, requested_by, max_attempts, dedup_key, at, at FROM input i \
+             template_id, requested_by, max_attempts, dedup_key, conversation_id, at, at \
+           FROM input i \
            WHERE NOT EXISTS (SELECT 1 FROM dup WHERE dup.input_id = i.id) ORDER BY n \
            RETURNING {TASK_COLUMNS}) \
          SELECT ins.id AS input_id, ins.*, true AS created, \
@@ -370,6 +375,7 @@ mod tests {
             template_id: None,
             requested_by: None,
             max_attempts: 3,
+            conversation_id: None,
         };
         let since = Instant::now();
         (Request { task, reply, since }, answer)

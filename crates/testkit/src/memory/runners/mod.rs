@@ -55,6 +55,7 @@ impl Tables {
 
     fn claimable(&self, row: &TaskRow, tags: &[String], retry_since: DateTime<Utc>) -> bool {
         row.task.status == TaskStatus::Queued
+            && row.task.conversation_id.is_none()
             && (row.task.error_message.is_none() || row.task.updated_at <= retry_since)
             && row.required_tags.iter().all(|t| tags.contains(t))
             && !self.mr_busy(row.task.project_id, row.task.mr_iid)

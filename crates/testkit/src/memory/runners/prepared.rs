@@ -92,6 +92,7 @@ impl Tables {
     ) -> bool {
         let mr = mr_of(row);
         row.task.status == TaskStatus::Queued
+            && row.task.conversation_id.is_none()
             && (row.task.error_message.is_none() || row.task.updated_at <= retry_since)
             && self.fresh_preparation(row, fresh_after).is_none()
             && !self.preparing.contains(&mr)
@@ -103,6 +104,7 @@ impl Tables {
             && !self.tasks.iter().any(|o| {
                 o.task.id != row.task.id
                     && mr_of(o) == mr
+                    && o.task.conversation_id.is_none()
                     && (o.task.status == TaskStatus::Processing
                         || (o.task.status == TaskStatus::Queued
                             && self.fresh_preparation(o, fresh_after).is_some()))
@@ -134,7 +136,7 @@ impl MemoryStore {
         let mut ready: Vec<(&TaskRow, PreparedRound)> = t
             .tasks
             .iter()
-            .filter(|r| r.task.status == TaskStatus::Queued)
+            .filter(|r| r.task.status == TaskStatus::Queued && r.task.conversation_id.is_none())
             .filter(|r| r.required_tags.iter().all(|tag| runner.tags.contains(tag)))
             .filter(|r| !t.mr_busy(r.task.project_id, r.task.mr_iid))
             .filter(|r| !t.preparing.contains(&mr_of(r)))

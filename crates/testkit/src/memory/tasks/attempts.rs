@@ -25,9 +25,12 @@ impl Tables {
     /// heartbeat is after `live_since`, or one a runner holds (its lease and the
     /// sweep decide). The task itself held by `worker` is its own work, resumed.
     fn attempt_live(&self, task: &ReviewTask, worker: &str, live_since: DateTime<Utc>) -> bool {
-        self.tasks.iter().any(|r| {
+        // Only reviews are one at a time per MR: an answer neither waits nor blocks.
+        task.conversation_id.is_none()
+            && self.tasks.iter().any(|r| {
             r.task.project_id == task.project_id
                 && r.task.mr_iid == task.mr_iid
+                && r.task.conversation_id.is_none()
                 && r.task.status == TaskStatus::Processing
                 && (r.heartbeat_at.is_some_and(|h| h > live_since) || r.runner_id.is_some())
                 && !(r.task.id == task.id

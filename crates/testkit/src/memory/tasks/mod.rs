@@ -43,6 +43,7 @@ impl Tables {
             r.task.project_id == project_id
                 && r.task.mr_iid == mr_iid
                 && r.task.status == TaskStatus::Processing
+                && r.task.conversation_id.is_none()
         })
     }
 
@@ -102,6 +103,7 @@ fn new_row(task: NewReviewTask, dedup_key: Option<String>, now: DateTime<Utc>) -
             attempts: 0,
             max_attempts: task.max_attempts,
             worker_id: None,
+            conversation_id: task.conversation_id,
             error_message: None,
             created_at: now,
             updated_at: now,
