@@ -142,7 +142,10 @@ pub fn comments(row: &mut Row, outside: &Outside) {
                 // Every general comment reviewd posts here is a summary (edits are
                 // `Posted::Edit`): a second one is a duplicate, marker or not.
                 Posted::Comment { .. } => summaries += 1,
-                Posted::Edit { .. } | Posted::Assign { .. } => {}
+                Posted::Edit { .. }
+                | Posted::Assign { .. }
+                | Posted::Reply { .. }
+                | Posted::Description { .. } => {}
             }
         }
         row.duplicates += lines.values().map(|n| n - 1).sum::<usize>() + summaries.max(1) - 1;

@@ -128,6 +128,7 @@ fn command(project: &Project, iid: i64) -> WebhookEvent {
         head_sha: Some("h9".into()),
         in_thread: false,
         may_command: true,
+        note: None,
     })
 }
 

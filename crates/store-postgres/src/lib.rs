@@ -19,8 +19,7 @@ pub use migrate::{MigrateError, revert_all_migrations, run_migrations};
 pub use pool::{ConnectError, PgPool, connect, ping};
 pub use repos::{
     PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgConversationRepository,
-    PgDataWipe,
-    PgFeedbackRepository, PgHealthCheckRepository, PgJobLedger, PgMonitoringRepository,
+    PgDataWipe, PgFeedbackRepository, PgHealthCheckRepository, PgJobLedger, PgMonitoringRepository,
     PgNotificationRepository, PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries,
     PgReviewRepository, PgRunnerRepository, PgSessionRepository, PgSettingsRepository,
     PgTaskRepository, PgUserRepository,

@@ -16,8 +16,9 @@ use reviewd_domain::model::{BuiltinAi, PlatformType, Project, ReviewTask, Secret
 use reviewd_domain::ports::Notifier;
 use reviewd_domain::ports::{Clock, ProjectRef};
 use reviewd_domain::services::{
-    AiConfigService, EngineSettings, FeedbackService, NotificationService, NotifySettings,
-    ProjectService, ReviewEngine, RunOutcome, RunnerService, RunnerSettings, TaskService,
+    AiConfigService, ConversationParts, ConversationService, EngineSettings, FeedbackService,
+    NotificationService, NotifySettings, ProjectService, ReviewEngine, RunOutcome, RunnerService,
+    RunnerSettings, TaskService,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,6 +42,8 @@ pub struct World {
     pub engine: Arc<ReviewEngine>,
     pub observer: Arc<RecordingObserver>,
     pub feedback: Arc<FeedbackService>,
+    /// Answers conversations; the engine runs their tasks with it.
+    pub talk: Arc<ConversationService>,
 }
 
 impl Default for World {
@@ -87,6 +90,21 @@ impl World {
             stores.feedback.clone(),
             projects.clone(),
         ));
+        let talk = Arc::new(
+            ConversationService::new(ConversationParts {
+                conversations: stores.conversations.clone(),
+                learnings: stores.learnings.clone(),
+                tasks: tasks.clone(),
+                task_records: stores.tasks.clone(),
+                reviews: stores.reviews.clone(),
+                feedback_store: stores.feedback.clone(),
+                projects: projects.clone(),
+                settings: stores.settings.clone(),
+                ai: ai_configs.clone(),
+                clock: clock.clone(),
+            })
+            .with_feedback(feedback.clone()),
+        );
         let engine = Arc::new(
             ReviewEngine::new(
                 stores.tasks.clone(),
@@ -97,7 +115,9 @@ impl World {
                 settings,
             )
             .observed_by(observer.clone())
-            .tracks_feedback(feedback.clone()),
+            .tracks_feedback(feedback.clone())
+            .answers_with(talk.clone())
+            .learns_from(stores.learnings.clone()),
         );
         Self {
             clock,
@@ -113,6 +133,7 @@ impl World {
             engine,
             observer,
             feedback,
+            talk,
         }
     }
 

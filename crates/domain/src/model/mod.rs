@@ -52,5 +52,5 @@ pub use task::{NewReviewTask, ReviewTask, TaskStatus, TriggeredBy};
 pub use user::{NewUser, User, UserChanges};
 pub use webhook::{
     CommentEvent, FeedbackEvent, FeedbackEventKind, InstallationChange, InstallationEvent,
-    MergeRequestEvent, MrAction, WebhookEvent, WebhookProof,
+    MergeRequestEvent, MrAction, NoteRef, WebhookEvent, WebhookProof,
 };

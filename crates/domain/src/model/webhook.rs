@@ -1,6 +1,7 @@
 //! Platform events, as the webhook receivers hand them to the domain.
 
 use super::PlatformType;
+use super::conversation::CommentAuthor;
 
 /// What happened to a merge/pull request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +41,20 @@ pub struct CommentEvent {
     /// (on hostB a collaborator; an edit never counts). A reply by anyone else
     /// still reaches the domain, as feedback.
     pub may_command: bool,
+    /// The comment itself, when the payload names it: what a conversation with
+    /// reviewd is recorded by.
+    pub note: Option<NoteRef>,
+}
+
+/// A platform comment: its id, its thread and its author.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteRef {
+    /// The platform's id of the comment (GitLab note id, GitHub comment id).
+    pub id: String,
+    /// The thread it is in: a GitLab discussion id; on GitHub the id of the review
+    /// comment the thread started with (`in_reply_to_id`).
+    pub thread_id: Option<String>,
+    pub author: CommentAuthor,
 }
 
 /// Feedback on a line comment that the payload itself carries.

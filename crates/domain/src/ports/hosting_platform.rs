@@ -1,6 +1,7 @@
 //! A source-hosting platform (`hostA` GitLab-compatible, `hostB` GitHub-compatible),
 //! as seen through one access token.
 
+use crate::model::conversation::CommentAuthor;
 use crate::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
 };
@@ -10,6 +11,7 @@ use crate::model::{
 };
 use crate::ports::code_source::{Archive, ArchiveLimits, RepoTree};
 use crate::ports::platform_error::PlatformError;
+use crate::review::standing::Standing;
 use async_trait::async_trait;
 use std::sync::Arc;
 
@@ -228,6 +230,68 @@ pub trait HostingPlatform: Send + Sync {
         comment_id: &str,
         body: &str,
     ) -> Result<(), PlatformError>;
+
+    /// What `author` may do on the project, by the platform's roles (GitLab's
+    /// access level, with inherited memberships; GitHub's collaborator permission).
+    /// Someone with no role is `Standing::Outsider`, not an error.
+    ///
+    /// # Errors
+    /// `Unsupported` where the platform cannot say; `Unavailable` as usual.
+    async fn standing(
+        &self,
+        project: &ProjectRef,
+        author: &CommentAuthor,
+    ) -> Result<Standing, PlatformError> {
+        let _ = (project, author);
+        Err(PlatformError::Unsupported("member access"))
+    }
+
+    /// Replies in a thread of the MR (a hostA discussion id; on hostB the id of the
+    /// review comment that started the thread); returns the reply's id.
+    ///
+    /// # Errors
+    /// `NotFound` when the thread is gone; `Unsupported` where the platform has no
+    /// threads (the caller then posts a general comment).
+    async fn reply_in_thread(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<String, PlatformError> {
+        let _ = (project, iid, thread_id, body);
+        Err(PlatformError::Unsupported("thread replies"))
+    }
+
+    /// Resolves a thread of the MR (a hostA discussion; on hostB the review thread
+    /// whose first comment has this id).
+    ///
+    /// # Errors
+    /// `NotFound` when the thread is gone; `Unsupported` where threads cannot be
+    /// resolved.
+    async fn resolve_thread(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        thread_id: &str,
+    ) -> Result<(), PlatformError> {
+        let _ = (project, iid, thread_id);
+        Err(PlatformError::Unsupported("resolving threads"))
+    }
+
+    /// Replaces the MR's description (its body on hostB).
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown MR; `Unsupported` where it cannot be edited.
+    async fn set_description(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        description: &str,
+    ) -> Result<(), PlatformError> {
+        let _ = (project, iid, description);
+        Err(PlatformError::Unsupported("editing descriptions"))
+    }
 
     /// Sets assignees and reviewers: platform user ids on hostA, logins on hostB
     /// (what each platform's projects store for people).

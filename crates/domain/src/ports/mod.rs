@@ -38,8 +38,8 @@ pub use ai_provider::{AiCompletion, AiError, AiProvider, AiProviders, AiRequest,
 pub use api_key_repository::ApiKeyRepository;
 pub use catalog_repository::{ActiveRule, CatalogRepository, RuleChanges, TemplateChanges};
 pub use clock::Clock;
-pub use conversation_repository::{ConversationRepository, LearningRepository};
 pub use code_source::{Archive, ArchiveLimits, ArchivedFile, CodeSource, RepoTree, TreeEntry};
+pub use conversation_repository::{ConversationRepository, LearningRepository};
 pub use credentials::{CredentialError, PasswordHasher, TokenHasher, WebhookVerifier};
 pub use feedback_repository::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,

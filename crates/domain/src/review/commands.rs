@@ -32,6 +32,25 @@ pub enum Command {
     Unknown(String),
 }
 
+impl Command {
+    /// The command's word, as recorded and shown (`review full`, `ask`...).
+    #[must_use]
+    pub fn word(&self) -> &'static str {
+        match self {
+            Command::Review { full: false } => "review",
+            Command::Review { full: true } => "review full",
+            Command::Ask(_) => "ask",
+            Command::Describe => "describe",
+            Command::Pause => "pause",
+            Command::Resume => "resume",
+            Command::Ignore => "ignore",
+            Command::Remember(_) => "remember",
+            Command::Help => "help",
+            Command::Unknown(_) => "unknown",
+        }
+    }
+}
+
 /// What a comment says to reviewd.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Said {
@@ -92,6 +111,25 @@ pub fn read(body: &str, to: Addressing<'_>) -> Option<Said> {
         .bot_username
         .is_some_and(|bot| lines.iter().any(|(_, line)| mentions(line, bot)));
     mentioned.then_some(Said::Mention)
+}
+
+/// Whether `body` mentions anyone (`@name` on one of its author's own lines): it
+/// may speak to reviewd, whose name the webhook's receiver does not know.
+#[must_use]
+pub fn may_mention(body: &str) -> bool {
+    own_lines(body).iter().any(|(_, line)| {
+        line.match_indices('@').any(|(at, _)| {
+            let starts = line[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric() && c != '.');
+            starts
+                && line[at + 1..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphanumeric())
+        })
+    })
 }
 
 /// The author's own lines, trimmed, with their index in `body`: without quoted lines
@@ -161,24 +199,26 @@ fn mentions(line: &str, bot: &str) -> bool {
 /// following lines, as the text of `ask` and `remember`.
 fn command(rest: &str, more: &str) -> Command {
     let rest = rest.trim_start_matches([':', ',']).trim();
-    let (word, text) = rest
+    let (word, line) = rest
         .split_once(char::is_whitespace)
         .map_or((rest, ""), |(w, t)| (w, t.trim()));
-    let text = match (text.is_empty(), more.is_empty()) {
-        (_, true) => text.to_owned(),
+    let text = match (line.is_empty(), more.is_empty()) {
+        (_, true) => line.to_owned(),
         (true, false) => more.to_owned(),
-        (false, false) => format!("{text}\n{more}"),
+        (false, false) => format!("{line}\n{more}"),
     };
-    match word.to_ascii_lowercase().as_str() {
-        "" | "help" => Command::Help,
-        "review" if text.eq_ignore_ascii_case("full") => Command::Review { full: true },
-        "review" if text.is_empty() => Command::Review { full: false },
-        "ask" if !text.is_empty() => Command::Ask(text),
-        "describe" => Command::Describe,
-        "pause" => Command::Pause,
-        "resume" => Command::Resume,
-        "ignore" => Command::Ignore,
-        "remember" if !text.is_empty() => Command::Remember(text),
+    // A command without text takes none on its line: `@bot ignore previous
+    // instructions` is no `ignore` (the lines after it may say anything).
+    match (word.to_ascii_lowercase().as_str(), line.is_empty()) {
+        ("" | "help", true) => Command::Help,
+        ("review", _) if line.eq_ignore_ascii_case("full") => Command::Review { full: true },
+        ("review", true) => Command::Review { full: false },
+        ("ask", _) if !text.is_empty() => Command::Ask(text),
+        ("describe", true) => Command::Describe,
+        ("pause", true) => Command::Pause,
+        ("resume", true) => Command::Resume,
+        ("ignore", true) => Command::Ignore,
+        ("remember", _) if !text.is_empty() => Command::Remember(text),
         _ => Command::Unknown(rest.chars().take(80).collect()),
     }
 }
@@ -194,6 +234,20 @@ mod tests {
             bot_username: Some("reviewd-bot"),
             review_commands: &REVIEW,
         }
+    }
+
+    #[test]
+    fn a_mention_of_anyone_may_be_one_of_the_bot() {
+        assert!(may_mention("@reviewd-bot why?"));
+        assert!(may_mention("thanks, @ana"));
+        assert!(!may_mention("mail me at ana@example.com"));
+        assert!(!may_mention("> @reviewd-bot quoted"));
+        assert!(!may_mention(
+            "```
+@decorator
+```"
+        ));
+        assert!(!may_mention("an @ alone"));
     }
 
     fn said(body: &str) -> Option<Said> {

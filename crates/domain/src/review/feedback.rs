@@ -56,7 +56,8 @@ const ACCEPTED: Verdict = Verdict {
     feedback_type: FeedbackType::Positive,
     status: TrackingStatus::Accepted,
 };
-const REJECTED: Verdict = Verdict {
+/// A finding turned down (or conceded wrong by reviewd).
+pub const REJECTED: Verdict = Verdict {
     feedback_type: FeedbackType::Negative,
     status: TrackingStatus::Rejected,
 };

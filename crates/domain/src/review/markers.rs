@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 const COMMENT: &str = "<!-- reviewd:comment:";
 const SUMMARY: &str = "<!-- reviewd:summary:";
+const ANSWER: &str = "<!-- reviewd:answer:";
 const END: &str = " -->";
 
 /// The marker of a line comment with this fingerprint.
@@ -33,6 +34,33 @@ pub fn comment_fingerprint(body: &str) -> Option<&str> {
 #[must_use]
 pub fn summary_marker(review_id: ReviewId) -> String {
     format!("{SUMMARY}{review_id}{END}")
+}
+
+/// The marker of reviewd's answer to the platform comment `note_id`: an answer
+/// retried after a crash between posting and recording finds it, and is not
+/// posted twice.
+#[must_use]
+pub fn answer_marker(note_id: &str) -> String {
+    format!("{ANSWER}{note_id}{END}")
+}
+
+/// The marker of an answer that concedes the thread's finding was wrong: the
+/// feedback read from the thread counts it as the finding rejected (and the
+/// resolution reviewd made then as no acceptance).
+pub const CONCEDED: &str = "<!-- reviewd:conceded -->";
+
+/// Whether `body` is one of reviewd's answers (or a quote of one).
+#[must_use]
+pub fn is_answer(body: &str) -> bool {
+    values(body, ANSWER).next().is_some()
+}
+
+/// The id of the comment that answered `note_id`, when one of `existing` is it.
+#[must_use]
+pub fn answered<'a>(existing: &'a [ExistingComment], note_id: &str) -> Option<&'a ExistingComment> {
+    existing
+        .iter()
+        .find(|c| values(&c.body, ANSWER).any(|v| v == note_id))
 }
 
 /// What an earlier attempt left on the MR.

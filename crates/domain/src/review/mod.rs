@@ -4,8 +4,10 @@
 //! how a review is rated, what a repository's `.reviewd.yml` changes, and what the
 //! readers' reactions and replies say about a comment.
 
+pub mod answer;
 pub mod chunking;
 pub mod commands;
+pub mod describe;
 pub mod diff_lines;
 pub mod feedback;
 pub mod file_review;

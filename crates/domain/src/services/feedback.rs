@@ -20,7 +20,7 @@ use crate::ports::{
 use crate::review::feedback::{
     IMPLEMENTED, REJECTIONS_TO_SUPPRESS, Signal, acceptance_rate, changed_old_lines, verdict,
 };
-use crate::review::markers::comment_fingerprint;
+use crate::review::markers::{CONCEDED, comment_fingerprint, is_answer};
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -265,11 +265,25 @@ fn records_of(target: &FeedbackTarget, thread: &CommentThread) -> Vec<NewFeedbac
             None,
         )
     });
+    // reviewd conceded the finding in the thread: the finding was wrong, and the
+    // thread's resolution, reviewd's doing, accepts nothing.
+    let conceded = thread
+        .replies
+        .iter()
+        .find(|r| is_answer(&r.body) && r.body.contains(CONCEDED));
+    let concession = conceded.map(|r| NewFeedback {
+        comment_id: target.comment_id,
+        verdict: crate::review::feedback::REJECTED,
+        source: FeedbackSource::Reply,
+        source_id: r.id.clone(),
+        username: Some(r.username.clone()),
+        note: Some("reviewd agreed in the thread that the finding was wrong".into()),
+    });
     let replies = thread
         .replies
         .iter()
         // A reply carrying a marker is reviewd's own (or a quote of it).
-        .filter(|r| comment_fingerprint(&r.body).is_none())
+        .filter(|r| comment_fingerprint(&r.body).is_none() && !is_answer(&r.body))
         .filter_map(|r| {
             record(
                 Signal::Reply(&r.body),
@@ -279,16 +293,24 @@ fn records_of(target: &FeedbackTarget, thread: &CommentThread) -> Vec<NewFeedbac
                 Some(&r.body),
             )
         });
-    let resolution = thread.resolved.iter().filter_map(|r| {
-        record(
-            Signal::Resolved,
-            FeedbackSource::Resolved,
-            "",
-            r.username.as_deref(),
-            None,
-        )
-    });
-    reactions.chain(replies).chain(resolution).collect()
+    let resolution = thread
+        .resolved
+        .iter()
+        .filter(|_| conceded.is_none())
+        .filter_map(|r| {
+            record(
+                Signal::Resolved,
+                FeedbackSource::Resolved,
+                "",
+                r.username.as_deref(),
+                None,
+            )
+        });
+    reactions
+        .chain(replies)
+        .chain(resolution)
+        .chain(concession)
+        .collect()
 }
 
 /// Whether the diffs change the commented line, on the file as it was commented

@@ -4,6 +4,7 @@
 use super::ServiceError;
 use super::ai_configs::AiConfigService;
 use super::budgets::Budgets;
+use super::conversations::{ConversationService, Heard};
 use super::feedback::FeedbackService;
 use super::tasks::{Enqueued, TaskService};
 use crate::model::BudgetStop;
@@ -85,6 +86,7 @@ pub struct WebhookIntake {
     ai: Option<Arc<AiConfigService>>,
     budgets: Option<Arc<Budgets>>,
     feedback: Option<Arc<FeedbackService>>,
+    talk: Option<Arc<ConversationService>>,
 }
 
 /// Whether a comment asks for a review of the new commits: one of the contract's review
@@ -117,7 +119,41 @@ impl WebhookIntake {
             ai: None,
             budgets: None,
             feedback: None,
+            talk: None,
         }
+    }
+
+    /// Hears commands, mentions and replies in threads, and keeps to what they
+    /// set (a paused or ignored MR).
+    #[must_use]
+    pub fn with_conversations(mut self, talk: Arc<ConversationService>) -> Self {
+        self.talk = Some(talk);
+        self
+    }
+
+    /// Why the MR is not to be reviewed, by what the team told reviewd in it.
+    async fn held_back(
+        &self,
+        project: &Project,
+        iid: i64,
+        automatic: bool,
+    ) -> Result<Option<String>, ServiceError> {
+        let Some(talk) = &self.talk else {
+            return Ok(None);
+        };
+        let controls = talk.controls(project.id, iid).await?;
+        let by = controls.changed_by.as_deref().unwrap_or("someone");
+        Ok(if controls.ignored {
+            Some(format!(
+                "this merge request is ignored (`/reviewd ignore` by {by})"
+            ))
+        } else if automatic && controls.paused {
+            Some(format!(
+                "automatic reviews of this merge request are paused (`/reviewd pause` by {by})"
+            ))
+        } else {
+            None
+        })
     }
 
     /// Records the feedback on reviewd's comments that webhooks bring.
@@ -245,6 +281,9 @@ impl WebhookIntake {
         }
         let global = self.settings.global().await?;
         let assignment = self.assignment(&project, &mr);
+        if let Some(why) = self.held_back(&project, mr.iid, true).await? {
+            return Ok((IntakeOutcome::Ignored(why), assignment.into()));
+        }
         if !project.auto_review.unwrap_or(global.auto_review) {
             return Ok((
                 IntakeOutcome::Ignored("auto-review is off for this project".into()),
@@ -376,7 +415,7 @@ impl WebhookIntake {
     ) -> Result<(IntakeOutcome, FollowUp), ServiceError> {
         let global = self.settings.global().await?;
         if !comment.may_command || !is_review_command(&comment.body, &global.review_commands) {
-            return self.reply(config_ids, &comment).await;
+            return self.conversation(config_ids, &comment).await;
         }
         let ignored = |why: String| Ok((IntakeOutcome::Ignored(why), FollowUp::default()));
         let Some(project) = self
@@ -395,6 +434,9 @@ impl WebhookIntake {
         if !project.enabled {
             return ignored("reviews are disabled for this project".into());
         }
+        if let Some(why) = self.held_back(&project, comment.iid, false).await? {
+            return ignored(why);
+        }
         // A command is a manual trigger: it runs even with auto-review off.
         let outcome = self
             .enqueue(
@@ -406,6 +448,40 @@ impl WebhookIntake {
             )
             .await?;
         Ok((outcome, FollowUp::default()))
+    }
+
+    /// A comment that is no review command: a conversation with reviewd when it
+    /// may be one (its answer queued), and a reply in a thread is also read for
+    /// feedback after the answer.
+    async fn conversation(
+        &self,
+        config_ids: &[Uuid],
+        comment: &CommentEvent,
+    ) -> Result<(IntakeOutcome, FollowUp), ServiceError> {
+        let (Some(talk), Some(_)) = (&self.talk, &comment.note) else {
+            return self.reply(config_ids, comment).await;
+        };
+        let Some(project) = self
+            .find_project(
+                config_ids,
+                comment.platform_type,
+                &comment.platform_project_id,
+            )
+            .await?
+            .filter(|p| p.enabled)
+        else {
+            return self.reply(config_ids, comment).await;
+        };
+        let outcome = match talk.hear(&project, comment).await? {
+            Heard::NotForUs => return self.reply(config_ids, comment).await,
+            Heard::Queued { task_id } => IntakeOutcome::Queued { task_id },
+            Heard::QueueFailed { task_id } => IntakeOutcome::QueueFailed { task_id },
+            Heard::AlreadyAnswered => {
+                IntakeOutcome::Ignored("this comment was answered already".into())
+            }
+        };
+        let (_, follow_up) = self.reply(config_ids, comment).await?;
+        Ok((outcome, follow_up))
     }
 
     async fn enqueue(

@@ -78,6 +78,7 @@ async fn a_reply_in_a_thread_has_the_threads_read_after_the_answer() {
             head_sha: None,
             in_thread,
             may_command: true,
+            note: None,
         })
     };
     let configs = [project.platform_config_id];

@@ -65,6 +65,7 @@ async fn events_that_do_not_ask_for_a_review_queue_nothing() {
         head_sha: Some("h1".into()),
         in_thread: false,
         may_command: true,
+        note: None,
     });
     let elsewhere = opened(&project, 1, "h1");
     for (configs, event) in [
@@ -111,6 +112,7 @@ async fn a_review_command_in_a_comment_queues_a_review() {
                 head_sha: Some("h1".into()),
                 in_thread: false,
                 may_command: true,
+                note: None,
             }),
         )
         .await

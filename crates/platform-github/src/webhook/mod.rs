@@ -6,10 +6,11 @@
 mod payload;
 
 use payload::{Event, RepositoryRef};
+use reviewd_domain::model::conversation::CommentAuthor;
 use reviewd_domain::model::webhook_payload::{InvalidPayload, read, required};
 use reviewd_domain::model::{
     CommentEvent, FeedbackEvent, FeedbackEventKind, InstallationChange, InstallationEvent,
-    MergeRequestEvent, MrAction, PlatformType, WebhookEvent,
+    MergeRequestEvent, MrAction, NoteRef, PlatformType, WebhookEvent,
 };
 
 /// On a public repository anyone may comment: only people with a role in the
@@ -76,7 +77,32 @@ fn from_collaborator(event: &Event) -> bool {
 }
 
 fn comment_body(event: &mut Event) -> Result<String, InvalidPayload> {
-    required(event.comment.take().and_then(|c| c.body), "comment.body")
+    required(
+        event.comment.as_mut().and_then(|c| c.body.take()),
+        "comment.body",
+    )
+}
+
+/// The comment, its thread (a review comment's: the id of the comment it answers,
+/// else its own, since a reply to it makes it a thread's first) and its author.
+fn note_ref(event: &Event, in_review_thread: bool) -> Option<NoteRef> {
+    let comment = event.comment.as_ref()?;
+    let id = comment.id?;
+    let user = comment.user.as_ref()?;
+    let thread_id = if in_review_thread {
+        Some(comment.in_reply_to_id.unwrap_or(id).to_string())
+    } else {
+        None
+    };
+    Some(NoteRef {
+        id: id.to_string(),
+        thread_id,
+        author: CommentAuthor {
+            id: user.id.map(|i| i.to_string()),
+            username: user.login.clone()?,
+            is_bot: user.kind.as_deref() == Some("Bot") || user.login.as_ref()?.ends_with("[bot]"),
+        },
+    })
 }
 
 fn pull_request(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
@@ -115,6 +141,7 @@ fn issue_comment(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
             "comment on an issue, not a pull request".into(),
         ));
     };
+    let note = note_ref(&event, false);
     Ok(WebhookEvent::Comment(CommentEvent {
         platform_type: PlatformType::Github,
         platform_project_id: repository_id(&mut event)?,
@@ -123,6 +150,7 @@ fn issue_comment(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
         head_sha: None,
         in_thread: false,
         may_command: true,
+        note,
     }))
 }
 
@@ -149,6 +177,8 @@ fn review_comment(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
     if !in_thread && !may_command {
         return Ok(WebhookEvent::Ignored(NOT_A_COLLABORATOR.into()));
     }
+    // An edit is not a new word to answer.
+    let note = note_ref(&event, true).filter(|_| created);
     Ok(WebhookEvent::Comment(CommentEvent {
         platform_type: PlatformType::Github,
         platform_project_id: repository_id(&mut event)?,
@@ -157,6 +187,7 @@ fn review_comment(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
         head_sha: head_sha(&mut event),
         in_thread,
         may_command,
+        note,
     }))
 }
 

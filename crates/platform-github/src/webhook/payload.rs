@@ -51,6 +51,10 @@ pub(super) struct Head {
 #[derive(Debug, Deserialize)]
 pub(super) struct Account {
     pub login: Option<String>,
+    pub id: Option<u64>,
+    /// `User`, `Bot` or `Organization`.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -62,6 +66,8 @@ pub(super) struct Issue {
 
 #[derive(Debug, Deserialize)]
 pub(super) struct Comment {
+    pub id: Option<u64>,
+    pub user: Option<Account>,
     pub body: Option<String>,
     /// `OWNER`, `MEMBER`, `COLLABORATOR`, `CONTRIBUTOR`, `NONE`...
     pub author_association: Option<String>,

@@ -5,10 +5,11 @@
 mod payload;
 
 use payload::{Commit, Hook};
+use reviewd_domain::model::conversation::CommentAuthor;
 use reviewd_domain::model::webhook_payload::{InvalidPayload, read, required};
 use reviewd_domain::model::{
-    CommentEvent, FeedbackEvent, FeedbackEventKind, MergeRequestEvent, MrAction, PlatformType,
-    WebhookEvent,
+    CommentEvent, FeedbackEvent, FeedbackEventKind, MergeRequestEvent, MrAction, NoteRef,
+    PlatformType, WebhookEvent,
 };
 
 /// Fields GitLab lists in `changes` when only assignment changed.
@@ -82,6 +83,7 @@ fn note(mut hook: Hook) -> Result<WebhookEvent, InvalidPayload> {
         )));
     }
     let platform_project_id = project_id(&mut hook)?;
+    let note = note_ref(&mut hook);
     let mr = required(hook.merge_request, "merge_request.iid")?;
     let attrs = hook.object_attributes;
     Ok(WebhookEvent::Comment(CommentEvent {
@@ -96,7 +98,46 @@ fn note(mut hook: Hook) -> Result<WebhookEvent, InvalidPayload> {
         ),
         // GitLab sends edited notes too (`action: update`): an edit asks for no review.
         may_command: attrs.action.as_deref() != Some("update"),
+        // An edited note is not a new word to answer.
+        note: note.filter(|_| attrs.action.as_deref() != Some("update")),
     }))
+}
+
+/// The note, its thread and its author, when the payload names them. A note
+/// outside a thread is in a discussion of its own: its thread is left out, so an
+/// answer to it is a new comment.
+fn note_ref(hook: &mut Hook) -> Option<NoteRef> {
+    let attrs = &mut hook.object_attributes;
+    let id = attrs.id.take()?.0;
+    let in_thread = matches!(
+        attrs.note_type.as_deref(),
+        Some("DiffNote" | "DiscussionNote")
+    );
+    let thread_id = attrs.discussion_id.take().filter(|_| in_thread);
+    let user = hook.user.take()?;
+    let username = user.username?;
+    Some(NoteRef {
+        id,
+        thread_id,
+        author: CommentAuthor {
+            id: user.id.map(|i| i.0),
+            is_bot: is_bot_username(&username),
+            username,
+        },
+    })
+}
+
+/// GitLab names the users of project and group access tokens
+/// `project_<id>_bot_<hash>` and `group_<id>_bot_<hash>`; its own service
+/// accounts `ghost`, `support-bot`, `alert-bot`...
+fn is_bot_username(username: &str) -> bool {
+    let token_bot = ["project_", "group_"].iter().any(|prefix| {
+        username.strip_prefix(prefix).is_some_and(|rest| {
+            let digits = rest.chars().take_while(char::is_ascii_digit).count();
+            digits > 0 && rest[digits..].starts_with("_bot")
+        })
+    });
+    token_bot || username.ends_with("-bot") || username.ends_with("[bot]")
 }
 
 /// An award emoji given or taken back: feedback when it is on a comment of a

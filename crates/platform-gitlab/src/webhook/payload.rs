@@ -37,6 +37,10 @@ pub(super) struct Attributes {
     pub last_commit: Option<Commit>,
     pub author_id: Option<WireId>,
     // A note's.
+    /// The note's id (on an MR event, the MR's global id, unread).
+    pub id: Option<WireId>,
+    /// The note's thread (every note has one; a lone comment's is its own).
+    pub discussion_id: Option<String>,
     pub noteable_type: Option<String>,
     pub note: Option<String>,
     /// `DiffNote` or `DiscussionNote` for a note in a thread, null otherwise.
@@ -71,5 +75,6 @@ pub(super) struct Note {
 
 #[derive(Debug, Deserialize)]
 pub(super) struct User {
+    pub id: Option<WireId>,
     pub username: Option<String>,
 }

@@ -192,6 +192,7 @@ impl Crew {
             Ok(Ok(RunOutcome::Busy)) => "deferred",
             Ok(Ok(RunOutcome::Skipped)) => "skipped",
             Ok(Ok(RunOutcome::TakenOver)) => "taken_over",
+            Ok(Ok(RunOutcome::Answered)) => "answered",
             Ok(Err(_)) => "not_recorded",
             Err(()) => "timed_out",
         };

@@ -295,7 +295,10 @@ impl LearningRepository for PgConversationRepository {
         let mut conn = conn(&self.pool).await?;
         diesel::update(learnings::table.find(id))
             .filter(learnings::project_id.eq(project.0))
-            .set((learnings::text.eq(text), learnings::updated_at.eq(Utc::now())))
+            .set((
+                learnings::text.eq(text),
+                learnings::updated_at.eq(Utc::now()),
+            ))
             .returning(LearningRow::as_returning())
             .get_result(&mut conn)
             .await

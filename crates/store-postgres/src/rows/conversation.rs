@@ -37,7 +37,8 @@ impl TryFrom<ConversationRow> for Conversation {
     type Error = RepoError;
 
     fn try_from(r: ConversationRow) -> Result<Self, RepoError> {
-        let named = |what: &str, value: &str| corrupt(format!("conversation {}: {what} `{value}`", r.id));
+        let named =
+            |what: &str, value: &str| corrupt(format!("conversation {}: {what} `{value}`", r.id));
         Ok(Conversation {
             addressed: Addressed::parse(&r.addressed)
                 .ok_or_else(|| named("addressed", &r.addressed))?,

@@ -23,8 +23,8 @@ mod task;
 
 pub(crate) use account::{ApiKeyRow, SessionRow, UserRow};
 pub(crate) use ai_config::AiConfigRow;
-pub(crate) use conversation::{ControlsRow, ConversationRow, LearningRow};
 pub(crate) use catalog::{ActiveRuleRow, RuleRow, TemplateRow};
+pub(crate) use conversation::{ControlsRow, ConversationRow, LearningRow};
 pub(crate) use health::HealthCheckRow;
 pub(crate) use monitoring::{DatabaseRow, SystemRow, to_u32};
 pub(crate) use notification::{

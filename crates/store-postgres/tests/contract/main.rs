@@ -14,8 +14,7 @@ use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use reviewd_crypto::SecretBox;
 use reviewd_store_postgres::{
     PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgConversationRepository,
-    PgDataWipe,
-    PgFeedbackRepository, PgHealthCheckRepository, PgHealthProbe, PgJobLedger,
+    PgDataWipe, PgFeedbackRepository, PgHealthCheckRepository, PgHealthProbe, PgJobLedger,
     PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository, PgPool,
     PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
     PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository,

@@ -111,14 +111,25 @@ async fn a_comment_is_recorded_once_and_ended_once(s: &Stores) {
     );
     let listed = s.conversations.for_mr(project.id, 1).await.unwrap();
     assert_eq!(listed.iter().map(|c| c.id).collect::<Vec<_>>(), [first.id]);
-    assert!(s.conversations.for_mr(project.id, 2).await.unwrap().is_empty());
+    assert!(
+        s.conversations
+            .for_mr(project.id, 2)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 async fn recent_talk_is_counted_per_mr_and_per_author(s: &Stores) {
     let project = seed::project(s).await;
     let mut ids = Vec::new();
     let mut times = Vec::new();
-    for (mr, note, author) in [(1, "a", "ana"), (1, "b", "bo"), (2, "c", "ana"), (1, "d", "ana")] {
+    for (mr, note, author) in [
+        (1, "a", "ana"),
+        (1, "b", "bo"),
+        (2, "c", "ana"),
+        (1, "d", "ana"),
+    ] {
         let (c, _) = s
             .conversations
             .record(comment(project.id, mr, note, author))
@@ -180,7 +191,11 @@ async fn controls_change_and_a_refusal_is_noted_once(s: &Stores) {
     let stored = s.conversations.controls(project.id, 5).await.unwrap();
     assert!(stored.ignored && !stored.paused);
     assert!(
-        !s.conversations.controls(project.id, 6).await.unwrap().ignored,
+        !s.conversations
+            .controls(project.id, 6)
+            .await
+            .unwrap()
+            .ignored,
         "controls are the MR's own"
     );
 
@@ -188,7 +203,10 @@ async fn controls_change_and_a_refusal_is_noted_once(s: &Stores) {
     assert!(!s.conversations.note_refusal(project.id, 7).await.unwrap());
     assert!(s.conversations.note_refusal(project.id, 5).await.unwrap());
     let refused = s.conversations.controls(project.id, 5).await.unwrap();
-    assert!(refused.refused_at.is_some() && refused.ignored, "a refusal keeps the rest");
+    assert!(
+        refused.refused_at.is_some() && refused.ignored,
+        "a refusal keeps the rest"
+    );
     assert_not_found(
         s.conversations
             .change_controls(ProjectId(Uuid::new_v4()), 1, ControlChange::Pause, "x")
@@ -234,7 +252,11 @@ async fn learnings_are_kept_per_project(s: &Stores) {
         .unwrap();
     assert_eq!(edited.text, "Ids are validated by the router.");
     assert_eq!(
-        s.learnings.get_learning(project.id, first.id).await.unwrap().text,
+        s.learnings
+            .get_learning(project.id, first.id)
+            .await
+            .unwrap()
+            .text,
         edited.text
     );
     // Another project's id is not found through this one.

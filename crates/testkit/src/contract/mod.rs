@@ -42,10 +42,11 @@ pub mod users;
 pub mod vapid;
 
 use reviewd_domain::ports::{
-    AiConfigRepository, ApiKeyRepository, CatalogRepository, ConversationRepository, DataWipe, FeedbackRepository,
-    HealthCheckRepository, JobLedger, LearningRepository, MonitoringRepository, NotificationRepository,
-    PlatformConfigRepository, ProjectRepository, RepoError, ReviewQueries, ReviewRepository,
-    RunnerRepository, SessionRepository, SettingsRepository, TaskRepository, UserRepository,
+    AiConfigRepository, ApiKeyRepository, CatalogRepository, ConversationRepository, DataWipe,
+    FeedbackRepository, HealthCheckRepository, JobLedger, LearningRepository, MonitoringRepository,
+    NotificationRepository, PlatformConfigRepository, ProjectRepository, RepoError, ReviewQueries,
+    ReviewRepository, RunnerRepository, SessionRepository, SettingsRepository, TaskRepository,
+    UserRepository,
 };
 use std::sync::Arc;
 

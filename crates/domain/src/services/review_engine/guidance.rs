@@ -3,6 +3,7 @@
 
 use super::ReviewEngine;
 use crate::model::ProjectId;
+use crate::model::conversation::Learning;
 use crate::ports::ActiveRule;
 use crate::review::prompt;
 use uuid::Uuid;
@@ -14,8 +15,8 @@ pub(super) struct Guidance {
 }
 
 impl ReviewEngine {
-    /// The task's template (else the project's, else the global default) and the
-    /// project's rules.
+    /// The task's template (else the project's, else the global default), the
+    /// project's rules and, after them, its learnings.
     pub(super) async fn guidance(
         &self,
         template_id: Option<Uuid>,
@@ -26,9 +27,30 @@ impl ReviewEngine {
             None if template_id.is_some() => self.catalog.template_content(None).await?,
             None => None,
         };
+        let mut rules = self.catalog.active_rules(project_id).await?;
+        if let Some(learnings) = &self.learnings {
+            rules.extend(learnings.learnings(project_id).await?.iter().map(as_rule));
+        }
         Ok(Guidance {
             system: prompt::system_prompt(template.as_ref().map(|(_, content)| content.as_str())),
-            rules: self.catalog.active_rules(project_id).await?,
+            rules,
         })
+    }
+}
+
+/// A learning as the last of the project's rules, for every file: the team told
+/// reviewd, so each review's prompt carries it.
+fn as_rule(learning: &Learning) -> ActiveRule {
+    ActiveRule {
+        id: learning.id,
+        rule_name: "Team learning".into(),
+        instructions: learning
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+        file_type_patterns: Vec::new(),
+        file_path_patterns: Vec::new(),
+        priority: i32::MIN,
     }
 }

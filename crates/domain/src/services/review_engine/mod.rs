@@ -81,6 +81,8 @@ pub enum RunOutcome {
     /// Another worker took the task over while this attempt ran (this worker went
     /// silent past the lease): nothing was recorded; the message is the other's.
     TakenOver,
+    /// A conversation was answered (or found answered, or left unanswered on purpose).
+    Answered,
 }
 
 /// What one attempt came to, short of a failure.
@@ -90,6 +92,8 @@ enum Reviewed {
     Nothing,
     /// Another worker took the task over before posting.
     TakenOver,
+    /// A conversation's answer given (or found given, or not to be given).
+    Answered,
 }
 
 /// A failure of one attempt, and whether a later attempt may succeed.
@@ -99,9 +103,16 @@ pub(crate) struct Failure {
 }
 
 impl Failure {
-    fn permanent(message: impl Into<String>) -> Self {
+    pub(crate) fn permanent(message: impl Into<String>) -> Self {
         Self {
             transient: false,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn transient(message: impl Into<String>) -> Self {
+        Self {
+            transient: true,
             message: message.into(),
         }
     }
@@ -155,6 +166,10 @@ pub struct ReviewEngine {
     feedback: Option<Arc<crate::services::FeedbackService>>,
     /// The parser and the caches of the code read for context.
     code: CodeReading,
+    /// Answers the tasks that answer conversations; without it they fail.
+    talk: Option<Arc<crate::services::ConversationService>>,
+    /// The projects' learnings, sent with every review's rules.
+    learnings: Option<Arc<dyn crate::ports::LearningRepository>>,
 }
 
 /// How the engine reads code for context: the parser (none: windows of lines
@@ -185,6 +200,8 @@ impl ReviewEngine {
             repo_config: None,
             feedback: None,
             code: CodeReading::default(),
+            talk: None,
+            learnings: None,
         }
     }
 
@@ -208,6 +225,20 @@ impl ReviewEngine {
     #[must_use]
     pub fn tracks_feedback(mut self, feedback: Arc<crate::services::FeedbackService>) -> Self {
         self.feedback = Some(feedback);
+        self
+    }
+
+    /// Runs the tasks that answer conversations (commands, questions) with `talk`.
+    #[must_use]
+    pub fn answers_with(mut self, talk: Arc<crate::services::ConversationService>) -> Self {
+        self.talk = Some(talk);
+        self
+    }
+
+    /// Sends each project's learnings with its reviews' rules.
+    #[must_use]
+    pub fn learns_from(mut self, learnings: Arc<dyn crate::ports::LearningRepository>) -> Self {
+        self.learnings = Some(learnings);
         self
     }
 
@@ -235,6 +266,9 @@ impl ReviewEngine {
     /// `pending`, and observers are told (a round failed on an attempt that is
     /// retried is not reported: the retry may still complete it).
     pub(crate) async fn task_failed(&self, task: &ReviewTask, message: &str) {
+        if task.conversation_id.is_some() {
+            return self.abandon(task, message).await.unwrap_or(());
+        }
         match self.reviews.find_for_mr(task.project_id, task.mr_iid).await {
             Ok(Some(review)) if review.status == ReviewStatus::Failed => {
                 self.finished(review.id, ReviewStatus::Failed);
@@ -275,7 +309,11 @@ impl ReviewEngine {
             }
         };
         tracing::info!(task.id = %task.id, attempt = task.attempts, mr.iid = task.mr_iid, worker, "review.started");
-        let result = match self.review(&task, worker).await {
+        let attempt = match task.conversation_id {
+            Some(_) => self.converse(&task, worker).await,
+            None => self.review(&task, worker).await,
+        };
+        let result = match attempt {
             Ok(Reviewed::TakenOver) => {
                 tracing::warn!(task.id = %task.id, worker, "review.taken_over");
                 return Ok(RunOutcome::TakenOver);
@@ -288,6 +326,13 @@ impl ReviewEngine {
                 return Ok(RunOutcome::Skipped);
             }
             Ok(Reviewed::Review(review_id)) => Ok(review_id),
+            Ok(Reviewed::Answered) => {
+                let end = AttemptEnd::Completed { review_id: None };
+                if !self.tasks.finish_attempt(task.id, worker, end).await? {
+                    return Ok(RunOutcome::TakenOver);
+                }
+                return Ok(RunOutcome::Answered);
+            }
             Err(f) => Err(f),
         };
         let end = match &result {
@@ -367,6 +412,13 @@ impl ReviewEngine {
         task: &ReviewTask,
         message: &str,
     ) -> Result<(), ServiceError> {
+        // An answer that failed is its conversation's failure, not the review's.
+        if task.conversation_id.is_some() {
+            if let Some(talk) = &self.talk {
+                talk.give_up(task, message).await;
+            }
+            return Ok(());
+        }
         if let Ok(Some(review)) = self.reviews.find_for_mr(task.project_id, task.mr_iid).await
             && review.status == ReviewStatus::Pending
         {
@@ -384,6 +436,16 @@ impl ReviewEngine {
             self.finished(review.id, ReviewStatus::Failed);
         }
         Ok(())
+    }
+
+    /// A conversation's answer.
+    async fn converse(&self, task: &ReviewTask, worker: &str) -> Result<Reviewed, Failure> {
+        let Some(talk) = &self.talk else {
+            return Err(Failure::permanent(
+                "this server does not answer conversations",
+            ));
+        };
+        talk.answer(task, worker).await.map(|()| Reviewed::Answered)
     }
 
     /// The review, nothing to review, or the task taken over before posting.

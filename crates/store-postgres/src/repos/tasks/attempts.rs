@@ -73,29 +73,29 @@ pub(super) async fn begin(
         // it up: only reviews are one at a time per MR.
         let busy: bool = conversation.is_none()
             && diesel::select(diesel::dsl::exists(
-            review_tasks::table
-                .filter(review_tasks::project_id.eq(project_id))
-                .filter(review_tasks::mr_iid.eq(mr_iid))
-                .filter(review_tasks::conversation_id.is_null())
-                .filter(review_tasks::status.eq_any(["processing", "in_progress"]))
-                // A worker's attempt is live while it beats; a runner's task while
-                // the runner holds it (the runner sweep and its lease decide), however old.
-                .filter(
-                    review_tasks::heartbeat_at
-                        .gt(live_since)
-                        .or(review_tasks::runner_id.is_not_null().nullable()),
-                )
-                // This task held by `worker` is its own work, resumed (after a
-                // restart, or an outcome it failed to record), not another attempt.
-                .filter(
-                    review_tasks::id
-                        .ne(id)
-                        .or(review_tasks::worker_id.is_distinct_from(worker))
-                        .or(review_tasks::runner_id.is_not_null()),
-                ),
-        ))
-        .get_result(conn)
-        .await?;
+                review_tasks::table
+                    .filter(review_tasks::project_id.eq(project_id))
+                    .filter(review_tasks::mr_iid.eq(mr_iid))
+                    .filter(review_tasks::conversation_id.is_null())
+                    .filter(review_tasks::status.eq_any(["processing", "in_progress"]))
+                    // A worker's attempt is live while it beats; a runner's task while
+                    // the runner holds it (the runner sweep and its lease decide), however old.
+                    .filter(
+                        review_tasks::heartbeat_at
+                            .gt(live_since)
+                            .or(review_tasks::runner_id.is_not_null().nullable()),
+                    )
+                    // This task held by `worker` is its own work, resumed (after a
+                    // restart, or an outcome it failed to record), not another attempt.
+                    .filter(
+                        review_tasks::id
+                            .ne(id)
+                            .or(review_tasks::worker_id.is_distinct_from(worker))
+                            .or(review_tasks::runner_id.is_not_null()),
+                    ),
+            ))
+            .get_result(conn)
+            .await?;
         if busy {
             return Ok(AttemptStart::Busy);
         }

@@ -21,6 +21,7 @@ use reviewd_domain::model::diff::{
 };
 use reviewd_domain::model::{PlatformProject, PlatformType, PlatformWebhook, TokenIdentity};
 use reviewd_domain::ports::{PlatformError, ProjectRef};
+use reviewd_domain::review::standing::Standing;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
@@ -50,6 +51,10 @@ pub enum Op {
     CreateWebhook,
     DeleteWebhook,
     SearchUsers,
+    Standing,
+    ReplyInThread,
+    ResolveThread,
+    SetDescription,
 }
 
 /// Something the platform accepted on a merge request.
@@ -66,6 +71,16 @@ pub enum Posted {
     },
     Edit {
         id: String,
+        body: String,
+    },
+    /// A reply in a thread (a line comment's), as reviewd's account.
+    Reply {
+        thread_id: String,
+        id: String,
+        body: String,
+    },
+    /// The MR's description replaced.
+    Description {
         body: String,
     },
     Assign {
@@ -112,6 +127,8 @@ struct State {
     inline_cut: Option<(usize, PlatformError)>,
     calls: Vec<Op>,
     last_id: u64,
+    /// People's standing on every project, by username (others are outsiders).
+    standings: HashMap<String, Standing>,
 }
 
 impl State {
@@ -154,6 +171,7 @@ impl ScriptedPlatform {
                 inline_cut: None,
                 calls: Vec::new(),
                 last_id: 1000,
+                standings: HashMap::new(),
             })),
             token_known: true,
         }
@@ -340,6 +358,47 @@ impl ScriptedPlatform {
             }
             None => false,
         }
+    }
+
+    /// Gives `username` this standing on every project (no call of this makes an
+    /// outsider of anyone but a user unknown to it).
+    pub fn grant(&self, username: &str, standing: Standing) {
+        self.lock().standings.insert(username.to_owned(), standing);
+    }
+
+    /// A person (not reviewd) replies in the thread whose id is `thread_id` (hostA
+    /// discussion id, hostB first comment id); returns the reply's id.
+    pub fn reply_in(&self, thread_id: &str, body: &str, user: &str) -> Option<String> {
+        let mut state = self.lock();
+        let id = state.next_id().to_string();
+        let listed = state.comments.iter_mut().find(|l| {
+            l.line
+                && (l.comment.thread_id.as_deref() == Some(thread_id) || l.comment.id == thread_id)
+        })?;
+        listed.thread.replies.push(ThreadReply {
+            id: id.clone(),
+            body: body.to_owned(),
+            username: user.to_owned(),
+        });
+        Some(id)
+    }
+
+    /// The thread whose id is `thread_id`, with its replies and resolution.
+    #[must_use]
+    pub fn thread(&self, thread_id: &str) -> Option<CommentThread> {
+        let state = self.lock();
+        state
+            .comments
+            .iter()
+            .find(|l| {
+                l.line
+                    && (l.comment.thread_id.as_deref() == Some(thread_id)
+                        || l.comment.id == thread_id)
+            })
+            .map(|l| CommentThread {
+                body: l.comment.body.clone(),
+                ..l.thread.clone()
+            })
     }
 
     /// Every call made, failed ones included, in order.

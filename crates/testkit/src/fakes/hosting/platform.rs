@@ -5,8 +5,10 @@ use super::state::{contains, listed_state, not_found, rejected_position, user_ma
 use super::{Listed, MrFixture, Op, Posted, ScriptedPlatform};
 use crate::repository::git_blob_id;
 use async_trait::async_trait;
+use reviewd_domain::model::conversation::CommentAuthor;
 use reviewd_domain::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
+    Resolution, ThreadReply,
 };
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
@@ -17,6 +19,7 @@ use reviewd_domain::ports::{
     TreeEntry,
 };
 use reviewd_domain::review::markers::comment_fingerprint;
+use reviewd_domain::review::standing::Standing;
 
 #[async_trait]
 impl HostingPlatform for ScriptedPlatform {
@@ -379,6 +382,114 @@ impl HostingPlatform for ScriptedPlatform {
         let posted = Posted::Edit {
             id: comment_id.to_owned(),
             body: body.to_owned(),
+        };
+        self.record(&mut state, project, iid, posted)
+    }
+
+    async fn standing(
+        &self,
+        project: &ProjectRef,
+        author: &CommentAuthor,
+    ) -> Result<Standing, PlatformError> {
+        let state = self.begin(Op::Standing)?;
+        self.project(&state, project)?;
+        Ok(state
+            .standings
+            .get(&author.username)
+            .copied()
+            .unwrap_or(Standing::Outsider))
+    }
+
+    async fn reply_in_thread(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<String, PlatformError> {
+        let mut state = self.begin(Op::ReplyInThread)?;
+        self.mr(&state, project, iid)?;
+        let project_id = self.project(&state, project)?.info.id.clone();
+        let id = state.next_id().to_string();
+        let username = state.identity.username.clone();
+        let Some(listed) = state.comments.iter_mut().find(|l| {
+            l.project_id == project_id
+                && l.iid == iid
+                && l.line
+                && (l.comment.thread_id.as_deref() == Some(thread_id) || l.comment.id == thread_id)
+        }) else {
+            return Err(not_found("discussion", thread_id));
+        };
+        listed.thread.replies.push(ThreadReply {
+            id: id.clone(),
+            body: body.to_owned(),
+            username,
+        });
+        // Listed with the MR's comments, as both platforms list thread replies.
+        state.comments.push(Listed {
+            project_id,
+            iid,
+            line: true,
+            comment: ExistingComment {
+                id: id.clone(),
+                thread_id: Some(thread_id.to_owned()),
+                body: body.to_owned(),
+            },
+            thread: CommentThread::default(),
+        });
+        let posted = Posted::Reply {
+            thread_id: thread_id.to_owned(),
+            id: id.clone(),
+            body: body.to_owned(),
+        };
+        self.record(&mut state, project, iid, posted)?;
+        Ok(id)
+    }
+
+    async fn resolve_thread(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        thread_id: &str,
+    ) -> Result<(), PlatformError> {
+        let mut state = self.begin(Op::ResolveThread)?;
+        self.mr(&state, project, iid)?;
+        let project_id = self.project(&state, project)?.info.id.clone();
+        let username = state.identity.username.clone();
+        let listed = state
+            .comments
+            .iter_mut()
+            .find(|l| {
+                l.project_id == project_id
+                    && l.iid == iid
+                    && l.line
+                    && (l.comment.thread_id.as_deref() == Some(thread_id)
+                        || l.comment.id == thread_id)
+            })
+            .ok_or_else(|| not_found("discussion", thread_id))?;
+        listed.thread.resolved = Some(Resolution {
+            username: Some(username),
+        });
+        Ok(())
+    }
+
+    async fn set_description(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        description: &str,
+    ) -> Result<(), PlatformError> {
+        let mut state = self.begin(Op::SetDescription)?;
+        let index = self.project_index(&state, project)?;
+        let mr = state.projects[index]
+            .fixture
+            .merge_requests
+            .iter_mut()
+            .find(|m| m.iid == iid)
+            .ok_or_else(|| not_found("merge request", &iid.to_string()))?;
+        mr.description = Some(description.to_owned());
+        let posted = Posted::Description {
+            body: description.to_owned(),
         };
         self.record(&mut state, project, iid, posted)
     }

@@ -28,15 +28,15 @@ impl Tables {
         // Only reviews are one at a time per MR: an answer neither waits nor blocks.
         task.conversation_id.is_none()
             && self.tasks.iter().any(|r| {
-            r.task.project_id == task.project_id
-                && r.task.mr_iid == task.mr_iid
-                && r.task.conversation_id.is_none()
-                && r.task.status == TaskStatus::Processing
-                && (r.heartbeat_at.is_some_and(|h| h > live_since) || r.runner_id.is_some())
-                && !(r.task.id == task.id
-                    && r.runner_id.is_none()
-                    && r.task.worker_id.as_deref() == Some(worker))
-        })
+                r.task.project_id == task.project_id
+                    && r.task.mr_iid == task.mr_iid
+                    && r.task.conversation_id.is_none()
+                    && r.task.status == TaskStatus::Processing
+                    && (r.heartbeat_at.is_some_and(|h| h > live_since) || r.runner_id.is_some())
+                    && !(r.task.id == task.id
+                        && r.runner_id.is_none()
+                        && r.task.worker_id.as_deref() == Some(worker))
+            })
     }
 
     pub(super) fn begin_attempt(
