@@ -38,6 +38,8 @@ pub struct AppState {
     pub preparer_wake: PreparerWake,
     pub notifications: Arc<NotificationService>,
     pub engine: Arc<ReviewEngine>,
+    /// Conversations in merge requests, MRs' controls and projects' learnings.
+    pub talk: Arc<reviewd_domain::services::ConversationService>,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,
     pub started_at: Instant,

@@ -20,6 +20,7 @@
 mod api;
 mod app;
 mod client;
+mod conversation;
 mod graphql;
 mod platform;
 mod repository;

@@ -2,6 +2,7 @@ use crate::api::{GhComment, GhCompare, GhContent, GhFile, GhHook, GhPull, GhRepo
 use crate::client::{GithubPlatform, read_body};
 use crate::suggestion::review_comment;
 use async_trait::async_trait;
+use reviewd_domain::model::conversation::CommentAuthor;
 use reviewd_domain::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
 };
@@ -12,6 +13,7 @@ use reviewd_domain::model::{
 use reviewd_domain::ports::{
     Archive, ArchiveLimits, HostingPlatform, PlatformError, ProjectRef, RepoTree,
 };
+use reviewd_domain::review::standing::Standing;
 use serde_json::json;
 
 /// `/repos/{owner}/{name}` of a project; numeric ids go through `/repositories/{id}`.
@@ -337,6 +339,46 @@ impl HostingPlatform for GithubPlatform {
             )
             .await?;
         Ok(comment.id.to_string())
+    }
+
+    async fn standing(
+        &self,
+        project: &ProjectRef,
+        author: &CommentAuthor,
+    ) -> Result<Standing, PlatformError> {
+        self.permission_of(&repo(project), author).await
+    }
+
+    async fn reply_in_thread(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<String, PlatformError> {
+        self.reply_to(&repo(project), iid, thread_id, body).await
+    }
+
+    async fn resolve_thread(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        thread_id: &str,
+    ) -> Result<(), PlatformError> {
+        self.resolve(project, &repo(project), iid, thread_id).await
+    }
+
+    async fn set_description(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        description: &str,
+    ) -> Result<(), PlatformError> {
+        self.patch_unread(
+            &format!("{}/pulls/{iid}", repo(project)),
+            &json!({ "body": description }),
+        )
+        .await
     }
 
     async fn edit_comment(

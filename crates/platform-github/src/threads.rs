@@ -222,6 +222,14 @@ impl GithubPlatform {
     }
 
     /// `owner/name` of the project: GraphQL addresses repositories by name only.
+    pub(crate) async fn repo_full_name(
+        &self,
+        project: &ProjectRef,
+    ) -> Result<String, PlatformError> {
+        self.full_name(project).await
+    }
+
+    /// `owner/name` of the project: GraphQL addresses repositories by name only.
     async fn full_name(&self, project: &ProjectRef) -> Result<String, PlatformError> {
         if project.full_path.contains('/') {
             return Ok(project.full_path.clone());

@@ -260,6 +260,13 @@ pub struct MarkedThread {
     pub thread: CommentThread,
 }
 
+/// A project member as `GET /members/all/:user_id` answers, inherited
+/// memberships included: only the access level is read.
+#[derive(Debug, Deserialize)]
+pub struct GlMember {
+    pub access_level: u32,
+}
+
 #[derive(Debug, Deserialize)]
 pub struct GlNote {
     pub id: i64,

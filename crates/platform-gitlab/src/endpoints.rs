@@ -176,3 +176,63 @@ impl Endpoint for BlobRaw<'_> {
         .into()
     }
 }
+
+/// `POST /projects/:id/merge_requests/:iid/discussions/:discussion_id/notes`: a
+/// reply in a discussion (the crate only starts discussions).
+pub(crate) struct ReplyInDiscussion<'a> {
+    pub project: &'a str,
+    pub merge_request: u64,
+    pub discussion: &'a str,
+    pub body: &'a str,
+}
+
+impl Endpoint for ReplyInDiscussion<'_> {
+    fn method(&self) -> Method {
+        Method::POST
+    }
+
+    fn endpoint(&self) -> Cow<'static, str> {
+        format!(
+            "projects/{}/merge_requests/{}/discussions/{}/notes",
+            path_escaped(self.project),
+            self.merge_request,
+            path_escaped(self.discussion)
+        )
+        .into()
+    }
+
+    fn body(&self) -> Result<Option<(&'static str, Vec<u8>)>, BodyError> {
+        let mut params = FormParams::default();
+        params.push("body", self.body);
+        params.into_body()
+    }
+}
+
+/// `PUT /projects/:id/merge_requests/:iid/discussions/:discussion_id?resolved=true`.
+pub(crate) struct ResolveDiscussion<'a> {
+    pub project: &'a str,
+    pub merge_request: u64,
+    pub discussion: &'a str,
+}
+
+impl Endpoint for ResolveDiscussion<'_> {
+    fn method(&self) -> Method {
+        Method::PUT
+    }
+
+    fn endpoint(&self) -> Cow<'static, str> {
+        format!(
+            "projects/{}/merge_requests/{}/discussions/{}",
+            path_escaped(self.project),
+            self.merge_request,
+            path_escaped(self.discussion)
+        )
+        .into()
+    }
+
+    fn body(&self) -> Result<Option<(&'static str, Vec<u8>)>, BodyError> {
+        let mut params = FormParams::default();
+        params.push("resolved", true);
+        params.into_body()
+    }
+}

@@ -1,9 +1,12 @@
 use crate::api::{
-    GlAwardEmoji, GlChanges, GlCompare, GlDiff, GlDiscussion, GlHook, GlMergeRequest, GlNote,
-    GlProject, GlTokenInfo, GlTokenSelf, GlUser, MarkedThread,
+    GlAwardEmoji, GlChanges, GlCompare, GlDiff, GlDiscussion, GlHook, GlMember, GlMergeRequest,
+    GlNote, GlProject, GlTokenInfo, GlTokenSelf, GlUser, MarkedThread,
 };
 use crate::client::GitlabPlatform;
-use crate::endpoints::{CreateReviewHook, MergeRequestChanges, OAuthTokenInfo, ProjectUsers};
+use crate::endpoints::{
+    CreateReviewHook, MergeRequestChanges, OAuthTokenInfo, ProjectUsers, ReplyInDiscussion,
+    ResolveDiscussion,
+};
 use crate::rest::{OffsetPaged, built, gl_error};
 use crate::suggestion::comment_body;
 use async_trait::async_trait;
@@ -14,6 +17,7 @@ use gitlab::api::projects::merge_requests as mr;
 use gitlab::api::projects::merge_requests::discussions::{Position, TextPosition};
 use gitlab::api::projects::{self as p, ProjectOrderBy};
 use gitlab::api::{AsyncQuery, ignore, raw, users};
+use reviewd_domain::model::conversation::CommentAuthor;
 use reviewd_domain::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
     ThreadReaction,
@@ -25,6 +29,7 @@ use reviewd_domain::model::{
 use reviewd_domain::ports::{
     Archive, ArchiveLimits, HostingPlatform, PlatformError, ProjectRef, RepoTree,
 };
+use reviewd_domain::review::standing::Standing;
 
 fn mr_state(state: MrState) -> Option<MergeRequestState> {
     match state {
@@ -454,6 +459,76 @@ impl HostingPlatform for GitlabPlatform {
             .query_async(&self.rest)
             .await
             .map_err(gl_error)
+    }
+
+    async fn standing(
+        &self,
+        project: &ProjectRef,
+        author: &CommentAuthor,
+    ) -> Result<Standing, PlatformError> {
+        // The webhook names the user's id; members of the project's groups count.
+        let Some(id) = author.id.as_deref() else {
+            return Ok(Standing::Outsider);
+        };
+        let member = p::members::AllProjectMember::builder()
+            .project(project.id.as_str())
+            .user(parsed_id(id, "user")?)
+            .build()
+            .map_err(built)?;
+        match member.query_async(&self.rest).await.map_err(gl_error) {
+            Ok(GlMember { access_level }) => Ok(Standing::from_gitlab_level(access_level)),
+            Err(PlatformError::NotFound(_)) => Ok(Standing::Outsider),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn reply_in_thread(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<String, PlatformError> {
+        let endpoint = ReplyInDiscussion {
+            project: project.id.as_str(),
+            merge_request: gl_id(iid, "merge request")?,
+            discussion: thread_id,
+            body,
+        };
+        let note: GlNote = endpoint.query_async(&self.rest).await.map_err(gl_error)?;
+        Ok(note.id.to_string())
+    }
+
+    async fn resolve_thread(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        thread_id: &str,
+    ) -> Result<(), PlatformError> {
+        let endpoint = ResolveDiscussion {
+            project: project.id.as_str(),
+            merge_request: gl_id(iid, "merge request")?,
+            discussion: thread_id,
+        };
+        ignore(endpoint)
+            .query_async(&self.rest)
+            .await
+            .map_err(gl_error)
+    }
+
+    async fn set_description(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        description: &str,
+    ) -> Result<(), PlatformError> {
+        let edit = mr::EditMergeRequest::builder()
+            .project(project.id.as_str())
+            .merge_request(gl_id(iid, "merge request")?)
+            .description(description)
+            .build()
+            .map_err(built)?;
+        ignore(edit).query_async(&self.rest).await.map_err(gl_error)
     }
 
     async fn assign(

@@ -136,6 +136,10 @@ pub struct Config {
     pub review_context_index: bool,
     /// Megabytes of file contents kept between reviews (`REVIEW_CONTEXT_CACHE_MB`).
     pub review_context_cache_mb: usize,
+    /// Answers reviewd gives in one merge request per hour (`TALK_PER_MR_HOUR`).
+    pub talk_per_mr_hour: u32,
+    /// Answers reviewd gives one person per hour (`TALK_PER_AUTHOR_HOUR`).
+    pub talk_per_author_hour: u32,
 }
 
 const MIN_AUTH_SECRET_LEN: usize = 32;
@@ -331,6 +335,8 @@ impl Config {
             review_context_max_mb: bounded(&get, "REVIEW_CONTEXT_MAX_MB", 64, 0..=4_096)?,
             review_context_index: boolean(&get, "REVIEW_CONTEXT_INDEX", true)?,
             review_context_cache_mb: bounded(&get, "REVIEW_CONTEXT_CACHE_MB", 64, 0..=16_384)?,
+            talk_per_mr_hour: bounded(&get, "TALK_PER_MR_HOUR", 20, 0..=10_000)?,
+            talk_per_author_hour: bounded(&get, "TALK_PER_AUTHOR_HOUR", 30, 0..=10_000)?,
             http_workers: get("HTTP_WORKERS")
                 .map(|_| number(&get, "HTTP_WORKERS", 1))
                 .transpose()?,

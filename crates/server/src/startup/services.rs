@@ -12,17 +12,18 @@ use reviewd_api::state::AppState;
 use reviewd_domain::context::{CacheLimits, ContextCaches, ContextSettings};
 use reviewd_domain::ports::{HealthProbe, PlatformClients, TaskQueue, TaskRepository};
 use reviewd_domain::services::{
-    ApiTally, Budgets, CatalogService, EngineSettings, FeedbackService, HealthService,
-    InstallationSync, ManualReviewService, MonitoringService, NotificationService, NotifySettings,
-    OAuthSettings, PlatformConfigService, ProjectService, ReviewEngine, ReviewHistory,
-    RunnerService, RunnerSettings, SystemResetService, TaskService, WebhookIntake, WebhookService,
+    ApiTally, Budgets, CatalogService, ConversationParts, ConversationService, EngineSettings,
+    FeedbackService, HealthService, InstallationSync, ManualReviewService, MonitoringService,
+    NotificationService, NotifySettings, OAuthSettings, PlatformConfigService, ProjectService,
+    ReviewEngine, ReviewHistory, RunnerService, RunnerSettings, SystemResetService, TalkLimits,
+    TaskService, WebhookIntake, WebhookService,
 };
 use reviewd_queue_redis::{RedisDataWipe, RedisDeliveryLog, RedisHealthProbe, RedisTaskQueue};
 use reviewd_store_postgres::{
-    PgCatalogRepository, PgDataWipe, PgFeedbackRepository, PgHealthCheckRepository, PgHealthProbe,
-    PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository,
-    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
-    PgSettingsRepository, PgTaskRepository,
+    PgCatalogRepository, PgConversationRepository, PgDataWipe, PgFeedbackRepository,
+    PgHealthCheckRepository, PgHealthProbe, PgMonitoringRepository, PgNotificationRepository,
+    PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries, PgReviewRepository,
+    PgRunnerRepository, PgSettingsRepository, PgTaskRepository,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -125,6 +126,29 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
         project_repo.clone(),
         platform_config_repo.clone(),
     ));
+    let conversation_repo = Arc::new(PgConversationRepository::new(pool.clone()));
+    let review_repo = Arc::new(PgReviewRepository::new(pool.clone()));
+    let talk = Arc::new(
+        ConversationService::new(ConversationParts {
+            conversations: conversation_repo.clone(),
+            learnings: conversation_repo.clone(),
+            tasks: tasks.clone(),
+            task_records: task_repo.clone(),
+            reviews: review_repo.clone(),
+            feedback_store: Arc::new(PgFeedbackRepository::new(pool.clone())),
+            projects: projects.clone(),
+            settings: settings_repo.clone(),
+            ai: ai_configs.clone(),
+            clock: clock(),
+        })
+        .limited_to(TalkLimits {
+            per_mr: config.talk_per_mr_hour,
+            per_author: config.talk_per_author_hour,
+            window: Duration::from_secs(3_600),
+        })
+        .with_budgets(budgets.clone())
+        .with_feedback(feedback.clone()),
+    );
     let intake = WebhookIntake::new(
         project_repo,
         settings_repo,
@@ -136,11 +160,12 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
     )
     .checking_ai_with(ai_configs.clone())
     .with_budgets(budgets.clone())
-    .with_feedback(feedback.clone());
+    .with_feedback(feedback.clone())
+    .with_conversations(talk.clone());
     let engine = Arc::new(
         ReviewEngine::new(
             task_repo.clone(),
-            Arc::new(PgReviewRepository::new(pool.clone())),
+            review_repo,
             projects.clone(),
             catalog_repo.clone(),
             ai_configs.clone(),
@@ -153,7 +178,9 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
         })))
         .observed_by(Arc::new(NotifyOnFinish(notifications.clone())))
         .reads_repo_config(Arc::new(reviewd_repo_config::YamlRepoConfig))
-        .tracks_feedback(feedback.clone()),
+        .tracks_feedback(feedback.clone())
+        .answers_with(talk.clone())
+        .learns_from(conversation_repo),
     );
     reviewd_api::metrics::handle();
     let instance = format!(
@@ -223,6 +250,7 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
         preparer_wake: reviewd_runtime::preparer::PreparerWake::default(),
         notifications,
         engine,
+        talk,
         probes,
         started_at,
     };

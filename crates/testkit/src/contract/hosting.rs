@@ -177,6 +177,7 @@ pub async fn run(world: &impl PlatformWorld) {
     assignment_is_recorded(world).await;
     webhooks_are_created_listed_and_deleted(world).await;
     user_search_is_gitlab_only(world).await;
+    reviewd_talks_in_its_threads(world).await;
 }
 
 /// `@@ -1,2 +1,3 @@`: line 2 is added, lines 1 and 3 are context.
@@ -869,4 +870,96 @@ async fn user_search_is_gitlab_only(world: &impl PlatformWorld) {
         .await
         .unwrap();
     assert!(everyone.items.iter().any(|u| u.id == "42"));
+}
+
+/// Who may talk to reviewd, its replies in its own threads, resolving one, and the
+/// description `describe` writes.
+async fn reviewd_talks_in_its_threads(world: &impl PlatformWorld) {
+    use reviewd_domain::model::conversation::CommentAuthor;
+    use reviewd_domain::review::markers::comment_marker;
+    use reviewd_domain::review::standing::Standing;
+
+    let platform = world.platform();
+    let mr = MrFixture::new(31).file("src/a.rs", DIFF);
+    let project = world
+        .add_project(
+            &ProjectFixture::new("contract/talk")
+                .member(4101, "dev-ana")
+                .mr(mr.clone()),
+        )
+        .await;
+    let person = |id: &str, username: &str| CommentAuthor {
+        id: Some(id.to_owned()),
+        username: username.to_owned(),
+        is_bot: false,
+    };
+    assert_eq!(
+        platform
+            .standing(&project, &person("4101", "dev-ana"))
+            .await
+            .unwrap(),
+        Standing::Developer
+    );
+    assert_eq!(
+        platform
+            .standing(&project, &person("4999", "passer-by"))
+            .await
+            .unwrap(),
+        Standing::Outsider
+    );
+
+    let body = format!("**error**: b\n\n{}", comment_marker("fp-talk"));
+    let refs = mr.refs(platform.platform_type());
+    let ids = platform
+        .post_inline_comments(&project, 31, &refs, &[comment("src/a.rs", 2, &body)])
+        .await
+        .unwrap();
+    let listed = platform.list_comments(&project, 31).await.unwrap();
+    let root = listed.iter().find(|c| c.body == body).unwrap();
+    // hostA: the discussion's id; hostB: the thread's first comment's.
+    let thread = ids[0].clone().unwrap_or_else(|| root.id.clone());
+    let reply = platform
+        .reply_in_thread(&project, 31, &thread, "The answer.")
+        .await
+        .unwrap();
+    platform
+        .resolve_thread(&project, 31, &thread)
+        .await
+        .unwrap();
+    let threads = platform.comment_threads(&project, 31).await.unwrap();
+    assert_eq!(threads.len(), 1, "{threads:?}");
+    assert!(
+        threads[0]
+            .replies
+            .iter()
+            .any(|r| r.id == reply && r.body == "The answer."),
+        "{threads:?}"
+    );
+    assert!(threads[0].resolved.is_some(), "the thread is resolved");
+    assert!(
+        platform
+            .list_comments(&project, 31)
+            .await
+            .unwrap()
+            .iter()
+            .any(|c| c.id == reply),
+        "a reply is listed with the MR's comments"
+    );
+    assert!(matches!(
+        platform.reply_in_thread(&project, 31, "424242", "x").await,
+        Err(PlatformError::NotFound(_))
+    ));
+
+    platform
+        .set_description(&project, 31, "Author text.\n\nreviewd's section")
+        .await
+        .unwrap();
+    assert!(
+        world
+            .posted(&project, 31)
+            .await
+            .contains(&Posted::Description {
+                body: "Author text.\n\nreviewd's section".into()
+            })
+    );
 }

@@ -1,6 +1,7 @@
 //! `POST /api/graphql` on the fake GitHub (an Enterprise Server's GraphQL route),
-//! answering the one query reviewd sends: a pull request's `reviewThreads`, with
-//! whether each is resolved and by whom, from what the server keeps. Errors come
+//! answering what reviewd sends: a pull request's `reviewThreads`, with whether
+//! each is resolved and by whom, from what the server keeps, and the
+//! `resolveReviewThread` mutation. Errors come
 //! as GitHub sends them: 200 with `errors`.
 
 use super::FakeGithub;
@@ -62,12 +63,60 @@ fn position(cursor: &str) -> Option<usize> {
         .ok()
 }
 
-fn thread(root: &HostedComment) -> Value {
+/// A thread's node id: opaque to clients, naming the repository and first comment.
+fn node_id(full_name: &str, root: u64) -> String {
+    format!(
+        "PRRT_{}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{full_name}#{root}"))
+    )
+}
+
+fn thread(full_name: &str, root: &HostedComment) -> Value {
     json!({
+        "id": node_id(full_name, root.id),
         "isResolved": root.resolved_by.is_some(),
         "resolvedBy": root.resolved_by.as_ref().map(|login| json!({ "login": login })),
         "comments": { "nodes": [{ "databaseId": root.id }] },
     })
+}
+
+/// `resolveReviewThread(input: { threadId })`, as the token's owner (or the App's bot).
+fn resolve_thread(credentials: &Credentials, request: &Request, by: &str) -> ResponseTemplate {
+    let body = body_json(request);
+    let thread = body["variables"]["thread"].as_str().unwrap_or_default();
+    let decoded = thread
+        .strip_prefix("PRRT_")
+        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        .and_then(|b| String::from_utf8(b).ok());
+    let Some((full_name, root)) = decoded
+        .as_deref()
+        .and_then(|d| d.rsplit_once('#'))
+        .and_then(|(name, id)| Some((name.to_owned(), id.parse::<u64>().ok()?)))
+    else {
+        return errors(
+            json!({ "resolveReviewThread": null }),
+            Some("NOT_FOUND"),
+            &["resolveReviewThread"],
+            &format!("Could not resolve to a node with the global id of '{thread}'"),
+        );
+    };
+    if !credentials.reaches(request, &full_name)
+        || !credentials
+            .hosted
+            .lock()
+            .unwrap()
+            .resolve(&full_name, root, Some(by))
+    {
+        return errors(
+            json!({ "resolveReviewThread": null }),
+            Some("NOT_FOUND"),
+            &["resolveReviewThread"],
+            &format!("Could not resolve to a node with the global id of '{thread}'"),
+        );
+    }
+    ResponseTemplate::new(200).set_body_json(json!({
+        "data": { "resolveReviewThread": { "thread": { "id": thread, "isResolved": true } } },
+    }))
 }
 
 fn review_threads(credentials: &Credentials, pulls: &Pulls, request: &Request) -> ResponseTemplate {
@@ -133,7 +182,7 @@ fn review_threads(credentials: &Credentials, pulls: &Pulls, request: &Request) -
         .iter()
         .skip(start)
         .take(first(query, variables))
-        .map(thread)
+        .map(|root| thread(&full_name, root))
         .collect();
     let end = start + page.len();
     let threads = json!({
@@ -149,7 +198,15 @@ impl FakeGithub {
     /// Mounts `POST /api/graphql` for the server's token and installation tokens.
     pub(super) async fn serve_graphql(&self) {
         let (credentials, pulls) = (self.credentials(), self.pulls.clone());
+        let app = self.app.clone();
         self.serve("POST", path("/api/graphql"), move |r: &Request| {
+            let query = body_json(r)["query"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if query.trim_start().starts_with("mutation") && query.contains("resolveReviewThread") {
+                return resolve_thread(&credentials, r, &super::people::actor(&app, r));
+            }
             review_threads(&credentials, &pulls, r)
         })
         .await;

@@ -223,8 +223,23 @@ impl FakeServer for FakeGithub {
         let base = format!("/api/v3/repos/{full_name}");
         self.serve_json(path(base.clone()), repo).await;
         let users: Vec<Value> = fixture.members.iter().map(github_user).collect();
-        self.serve_list(&format!("{base}/collaborators"), users)
+        self.serve_list(&format!("{base}/collaborators"), users.clone())
             .await;
+        // A collaborator's permission: the fixture's members may push (`write`);
+        // anyone else is no collaborator (404, as GitHub answers for some).
+        let permission = format!("^{base}/collaborators/([^/]+)/permission$");
+        self.serve("GET", path_regex(permission), move |r: &Request| {
+            let login = r.url.path().split('/').rev().nth(1).unwrap_or_default();
+            match users.iter().find(|u| u["login"] == login) {
+                Some(user) => ResponseTemplate::new(200).set_body_json(json!({
+                    "permission": "write", "role_name": "write", "user": user,
+                })),
+                None => ResponseTemplate::new(404).set_body_json(json!({
+                    "message": format!("{login} is not a user"), "documentation_url": "https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user",
+                })),
+            }
+        })
+        .await;
         let mrs = fixture.merge_requests.clone();
         let name = full_name.clone();
         self.serve("GET", path(format!("{base}/pulls")), move |r: &Request| {
@@ -337,6 +352,24 @@ impl FakeGithub {
         let pull = format!("{repo}/pulls/{}", mr.iid);
         let json = github_pull(full_name, mr);
         self.serve_json(path(pull.clone()), json.clone()).await;
+        // `PATCH /pulls/{n}`: the body (`describe`) recorded as posted.
+        let (hosted, name, number) = (self.hosted.clone(), full_name.to_owned(), mr.iid);
+        let edited = json.clone();
+        self.serve("PATCH", path(pull.clone()), move |r: &Request| {
+            let body = body_json(r);
+            let Some(text) = body["body"].as_str() else {
+                return ResponseTemplate::new(422)
+                    .set_body_json(json!({ "message": "Validation Failed" }));
+            };
+            let posted = Posted::Description {
+                body: text.to_owned(),
+            };
+            hosted.lock().unwrap().post(&name, number, posted);
+            let mut answer = edited.clone();
+            answer["body"] = json!(text);
+            ResponseTemplate::new(200).set_body_json(answer)
+        })
+        .await;
         let files: Vec<Value> = mr.files.iter().map(github_file).collect();
         self.serve_list(&format!("{pull}/files"), files).await;
         let (hosted, name, fixture) = (self.hosted.clone(), full_name.to_owned(), mr.clone());

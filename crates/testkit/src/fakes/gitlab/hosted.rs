@@ -311,6 +311,26 @@ impl FakeServer for FakeGitlab {
         let (id, project) = self.list_project(fixture, gitlab_project).await;
         let base = format!("/api/v4/projects/{id}");
         self.serve_json(path(base.clone()), project).await;
+        // One member with inherited memberships: the fixture's members are
+        // developers (30); anyone else is not a member (404).
+        let all = members.clone();
+        self.serve(
+            "GET",
+            path_regex(format!("^{base}/members/all/\\d+$")),
+            move |r: &Request| {
+                let id = r.url.path().rsplit('/').next().unwrap_or_default();
+                match all.iter().find(|m| m["id"].to_string() == id) {
+                    Some(member) => {
+                        let mut member = member.clone();
+                        member["access_level"] = json!(30);
+                        ResponseTemplate::new(200).set_body_json(member)
+                    }
+                    None => ResponseTemplate::new(404)
+                        .set_body_json(json!({ "message": "404 Not found" })),
+                }
+            },
+        )
+        .await;
         for (route, param) in [("/members/all", "query"), ("/users", "search")] {
             let members = members.clone();
             self.serve("GET", path(format!("{base}{route}")), move |r: &Request| {
@@ -495,9 +515,15 @@ impl FakeGitlab {
         let (hosted, project) = (self.hosted.clone(), id.to_string());
         self.serve("PUT", path(base), move |r: &Request| {
             let body = FakeGitlab::params(r);
-            let posted = Posted::Assign {
-                assignee_ids: ids_of(&body, "assignee_ids"),
-                reviewer_ids: ids_of(&body, "reviewer_ids"),
+            // An edit of the description (`describe`), or of the assignment.
+            let posted = match body["description"].as_str() {
+                Some(text) => Posted::Description {
+                    body: text.to_owned(),
+                },
+                None => Posted::Assign {
+                    assignee_ids: ids_of(&body, "assignee_ids"),
+                    reviewer_ids: ids_of(&body, "reviewer_ids"),
+                },
             };
             hosted.lock().unwrap().post(&project, iid, posted);
             ResponseTemplate::new(200).set_body_json(json.clone())

@@ -392,12 +392,22 @@ impl HostingPlatform for ScriptedPlatform {
         author: &CommentAuthor,
     ) -> Result<Standing, PlatformError> {
         let state = self.begin(Op::Standing)?;
-        self.project(&state, project)?;
+        let member = self
+            .project(&state, project)?
+            .fixture
+            .members
+            .iter()
+            .any(|m| m.username == author.username);
+        // A grant decides; else the project's members are developers.
         Ok(state
             .standings
             .get(&author.username)
             .copied()
-            .unwrap_or(Standing::Outsider))
+            .unwrap_or(if member {
+                Standing::Developer
+            } else {
+                Standing::Outsider
+            }))
     }
 
     async fn reply_in_thread(

@@ -1,0 +1,176 @@
+//! What reviewd needs to talk in a pull request: who may ask (a collaborator's
+//! permission), replies in review threads, resolving a thread (GraphQL only), and
+//! the pull request's body (`describe`).
+
+use crate::client::GithubPlatform;
+use reviewd_domain::model::conversation::CommentAuthor;
+use reviewd_domain::ports::{PlatformError, ProjectRef};
+use reviewd_domain::review::standing::Standing;
+use reviewd_http::MAX_PAGES;
+use serde::Deserialize;
+use serde_json::json;
+
+/// `GET /repos/{owner}/{repo}/collaborators/{username}/permission`.
+#[derive(Debug, Deserialize)]
+struct Permission {
+    /// `admin`, `write`, `read` or `none` (a maintainer shows `write`).
+    permission: String,
+    /// The finer role: `admin`, `maintain`, `write`, `triage`, `read`...
+    #[serde(default)]
+    role_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Created {
+    id: i64,
+}
+
+const THREAD_IDS: &str = "query($owner: String!, $name: String!, $number: Int!, $cursor: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $cursor) {
+        pageInfo { hasNextPage endCursor }
+        nodes { id comments(first: 1) { nodes { databaseId } } }
+      }
+    }
+  }
+}";
+
+const RESOLVE: &str = "mutation($thread: ID!) {
+  resolveReviewThread(input: { threadId: $thread }) { thread { id isResolved } }
+}";
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Data {
+    repository: Option<Repository>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Repository {
+    pull_request: Option<PullRequest>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PullRequest {
+    review_threads: Threads,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Threads {
+    page_info: PageInfo,
+    nodes: Vec<Thread>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PageInfo {
+    has_next_page: bool,
+    end_cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Thread {
+    id: String,
+    comments: Comments,
+}
+
+#[derive(Debug, Deserialize)]
+struct Comments {
+    nodes: Vec<FirstComment>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FirstComment {
+    database_id: Option<i64>,
+}
+
+impl GithubPlatform {
+    pub(crate) async fn permission_of(
+        &self,
+        repo: &str,
+        author: &CommentAuthor,
+    ) -> Result<Standing, PlatformError> {
+        let route = format!("{repo}/collaborators/{}/permission", author.username);
+        match self.get_json::<Permission>(&route, &[]).await {
+            Ok(p) => Ok(Standing::from_github_permission(
+                p.role_name.as_deref().unwrap_or(&p.permission),
+            )),
+            // Not a collaborator (GitHub answers 404 for some, `none` for others).
+            Err(PlatformError::NotFound(_)) => Ok(Standing::Outsider),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `POST /pulls/{n}/comments/{id}/replies`: `thread_id` is the thread's first
+    /// comment (GitHub makes a reply to a reply one to the first).
+    pub(crate) async fn reply_to(
+        &self,
+        repo: &str,
+        number: i64,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<String, PlatformError> {
+        let comment: i64 = thread_id.parse().map_err(|_| {
+            PlatformError::Rejected(format!("`{thread_id}` is not a review comment id"))
+        })?;
+        let created: Created = self
+            .post_json(
+                &format!("{repo}/pulls/{number}/comments/{comment}/replies"),
+                &json!({ "body": body }),
+            )
+            .await?;
+        Ok(created.id.to_string())
+    }
+
+    /// Finds the review thread whose first comment is `thread_id` and resolves it.
+    pub(crate) async fn resolve(
+        &self,
+        project: &ProjectRef,
+        repo: &str,
+        number: i64,
+        thread_id: &str,
+    ) -> Result<(), PlatformError> {
+        let first: i64 = thread_id.parse().map_err(|_| {
+            PlatformError::Rejected(format!("`{thread_id}` is not a review comment id"))
+        })?;
+        let full_name = self.repo_full_name(project).await?;
+        let Some((owner, name)) = full_name.split_once('/') else {
+            return Err(PlatformError::InvalidResponse(format!(
+                "`{full_name}` is no owner/name"
+            )));
+        };
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let variables =
+                json!({ "owner": owner, "name": name, "number": number, "cursor": cursor });
+            let data: Data = self.query(repo, THREAD_IDS, &variables).await?;
+            let threads = data
+                .repository
+                .and_then(|r| r.pull_request)
+                .ok_or_else(|| PlatformError::NotFound(format!("pull request #{number}")))?
+                .review_threads;
+            let found = threads
+                .nodes
+                .into_iter()
+                .find(|t| t.comments.nodes.first().and_then(|c| c.database_id) == Some(first));
+            if let Some(thread) = found {
+                let _: serde_json::Value = self
+                    .query(repo, RESOLVE, &json!({ "thread": thread.id }))
+                    .await?;
+                return Ok(());
+            }
+            match threads.page_info.end_cursor {
+                Some(next) if threads.page_info.has_next_page => cursor = Some(next),
+                _ => break,
+            }
+        }
+        Err(PlatformError::NotFound(format!(
+            "review thread of comment {thread_id}"
+        )))
+    }
+}
