@@ -112,3 +112,28 @@ fn first_comments_of_outsiders_and_edits_stay_ignored() {
         WebhookEvent::Ignored(_)
     ));
 }
+
+#[test]
+fn a_comment_names_itself_its_thread_and_its_author() {
+    let WebhookEvent::Comment(c) = parse(
+        "pull_request_review_comment",
+        &fixture("pull_request_review_comment.reply"),
+    )
+    .unwrap() else {
+        panic!()
+    };
+    let note = c.note.unwrap();
+    assert_eq!(note.id, "284312631");
+    assert_eq!(note.thread_id.as_deref(), Some("284312630"), "the thread's first comment");
+    assert_eq!((note.author.username.as_str(), note.author.is_bot), ("octocat", false));
+    assert_eq!(note.author.id.as_deref(), Some("583231"));
+    let mut on_pr = fixture("issue_comment.created");
+    on_pr["issue"]["pull_request"] = json!({ "url": "https://api.github.com/repos/o/r/pulls/1" });
+    on_pr["comment"]["user"]["type"] = json!("Bot");
+    let WebhookEvent::Comment(c) = parse("issue_comment", &on_pr).unwrap() else {
+        panic!()
+    };
+    let note = c.note.unwrap();
+    assert_eq!((note.id.as_str(), note.thread_id), ("492700400", None));
+    assert!(note.author.is_bot);
+}
