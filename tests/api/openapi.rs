@@ -126,10 +126,16 @@ const DESIGN: &[&str] = &[
     "POST /api/ai-configs/test",
 ];
 
-/// Ours beyond both: a user read by id, and writing the templates and rules the
-/// contract lists (`/reviews/templates/all`, `/reviews/rules/all`).
+/// Ours beyond both: a user read by id, writing the templates and rules the
+/// contract lists (`/reviews/templates/all`, `/reviews/rules/all`), and a
+/// project's learnings and a merge request's conversations (issue 39).
 const OURS: &[&str] = &[
     "GET /api/users/:id",
+    "GET /api/projects/:id/learnings",
+    "POST /api/projects/:id/learnings",
+    "PATCH /api/projects/:id/learnings/:learningId",
+    "DELETE /api/projects/:id/learnings/:learningId",
+    "GET /api/projects/:id/merge-requests/:iid/conversations",
     "POST /api/reviews/templates",
     "PATCH /api/reviews/templates/:id",
     "POST /api/reviews/rules",

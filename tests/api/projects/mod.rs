@@ -3,6 +3,7 @@
 //! tokens and the id helper the cases share; each child is one topic.
 
 mod delete;
+mod learnings;
 mod list;
 mod platform;
 mod settings;

@@ -124,8 +124,15 @@ fn a_comment_names_itself_its_thread_and_its_author() {
     };
     let note = c.note.unwrap();
     assert_eq!(note.id, "284312631");
-    assert_eq!(note.thread_id.as_deref(), Some("284312630"), "the thread's first comment");
-    assert_eq!((note.author.username.as_str(), note.author.is_bot), ("octocat", false));
+    assert_eq!(
+        note.thread_id.as_deref(),
+        Some("284312630"),
+        "the thread's first comment"
+    );
+    assert_eq!(
+        (note.author.username.as_str(), note.author.is_bot),
+        ("octocat", false)
+    );
     assert_eq!(note.author.id.as_deref(), Some("583231"));
     let mut on_pr = fixture("issue_comment.created");
     on_pr["issue"]["pull_request"] = json!({ "url": "https://api.github.com/repos/o/r/pulls/1" });

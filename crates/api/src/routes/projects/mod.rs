@@ -4,6 +4,7 @@
 
 mod activity;
 mod delete;
+mod learnings;
 mod list;
 mod platform;
 mod settings;
@@ -14,6 +15,9 @@ use crate::field_schemas::string_enum;
 use activity::{get_project_workspace, list_project_pipelines};
 use chrono::{DateTime, Utc};
 use delete::{delete_project, delete_projects};
+use learnings::{
+    create_learning, delete_learning, list_conversations, list_learnings, update_learning,
+};
 use list::{get_project_stats, list_projects, list_projects_paginated};
 use platform::{get_project_platform, list_project_members, list_project_merge_requests};
 use reviewd_domain::model::{PlatformType, Project, WebhookStatus};
@@ -47,7 +51,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(list_project_members)
             .service(list_project_merge_requests)
             .service(list_project_pipelines)
-            .service(clear_project_webhook),
+            .service(clear_project_webhook)
+            .service(list_learnings)
+            .service(create_learning)
+            .service(update_learning)
+            .service(delete_learning)
+            .service(list_conversations),
     );
 }
 

@@ -8,8 +8,11 @@
 //! under a marker naming the comment it answers.
 
 mod hearing;
+mod learnings;
 mod replies;
 mod running;
+
+pub use learnings::MAX_LEARNING_CHARS;
 
 use super::ServiceError;
 use super::ai_configs::AiConfigService;
