@@ -225,13 +225,15 @@ async fn gitlab_award_emoji_replies_resolved_threads_and_a_fix_become_feedback()
     reply["project"]["id"] = json!(project.id.parse::<u64>().unwrap());
     reply["merge_request"]["iid"] = json!(1);
     reply["object_attributes"]["note"] = json!("Won't fix: it is logged already.");
+    // A reply in a thread: its answer is queued (the task finds whether the
+    // thread is reviewd's), and the MR's threads are read for feedback.
     let answer = deliver_a(&app, "Note Hook", &reply).await;
-    assert_eq!(answer["status"], "ignored", "{answer}");
+    assert_eq!(answer["status"], "queued", "{answer}");
     assert!(
         answer["message"]
             .as_str()
             .unwrap()
-            .contains("read for feedback")
+            .starts_with("answer queued")
     );
     assert_eq!(
         eventually(
@@ -381,7 +383,7 @@ async fn github_reactions_replies_resolved_threads_and_a_fix_become_feedback() {
     reply["comment"]["in_reply_to_id"] = json!(logging_comment);
     reply["comment"]["body"] = json!("False positive: run() logs.");
     let answer = deliver_b(&app, "pull_request_review_comment", &reply).await;
-    assert_eq!(answer["status"], "ignored", "{answer}");
+    assert_eq!(answer["status"], "queued", "{answer}");
     assert_eq!(
         eventually(&app, &review, &[("rejected", Some("bo"))]).await,
         [pair("rejected", Some("bo"))]

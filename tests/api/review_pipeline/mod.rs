@@ -6,6 +6,7 @@
 
 mod budget;
 mod context;
+mod conversations;
 mod failures;
 mod feedback;
 mod github;

@@ -27,6 +27,11 @@ pub enum IntakeOutcome {
     Queued {
         task_id: Uuid,
     },
+    /// A comment that may speak to reviewd: its answer is queued (the task
+    /// decides whether it is for reviewd, and answers once).
+    Answering {
+        task_id: Uuid,
+    },
     /// An active task already covers this MR head (a redelivery or a repeat).
     AlreadyQueued {
         task_id: Uuid,
@@ -474,7 +479,7 @@ impl WebhookIntake {
         };
         let outcome = match talk.hear(&project, comment).await? {
             Heard::NotForUs => return self.reply(config_ids, comment).await,
-            Heard::Queued { task_id } => IntakeOutcome::Queued { task_id },
+            Heard::Queued { task_id } => IntakeOutcome::Answering { task_id },
             Heard::QueueFailed { task_id } => IntakeOutcome::QueueFailed { task_id },
             Heard::AlreadyAnswered => {
                 IntakeOutcome::Ignored("this comment was answered already".into())

@@ -123,7 +123,10 @@ async fn deliver(world: &World, project: &Project, event: WebhookEvent) -> Intak
         .handle(&[project.platform_config_id], None, event)
         .await
         .unwrap();
-    if let IntakeOutcome::Queued { task_id } | IntakeOutcome::AlreadyQueued { task_id } = outcome {
+    if let IntakeOutcome::Queued { task_id }
+    | IntakeOutcome::Answering { task_id }
+    | IntakeOutcome::AlreadyQueued { task_id } = outcome
+    {
         world.engine.run(task_id, WORKER).await.unwrap();
     }
     outcome

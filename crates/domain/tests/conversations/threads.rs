@@ -89,7 +89,7 @@ async fn an_answer_posted_before_a_crash_is_found_and_not_posted_again() {
         )
         .await
         .unwrap();
-    let IntakeOutcome::Queued { task_id } = outcome else {
+    let IntakeOutcome::Answering { task_id } = outcome else {
         panic!("{outcome:?}");
     };
     let first = world

@@ -62,8 +62,8 @@ fn webhook_outcome_schema() -> utoipa::openapi::Object {
     string_enum(["queued", "duplicate", "ignored"])
 }
 
-/// A delivery handled: a review queued, one already queued for this head, or the
-/// event deliberately ignored (`message` says why).
+/// A delivery handled: a review queued, one already queued for this head, a
+/// comment's answer queued, or the event deliberately ignored (`message` says why).
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookReceived {
@@ -81,6 +81,11 @@ pub struct WebhookReceived {
 fn respond(outcome: IntakeOutcome) -> Result<HttpResponse, ApiError> {
     let (message, task_id, status) = match outcome {
         IntakeOutcome::Queued { task_id } => ("review queued".to_owned(), Some(task_id), "queued"),
+        IntakeOutcome::Answering { task_id } => (
+            "answer queued: the comment is answered if it speaks to reviewd".to_owned(),
+            Some(task_id),
+            "queued",
+        ),
         IntakeOutcome::AlreadyQueued { task_id } => (
             "a review of this head is already queued".to_owned(),
             Some(task_id),
