@@ -286,30 +286,35 @@ impl Run {
         self.fault_end = Some(Utc::now());
     }
 
+    /// `GET url`'s body as root; `None` while the API cannot answer.
+    pub async fn get(&mut self, url: &str) -> Option<Value> {
+        if self.session.is_none() {
+            self.session = self.login().await;
+        }
+        let session = self.session.as_ref()?;
+        let answer = tokio::time::timeout(
+            Duration::from_secs(5),
+            session.request(Method::GET, url).send(),
+        )
+        .await
+        .ok()?
+        .ok()?;
+        if answer.status() == StatusCode::UNAUTHORIZED {
+            self.session = self.login().await;
+            return None;
+        }
+        if answer.status() != StatusCode::OK {
+            return None;
+        }
+        answer.json().await.ok()
+    }
+
     /// Every task, as the API lists them; `None` while the API cannot answer.
     pub async fn tasks(&mut self) -> Option<Vec<Value>> {
         let mut all = Vec::new();
         for page in 1.. {
             let url = format!("/api/reviews/tasks?page={page}&pageSize=100");
-            if self.session.is_none() {
-                self.session = self.login().await;
-            }
-            let session = self.session.as_ref()?;
-            let answer = tokio::time::timeout(
-                Duration::from_secs(5),
-                session.request(Method::GET, &url).send(),
-            )
-            .await
-            .ok()?
-            .ok()?;
-            if answer.status() == StatusCode::UNAUTHORIZED {
-                self.session = self.login().await;
-                return None;
-            }
-            if answer.status() != StatusCode::OK {
-                return None;
-            }
-            let body: Value = answer.json().await.ok()?;
+            let body = self.get(&url).await?;
             all.extend(body["data"]["items"].as_array()?.iter().cloned());
             if body["meta"]["pagination"]["totalPages"].as_u64()? <= page {
                 break;

@@ -6,6 +6,7 @@ mod flood;
 mod replicas;
 mod runners;
 mod stores;
+mod talk;
 
 use crate::run::Run;
 use std::future::Future;
@@ -23,7 +24,7 @@ pub struct Scenario {
     pub ignored: Option<&'static str>,
 }
 
-pub const ALL: [Scenario; 11] = [
+pub const ALL: [Scenario; 12] = [
     Scenario {
         name: "kill_mid_review",
         run: |n| Box::pin(crash::kill_mid_review(n)),
@@ -72,6 +73,11 @@ pub const ALL: [Scenario; 11] = [
     Scenario {
         name: "postgres_down_30s",
         run: |n| Box::pin(stores::postgres_down_30s(n)),
+        ignored: None,
+    },
+    Scenario {
+        name: "kill_mid_answer",
+        run: |n| Box::pin(talk::kill_mid_answer(n)),
         ignored: None,
     },
     Scenario {
