@@ -5,4 +5,5 @@
 mod browser;
 mod flows;
 mod forms;
+mod learnings;
 mod live;

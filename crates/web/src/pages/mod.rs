@@ -4,6 +4,7 @@ mod ai_configs;
 mod auth;
 mod catalog;
 mod health;
+mod learnings;
 mod manual;
 mod notifications;
 mod overview;
@@ -20,6 +21,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     auth::configure(cfg);
     catalog::configure(cfg);
     health::configure(cfg);
+    learnings::configure(cfg);
     manual::configure(cfg);
     notifications::configure(cfg);
     overview::configure(cfg);

@@ -10,6 +10,7 @@ use askama::Template;
 use reviewd_api::extract::{date_from, date_until};
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::Permission;
+use reviewd_domain::model::conversation::{Conversation, MrControls};
 use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::model::review_views::{
     AiLogItem, CommentItem, FeedbackItem, FileItem, ReviewDetail, ReviewFilter, ReviewListItem,
@@ -133,12 +134,24 @@ struct DetailPage {
     ai_logs: Vec<AiLogItem>,
     logs: Vec<TaskLogLine>,
     feedbacks: Vec<FeedbackItem>,
+    /// What people said to reviewd in the MR, oldest first, and its controls.
+    conversations: Vec<Conversation>,
+    controls: MrControls,
     /// How readers judged the review's comments, in words.
     acceptance: String,
     running: bool,
 }
 
 impl DetailPage {
+    /// The first `chars` characters of `text`, with an ellipsis when cut.
+    fn cut(text: &str, chars: usize) -> String {
+        let mut out: String = text.chars().take(chars).collect();
+        if text.chars().count() > chars {
+            out.push('…');
+        }
+        out
+    }
+
     fn progress_percent(&self) -> usize {
         (self.files_done * 100)
             .checked_div(self.files.len())
@@ -184,6 +197,14 @@ async fn detail(
         rounds: history.rounds(*id).await?,
         logs: history.task_logs(*id).await?,
         feedbacks: history.feedbacks(*id).await?,
+        conversations: state
+            .talk
+            .for_mr(review.item.project_id, review.item.mr_iid)
+            .await?,
+        controls: state
+            .talk
+            .controls(review.item.project_id, review.item.mr_iid)
+            .await?,
         acceptance: {
             let judged = state
                 .feedback
