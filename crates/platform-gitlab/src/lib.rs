@@ -13,11 +13,13 @@
 mod api;
 mod client;
 mod endpoints;
+mod ids;
 mod oauth;
 mod platform;
 mod repository;
 mod rest;
 mod suggestion;
+mod talk;
 pub mod webhook;
 
 pub use client::GitlabPlatform;

@@ -1,12 +1,10 @@
 use crate::api::{
-    GlAwardEmoji, GlChanges, GlCompare, GlDiff, GlDiscussion, GlHook, GlMember, GlMergeRequest,
-    GlNote, GlProject, GlTokenInfo, GlTokenSelf, GlUser, MarkedThread,
+    GlAwardEmoji, GlChanges, GlCompare, GlDiff, GlDiscussion, GlHook, GlMergeRequest, GlNote,
+    GlProject, GlTokenInfo, GlTokenSelf, GlUser, MarkedThread,
 };
 use crate::client::GitlabPlatform;
-use crate::endpoints::{
-    CreateReviewHook, MergeRequestChanges, OAuthTokenInfo, ProjectUsers, ReplyInDiscussion,
-    ResolveDiscussion,
-};
+use crate::endpoints::{CreateReviewHook, MergeRequestChanges, OAuthTokenInfo, ProjectUsers};
+use crate::ids::{gl_id, parsed_id, user_ids};
 use crate::rest::{OffsetPaged, built, gl_error};
 use crate::suggestion::comment_body;
 use async_trait::async_trait;
@@ -39,25 +37,6 @@ fn mr_state(state: MrState) -> Option<MergeRequestState> {
         // GitLab lists every state when none is asked for.
         MrState::All => None,
     }
-}
-
-/// A GitLab id of ours as the API's unsigned one; anything else is refused before
-/// anything is sent.
-fn gl_id<T: TryInto<u64> + Copy + std::fmt::Display>(
-    id: T,
-    what: &str,
-) -> Result<u64, PlatformError> {
-    id.try_into()
-        .map_err(|_| PlatformError::Rejected(format!("`{id}` is not a GitLab {what} id")))
-}
-
-fn parsed_id(id: &str, what: &str) -> Result<u64, PlatformError> {
-    id.parse()
-        .map_err(|_| PlatformError::Rejected(format!("`{id}` is not a GitLab {what} id")))
-}
-
-fn user_ids(ids: &[String]) -> Result<Vec<u64>, PlatformError> {
-    ids.iter().map(|id| parsed_id(id, "user")).collect()
 }
 
 impl GitlabPlatform {
@@ -466,20 +445,7 @@ impl HostingPlatform for GitlabPlatform {
         project: &ProjectRef,
         author: &CommentAuthor,
     ) -> Result<Standing, PlatformError> {
-        // The webhook names the user's id; members of the project's groups count.
-        let Some(id) = author.id.as_deref() else {
-            return Ok(Standing::Outsider);
-        };
-        let member = p::members::AllProjectMember::builder()
-            .project(project.id.as_str())
-            .user(parsed_id(id, "user")?)
-            .build()
-            .map_err(built)?;
-        match member.query_async(&self.rest).await.map_err(gl_error) {
-            Ok(GlMember { access_level }) => Ok(Standing::from_gitlab_level(access_level)),
-            Err(PlatformError::NotFound(_)) => Ok(Standing::Outsider),
-            Err(e) => Err(e),
-        }
+        self.member_standing(project, author).await
     }
 
     async fn reply_in_thread(
@@ -489,14 +455,7 @@ impl HostingPlatform for GitlabPlatform {
         thread_id: &str,
         body: &str,
     ) -> Result<String, PlatformError> {
-        let endpoint = ReplyInDiscussion {
-            project: project.id.as_str(),
-            merge_request: gl_id(iid, "merge request")?,
-            discussion: thread_id,
-            body,
-        };
-        let note: GlNote = endpoint.query_async(&self.rest).await.map_err(gl_error)?;
-        Ok(note.id.to_string())
+        self.discussion_reply(project, iid, thread_id, body).await
     }
 
     async fn resolve_thread(
@@ -505,15 +464,7 @@ impl HostingPlatform for GitlabPlatform {
         iid: i64,
         thread_id: &str,
     ) -> Result<(), PlatformError> {
-        let endpoint = ResolveDiscussion {
-            project: project.id.as_str(),
-            merge_request: gl_id(iid, "merge request")?,
-            discussion: thread_id,
-        };
-        ignore(endpoint)
-            .query_async(&self.rest)
-            .await
-            .map_err(gl_error)
+        self.resolve_discussion(project, iid, thread_id).await
     }
 
     async fn set_description(
@@ -522,13 +473,7 @@ impl HostingPlatform for GitlabPlatform {
         iid: i64,
         description: &str,
     ) -> Result<(), PlatformError> {
-        let edit = mr::EditMergeRequest::builder()
-            .project(project.id.as_str())
-            .merge_request(gl_id(iid, "merge request")?)
-            .description(description)
-            .build()
-            .map_err(built)?;
-        ignore(edit).query_async(&self.rest).await.map_err(gl_error)
+        self.edit_description(project, iid, description).await
     }
 
     async fn assign(

@@ -116,6 +116,28 @@ diesel::table! {
 }
 
 diesel::table! {
+    conversations (id) {
+        id -> Uuid,
+        project_id -> Uuid,
+        mr_iid -> Int8,
+        note_id -> Text,
+        thread_id -> Nullable<Text>,
+        author_id -> Nullable<Text>,
+        author_username -> Text,
+        author_is_bot -> Bool,
+        body -> Text,
+        addressed -> Text,
+        command -> Nullable<Text>,
+        status -> Text,
+        answer -> Nullable<Text>,
+        answer_note_id -> Nullable<Text>,
+        detail -> Nullable<Text>,
+        created_at -> Timestamptz,
+        answered_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     database_metrics (id) {
         id -> Uuid,
         total_connections -> Int4,
@@ -162,6 +184,31 @@ diesel::table! {
         message -> Nullable<Text>,
         started_at -> Timestamptz,
         finished_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    learnings (id) {
+        id -> Uuid,
+        project_id -> Uuid,
+        text -> Text,
+        source -> Text,
+        author -> Nullable<Text>,
+        mr_iid -> Nullable<Int8>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    merge_request_controls (project_id, mr_iid) {
+        project_id -> Uuid,
+        mr_iid -> Int8,
+        paused -> Bool,
+        ignored -> Bool,
+        refused_at -> Nullable<Timestamptz>,
+        changed_by -> Nullable<Text>,
+        updated_at -> Timestamptz,
     }
 }
 
@@ -612,56 +659,12 @@ diesel::table! {
     }
 }
 
-diesel::table! {
-    conversations (id) {
-        id -> Uuid,
-        project_id -> Uuid,
-        mr_iid -> Int8,
-        note_id -> Text,
-        thread_id -> Nullable<Text>,
-        author_id -> Nullable<Text>,
-        author_username -> Text,
-        author_is_bot -> Bool,
-        body -> Text,
-        addressed -> Text,
-        command -> Nullable<Text>,
-        status -> Text,
-        answer -> Nullable<Text>,
-        answer_note_id -> Nullable<Text>,
-        detail -> Nullable<Text>,
-        created_at -> Timestamptz,
-        answered_at -> Nullable<Timestamptz>,
-    }
-}
-
-diesel::table! {
-    learnings (id) {
-        id -> Uuid,
-        project_id -> Uuid,
-        text -> Text,
-        source -> Text,
-        author -> Nullable<Text>,
-        mr_iid -> Nullable<Int8>,
-        created_at -> Timestamptz,
-        updated_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    merge_request_controls (project_id, mr_iid) {
-        project_id -> Uuid,
-        mr_iid -> Int8,
-        paused -> Bool,
-        ignored -> Bool,
-        refused_at -> Nullable<Timestamptz>,
-        changed_by -> Nullable<Text>,
-        updated_at -> Timestamptz,
-    }
-}
-
 diesel::joinable!(ai_call_logs -> reviews (review_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(budget_notes -> projects (project_id));
+diesel::joinable!(conversations -> projects (project_id));
+diesel::joinable!(learnings -> projects (project_id));
+diesel::joinable!(merge_request_controls -> projects (project_id));
 diesel::joinable!(notification_digest_events -> reviews (review_id));
 diesel::joinable!(notification_history -> reviews (review_id));
 diesel::joinable!(projects -> ai_configs (ai_config_id));
@@ -678,11 +681,8 @@ diesel::joinable!(review_files -> reviews (review_id));
 diesel::joinable!(review_rounds -> reviews (review_id));
 diesel::joinable!(review_rules -> projects (project_id));
 diesel::joinable!(review_task_logs -> review_tasks (task_id));
-diesel::joinable!(review_tasks -> projects (project_id));
 diesel::joinable!(review_tasks -> conversations (conversation_id));
-diesel::joinable!(conversations -> projects (project_id));
-diesel::joinable!(learnings -> projects (project_id));
-diesel::joinable!(merge_request_controls -> projects (project_id));
+diesel::joinable!(review_tasks -> projects (project_id));
 diesel::joinable!(review_tasks -> review_templates (template_id));
 diesel::joinable!(review_tasks -> reviews (review_id));
 diesel::joinable!(review_tasks -> runners (runner_id));

@@ -2,8 +2,8 @@
 
 use super::ServiceError;
 use super::projects::ProjectService;
+use super::tasks::DEFAULT_MAX_ATTEMPTS;
 use super::tasks::{Enqueued, TaskService};
-use super::webhook_intake::DEFAULT_MAX_ATTEMPTS;
 use crate::ErrorCode;
 use crate::model::ProjectId;
 use crate::model::{NewReviewTask, Principal, TriggeredBy};

@@ -8,6 +8,9 @@ use crate::{Page, PageRequest};
 use std::sync::Arc;
 use uuid::Uuid;
 
+/// Attempts a task gets before it is failed for good.
+pub const DEFAULT_MAX_ATTEMPTS: i32 = 3;
+
 /// What became of a task offered to the queue.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Enqueued {

@@ -19,8 +19,7 @@ use crate::review::markers::comment_fingerprint;
 use std::sync::Arc;
 use uuid::Uuid;
 
-/// Attempts a review task gets before it is failed for good.
-pub const DEFAULT_MAX_ATTEMPTS: i32 = 3;
+pub use super::tasks::DEFAULT_MAX_ATTEMPTS;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IntakeOutcome {

@@ -8,8 +8,11 @@
     reason = "tests: a panic fails the test, with its message"
 )]
 
+mod asking;
 mod commands;
 mod guarded;
+mod injections;
+mod rebuttals;
 mod threads;
 
 use reviewd_domain::model::conversation::{CommentAuthor, Conversation};

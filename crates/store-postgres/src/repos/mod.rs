@@ -9,6 +9,7 @@ mod costs;
 mod feedback;
 mod health_checks;
 mod jobs;
+mod learnings;
 mod locks;
 mod monitoring;
 mod notifications;

@@ -1,14 +1,13 @@
-//! The `ConversationRepository` and `LearningRepository` contracts: a comment is
-//! recorded once (a redelivery finds the first record), ended once, counted for the
-//! rate limits; an MR's controls change and its refusal is noted once; learnings
-//! are a project's own. And a task answering a conversation runs beside the MR's
-//! review: it neither waits for it nor is claimed by a runner.
+//! The `ConversationRepository` contract: a comment is recorded once (a redelivery
+//! finds the first record), ended once, counted for the rate limits; an MR's
+//! controls change and its refusal is noted once. And a task answering a
+//! conversation runs beside the MR's review: it neither waits for it nor holds it up.
 
 use super::{Stores, assert_not_found, seed};
 use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::conversation::{
-    Addressed, CommentAuthor, ControlChange, ConversationEnd, ConversationStatus, LearningSource,
-    NewConversation, NewLearning, RecentTalk,
+    Addressed, CommentAuthor, ControlChange, ConversationEnd, ConversationStatus, NewConversation,
+    RecentTalk,
 };
 use reviewd_domain::model::{NewReviewTask, TriggeredBy};
 use reviewd_domain::ports::{AttemptStart, TaskInsert};
@@ -19,7 +18,6 @@ pub async fn run(s: &Stores) {
     a_comment_is_recorded_once_and_ended_once(s).await;
     recent_talk_is_counted_per_mr_and_per_author(s).await;
     controls_change_and_a_refusal_is_noted_once(s).await;
-    learnings_are_kept_per_project(s).await;
     an_answer_runs_beside_the_mrs_review(s).await;
 }
 
@@ -210,68 +208,6 @@ async fn controls_change_and_a_refusal_is_noted_once(s: &Stores) {
     assert_not_found(
         s.conversations
             .change_controls(ProjectId(Uuid::new_v4()), 1, ControlChange::Pause, "x")
-            .await,
-    );
-}
-
-async fn learnings_are_kept_per_project(s: &Stores) {
-    let project = seed::project(s).await;
-    let other = seed::project(s).await;
-    let new = |project: ProjectId, text: &str| NewLearning {
-        project_id: project,
-        text: text.into(),
-        source: LearningSource::Command,
-        author: Some("ana".into()),
-        mr_iid: Some(3),
-    };
-    let first = s
-        .learnings
-        .add_learning(new(project.id, "We validate ids in the router."))
-        .await
-        .unwrap();
-    let second = s
-        .learnings
-        .add_learning(new(project.id, "Errors are logged once."))
-        .await
-        .unwrap();
-    s.learnings
-        .add_learning(new(other.id, "Another team's lesson."))
-        .await
-        .unwrap();
-    let listed = s.learnings.learnings(project.id).await.unwrap();
-    assert_eq!(
-        listed.iter().map(|l| l.id).collect::<Vec<_>>(),
-        [first.id, second.id]
-    );
-    assert_eq!(listed[0].source, LearningSource::Command);
-    assert_eq!(listed[0].mr_iid, Some(3));
-    let edited = s
-        .learnings
-        .edit_learning(project.id, first.id, "Ids are validated by the router.")
-        .await
-        .unwrap();
-    assert_eq!(edited.text, "Ids are validated by the router.");
-    assert_eq!(
-        s.learnings
-            .get_learning(project.id, first.id)
-            .await
-            .unwrap()
-            .text,
-        edited.text
-    );
-    // Another project's id is not found through this one.
-    assert_not_found(s.learnings.get_learning(other.id, first.id).await);
-    assert_not_found(s.learnings.edit_learning(other.id, first.id, "x").await);
-    assert_not_found(s.learnings.delete_learning(other.id, first.id).await);
-    s.learnings
-        .delete_learning(project.id, first.id)
-        .await
-        .unwrap();
-    assert_not_found(s.learnings.delete_learning(project.id, first.id).await);
-    assert_eq!(s.learnings.learnings(project.id).await.unwrap().len(), 1);
-    assert_not_found(
-        s.learnings
-            .add_learning(new(ProjectId(Uuid::new_v4()), "x"))
             .await,
     );
 }

@@ -22,6 +22,7 @@ pub mod health_checks;
 pub mod health_probe;
 pub mod hosting;
 pub mod jobs;
+pub mod learnings;
 pub mod login_throttle;
 pub mod monitoring;
 pub mod notifications;
@@ -130,7 +131,7 @@ macro_rules! repository_contract_tests {
         $crate::repository_contract_tests!(@ports $make;
             platform_configs, ai_configs, projects, settings, catalog, tasks, runners, reviews,
             review_queries, notifications, monitoring, jobs, health_checks, users, sessions,
-            api_keys, data_wipe, costs, feedback, conversations);
+            api_keys, data_wipe, costs, feedback, conversations, learnings);
     };
     (@ports $make:path; $($port:ident),*) => {
         $(

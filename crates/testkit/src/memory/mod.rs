@@ -9,6 +9,7 @@ mod auth;
 mod catalog;
 mod conversations;
 mod feedback;
+mod learnings;
 mod monitoring;
 mod notifications;
 mod platform_configs;

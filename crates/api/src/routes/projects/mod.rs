@@ -3,6 +3,7 @@
 //! its handlers and the shapes they answer with.
 
 mod activity;
+mod conversations;
 mod delete;
 mod learnings;
 mod list;
@@ -14,10 +15,9 @@ mod webhooks;
 use crate::field_schemas::string_enum;
 use activity::{get_project_workspace, list_project_pipelines};
 use chrono::{DateTime, Utc};
+use conversations::list_conversations;
 use delete::{delete_project, delete_projects};
-use learnings::{
-    create_learning, delete_learning, list_conversations, list_learnings, update_learning,
-};
+use learnings::{create_learning, delete_learning, list_learnings, update_learning};
 use list::{get_project_stats, list_projects, list_projects_paginated};
 use platform::{get_project_platform, list_project_members, list_project_merge_requests};
 use reviewd_domain::model::{PlatformType, Project, WebhookStatus};

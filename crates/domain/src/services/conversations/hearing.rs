@@ -1,52 +1,17 @@
-//! The task's part: whether and what to answer, and posting the answer once.
+//! The task's part: whether and what to answer (who wrote it, whether it speaks
+//! to reviewd, the rate limits), then the command or the model's answer.
 
 use super::ConversationService;
-use crate::model::conversation::{Conversation, ConversationEnd, ConversationStatus, MrControls};
+use super::posting::{answered, ignored};
+use super::talk::{Answer, Asked, Talk};
+use crate::model::ReviewTask;
+use crate::model::conversation::ConversationStatus;
 use crate::model::diff::CommentThread;
-use crate::model::{Project, ReviewTask};
-use crate::ports::{HostingPlatform, PlatformError, ProjectRef};
-use crate::review::commands::{self, Addressing, Command, Said};
+use crate::ports::PlatformError;
+use crate::review::commands::{self, Addressing, Said};
 use crate::review::markers;
 use crate::review::standing::{self, Hearing, REFUSAL, Speaker, Standing};
 use crate::services::review_engine::Failure;
-use std::sync::Arc;
-
-/// One conversation being answered, with what the task learnt about it.
-pub(super) struct Talk {
-    pub(super) conversation: Conversation,
-    pub(super) project: Project,
-    pub(super) platform: Arc<dyn HostingPlatform>,
-    pub(super) target: ProjectRef,
-    /// reviewd's own username on the platform.
-    pub(super) bot: String,
-    pub(super) controls: MrControls,
-}
-
-/// What the comment asks of reviewd.
-pub(super) enum Asked {
-    Command(Command),
-    /// A mention outside reviewd's threads: a question about the MR.
-    Question,
-    /// A word in one of reviewd's threads: about its finding.
-    InThread(Box<CommentThread>),
-}
-
-/// What the answer does besides being posted.
-#[derive(Default)]
-pub(super) struct Answer {
-    pub(super) text: String,
-    /// The thread's finding was conceded wrong: resolve the thread.
-    pub(super) concede: bool,
-}
-
-impl Answer {
-    pub(super) fn says(text: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            concede: false,
-        }
-    }
-}
 
 impl ConversationService {
     /// Answers the conversation of `task` (a queued task with a conversation),
@@ -215,113 +180,4 @@ impl ConversationService {
             None
         })
     }
-
-    /// Posts the answer (in the comment's thread when it has one), unless the
-    /// attempt is no longer this worker's, and records it.
-    async fn post(
-        &self,
-        talk: &Talk,
-        task: &ReviewTask,
-        worker: &str,
-        answer: Answer,
-    ) -> Result<(), Failure> {
-        let c = &talk.conversation;
-        // The model's work can outlast the lease: post only while the attempt is ours.
-        if !self
-            .parts
-            .task_records
-            .renew_attempt(task.id, worker)
-            .await?
-        {
-            return Ok(());
-        }
-        let mut body = answer.text.clone();
-        body.push_str("\n\n");
-        if answer.concede {
-            body.push_str(markers::CONCEDED);
-        }
-        body.push_str(&markers::answer_marker(&c.note_id));
-        let note_id = match &c.thread_id {
-            Some(thread) => match talk
-                .platform
-                .reply_in_thread(&talk.target, c.mr_iid, thread, &body)
-                .await
-            {
-                Ok(id) => id,
-                Err(PlatformError::Unsupported(_) | PlatformError::NotFound(_)) => {
-                    talk.platform
-                        .post_comment(&talk.target, c.mr_iid, &body)
-                        .await?
-                }
-                Err(e) => return Err(e.into()),
-            },
-            None => {
-                talk.platform
-                    .post_comment(&talk.target, c.mr_iid, &body)
-                    .await?
-            }
-        };
-        if answer.concede
-            && let Some(thread) = &c.thread_id
-        {
-            self.concede(talk, thread).await;
-        }
-        let mut end = answered(&answer.text, Some(note_id));
-        if answer.text == REFUSAL {
-            end.status = ConversationStatus::Refused;
-        }
-        self.parts.conversations.finish(c.id, end).await?;
-        tracing::info!(conversation.id = %c.id, mr.iid = c.mr_iid, "conversation.answered");
-        Ok(())
-    }
-
-    /// Resolves the thread of a finding reviewd conceded, and records the verdict.
-    /// Neither failing undoes the answer: the feedback pass reads the thread again.
-    async fn concede(&self, talk: &Talk, thread: &str) {
-        let c = &talk.conversation;
-        if let Err(e) = talk
-            .platform
-            .resolve_thread(&talk.target, c.mr_iid, thread)
-            .await
-        {
-            tracing::warn!(conversation.id = %c.id, error = %e, "conversation.resolve_failed");
-        }
-        if let Some(feedback) = &self.feedback
-            && let Err(e) = feedback.collect(talk.project.id, c.mr_iid).await
-        {
-            tracing::warn!(conversation.id = %c.id, error = %e, "conversation.feedback_not_recorded");
-        }
-    }
-
-    pub(super) async fn end(&self, talk: &Talk, end: ConversationEnd) -> Result<(), Failure> {
-        tracing::info!(conversation.id = %talk.conversation.id, status = end.status.as_str(), detail = end.detail.as_deref().unwrap_or(""), "conversation.ended");
-        self.parts
-            .conversations
-            .finish(talk.conversation.id, end)
-            .await?;
-        Ok(())
-    }
-}
-
-fn answered(text: &str, note_id: Option<String>) -> ConversationEnd {
-    ConversationEnd {
-        status: ConversationStatus::Answered,
-        answer: Some(without_markers(text)),
-        answer_note_id: note_id,
-        detail: None,
-    }
-}
-
-fn ignored(why: &str) -> ConversationEnd {
-    ConversationEnd {
-        status: ConversationStatus::Ignored,
-        answer: None,
-        answer_note_id: None,
-        detail: Some(why.to_owned()),
-    }
-}
-
-/// An answer's text without the markers it was posted with.
-fn without_markers(text: &str) -> String {
-    crate::review::answer::postable(text)
 }

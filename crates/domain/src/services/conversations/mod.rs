@@ -7,11 +7,17 @@
 //! at all, the rate limits, then the command or the model's answer, posted once
 //! under a marker naming the comment it answers.
 
+mod describing;
 mod hearing;
+mod intake;
 mod learnings;
+mod model_calls;
+mod posting;
 mod replies;
 mod running;
+mod talk;
 
+pub use intake::Heard;
 pub use learnings::MAX_LEARNING_CHARS;
 
 use super::ServiceError;
@@ -19,18 +25,15 @@ use super::ai_configs::AiConfigService;
 use super::budgets::Budgets;
 use super::feedback::FeedbackService;
 use super::projects::ProjectService;
-use super::tasks::{Enqueued, TaskService};
-use super::webhook_intake::DEFAULT_MAX_ATTEMPTS;
-use crate::model::conversation::{Addressed, ConversationEnd, ConversationStatus, NewConversation};
-use crate::model::{CommentEvent, NewReviewTask, Project, ReviewTask, TriggeredBy};
+use super::tasks::TaskService;
+use crate::model::ReviewTask;
+use crate::model::conversation::{ConversationEnd, ConversationStatus};
 use crate::ports::{
     Clock, ConversationRepository, FeedbackRepository, LearningRepository, ReviewRepository,
     SettingsRepository, TaskRepository,
 };
-use crate::review::commands::{self, Addressing};
 use std::sync::Arc;
 use std::time::Duration;
-use uuid::Uuid;
 
 /// How much a merge request and a person may ask of reviewd.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,19 +77,6 @@ pub struct ConversationService {
     feedback: Option<Arc<FeedbackService>>,
 }
 
-/// What [`ConversationService::hear`] did with a comment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Heard {
-    /// Recorded and its answer queued (or already queued: a redelivery).
-    Queued { task_id: Uuid },
-    /// Recorded before and ended already: nothing to do again.
-    AlreadyAnswered,
-    /// Not addressed to reviewd (or not answerable: no id, no author).
-    NotForUs,
-    /// The answer could not be queued: the platform should retry.
-    QueueFailed { task_id: Uuid },
-}
-
 impl ConversationService {
     #[must_use]
     pub fn new(parts: ConversationParts) -> Self {
@@ -116,69 +106,6 @@ impl ConversationService {
     pub fn with_feedback(mut self, feedback: Arc<FeedbackService>) -> Self {
         self.feedback = Some(feedback);
         self
-    }
-
-    /// The webhook's part: records a comment that may speak to reviewd and queues
-    /// its answer. Cheap and without platform calls (GitHub gives a delivery 10
-    /// seconds); whether it really is for reviewd is the task's to decide, once it
-    /// knows the bot's name.
-    ///
-    /// # Errors
-    /// Store failures (the platform should retry).
-    pub async fn hear(
-        &self,
-        project: &Project,
-        comment: &CommentEvent,
-    ) -> Result<Heard, ServiceError> {
-        let Some(note) = &comment.note else {
-            return Ok(Heard::NotForUs);
-        };
-        let review_commands = self.parts.settings.global().await?.review_commands;
-        let to = Addressing {
-            bot_username: None,
-            review_commands: &review_commands,
-        };
-        let (addressed, command) = match commands::read(&comment.body, to) {
-            Some(commands::Said::Command(c)) => (Addressed::Command, Some(c.word().to_owned())),
-            // `@someone`: the bot, maybe; the task reads it again knowing its name.
-            _ if commands::may_mention(&comment.body) => (Addressed::Mention, None),
-            _ if comment.in_thread && note.thread_id.is_some() => (Addressed::Reply, None),
-            _ => return Ok(Heard::NotForUs),
-        };
-        let (conversation, _) = self
-            .parts
-            .conversations
-            .record(NewConversation {
-                project_id: project.id,
-                mr_iid: comment.iid,
-                note_id: note.id.clone(),
-                thread_id: note.thread_id.clone(),
-                author: note.author.clone(),
-                body: comment.body.clone(),
-                addressed,
-                command,
-            })
-            .await?;
-        if conversation.status != ConversationStatus::Queued {
-            return Ok(Heard::AlreadyAnswered);
-        }
-        // Queued again for a recorded conversation: the dedup key finds its
-        // active task, or a new one replaces a task lost before it was queued.
-        let task = NewReviewTask {
-            triggered_by: TriggeredBy::Manual,
-            project_id: project.id,
-            mr_iid: comment.iid,
-            head_sha: None,
-            send_to_platform: true,
-            template_id: None,
-            requested_by: None,
-            max_attempts: DEFAULT_MAX_ATTEMPTS,
-            conversation_id: Some(conversation.id),
-        };
-        Ok(match self.parts.tasks.enqueue(task).await? {
-            Enqueued::Queued(t) | Enqueued::AlreadyActive(t) => Heard::Queued { task_id: t.id },
-            Enqueued::QueueFailed(t) => Heard::QueueFailed { task_id: t.id },
-        })
     }
 
     /// What the team told reviewd about the MR (paused, ignored).

@@ -1,20 +1,18 @@
-//! Answers the model gives: a question about the MR, a word in one of reviewd's
-//! threads about its finding, and the summary `describe` writes.
+//! Answers the model gives: a question about the MR, and a word in one of
+//! reviewd's threads about its finding.
 
 use super::ConversationService;
-use super::hearing::{Answer, Talk};
+use super::talk::{Answer, Talk};
 use crate::model::conversation::{LearningSource, NewLearning};
 use crate::model::diff::{CommentThread, MergeRequestDiff};
-use crate::model::review::AiCallRecord;
-use crate::ports::{AiRequest, PlatformError};
 use crate::review::answer::{self, Question, Said};
-use crate::review::{describe, markers};
+use crate::review::markers;
 use crate::services::review_engine::Failure;
 
 /// Characters of the MR's diff a question about the whole MR is given.
-const MR_DIFF_CHARS: usize = 24_000;
+pub(super) const MR_DIFF_CHARS: usize = 24_000;
 
-const SPENT: &str = "This project's AI budget for the month is spent, so I can't answer until it is raised or the month ends.";
+pub(super) const SPENT: &str = "This project's AI budget for the month is spent, so I can't answer until it is raised or the month ends.";
 
 impl ConversationService {
     /// `ask <question>`: a question about the MR.
@@ -126,117 +124,6 @@ impl ConversationService {
             .await?;
         Ok(posted.map(|p| (fp.to_owned(), p.file_path, i64::from(p.line_number))))
     }
-
-    /// `describe`: the summary and walkthrough section of the description.
-    pub(super) async fn describe(&self, talk: &Talk) -> Result<Answer, Failure> {
-        if self.budget_spent(talk).await? {
-            return Ok(Answer::says(SPENT));
-        }
-        let c = &talk.conversation;
-        let mr = talk
-            .platform
-            .get_merge_request(&talk.target, c.mr_iid)
-            .await?;
-        let diff = talk
-            .platform
-            .merge_request_diff(&talk.target, c.mr_iid)
-            .await?;
-        let q = Question {
-            mr_title: &mr.title,
-            mr_description: mr.description.as_deref(),
-            code: Some(&mr_diff(&diff)),
-            question: "Summarize what this merge request changes and why, in at most five sentences, for its description.",
-            ..Question::default()
-        };
-        let reply = self.complete(talk, answer::prompt(&q)).await?;
-        let summary = answer::read_reply(&reply).map_err(Failure::transient)?;
-        let section = describe::section(&answer::postable(&summary.answer), &diff.files);
-        let description = describe::merged(mr.description.as_deref(), &section);
-        match talk
-            .platform
-            .set_description(&talk.target, c.mr_iid, &description)
-            .await
-        {
-            Ok(()) => Ok(Answer::says(
-                "The description's summary and walkthrough are written (in reviewd's own section; your text is kept).",
-            )),
-            Err(PlatformError::Unsupported(_)) => Ok(Answer::says(
-                "This platform does not let reviewd edit descriptions.",
-            )),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    async fn budget_spent(&self, talk: &Talk) -> Result<bool, Failure> {
-        Ok(match &self.budgets {
-            Some(b) => b.spent(&talk.project).await?.is_some(),
-            None => false,
-        })
-    }
-
-    /// One model call with the answer's system prompt, logged against the MR's
-    /// review (so that it counts in the project's AI costs and budget).
-    async fn complete(&self, talk: &Talk, user: String) -> Result<String, Failure> {
-        let config = self.parts.projects.resolved_config(talk.project.id).await?;
-        let target = self.parts.ai.target(config.ai_config_id).await?;
-        let provider = self.parts.ai.provider(&target).map_err(|e| {
-            Failure::permanent(format!(
-                "the AI configuration `{}` is unusable: {e}",
-                target.name
-            ))
-        })?;
-        let request = AiRequest {
-            model: target.model.clone(),
-            system: answer::SYSTEM.to_owned(),
-            shared: None,
-            user,
-            max_tokens: Some(1_500),
-            temperature: Some(0.2),
-            json_schema: None,
-        };
-        let started = std::time::Instant::now();
-        let result = provider.complete(&request).await;
-        let review = self
-            .parts
-            .reviews
-            .find_for_mr(talk.project.id, talk.conversation.mr_iid)
-            .await
-            .ok()
-            .flatten();
-        let (usage, model) = result
-            .as_ref()
-            .map_or((Default::default(), target.model.clone()), |c| {
-                (c.usage, c.model.clone())
-            });
-        let record = AiCallRecord {
-            review_id: review.map(|r| r.id),
-            file_path: None,
-            provider: provider.name().to_owned(),
-            model,
-            success: result.is_ok(),
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            prompt_tokens: usage.prompt,
-            completion_tokens: usage.completion,
-            total_tokens: usage.total,
-            cached_tokens: usage.cached,
-            cost_usd: target.prices.cost_usd(usage.prompt, usage.completion),
-            error_message: result.as_ref().err().map(ToString::to_string),
-        };
-        if let Err(e) = self.parts.reviews.log_ai_call(record).await {
-            tracing::warn!(error = %e, "conversation.ai_log_failed");
-        }
-        result.map(|c| c.content).map_err(|e| {
-            let transient = matches!(
-                e,
-                crate::ports::AiError::Unavailable(_) | crate::ports::AiError::RateLimited { .. }
-            );
-            if transient {
-                Failure::transient(e.to_string())
-            } else {
-                Failure::permanent(e.to_string())
-            }
-        })
-    }
 }
 
 /// The diff of the finding's file (none for a file the context rules keep secret).
@@ -249,7 +136,7 @@ fn file_diff(diff: &MergeRequestDiff, path: &str) -> Option<String> {
 }
 
 /// The MR's diff, file by file, cut to a prompt's share.
-fn mr_diff(diff: &MergeRequestDiff) -> String {
+pub(super) fn mr_diff(diff: &MergeRequestDiff) -> String {
     let mut out = String::new();
     for f in &diff.files {
         if crate::context::secrets::is_secret_file(&f.new_path) {

@@ -1,13 +1,13 @@
 //! Running a command said in a merge request, and the acknowledgement posted.
 
 use super::ConversationService;
-use super::hearing::{Answer, Talk};
+use super::talk::{Answer, Talk};
 use crate::model::conversation::{ControlChange, LearningSource, NewLearning};
 use crate::model::{NewReviewTask, TriggeredBy};
 use crate::review::commands::{Command, HELP};
 use crate::services::review_engine::Failure;
+use crate::services::tasks::DEFAULT_MAX_ATTEMPTS;
 use crate::services::tasks::Enqueued;
-use crate::services::webhook_intake::DEFAULT_MAX_ATTEMPTS;
 
 /// Longest lesson kept, in characters (the store's bound).
 const LESSON_CHARS: usize = 2_000;

@@ -319,7 +319,8 @@ impl FakeServer for FakeGitlab {
             path_regex(format!("^{base}/members/all/\\d+$")),
             move |r: &Request| {
                 let id = r.url.path().rsplit('/').next().unwrap_or_default();
-                match all.iter().find(|m| m["id"].to_string() == id) {
+                let id: Option<u64> = id.parse().ok();
+                match all.iter().find(|m| id.is_some() && m["id"].as_u64() == id) {
                     Some(member) => {
                         let mut member = member.clone();
                         member["access_level"] = json!(30);

@@ -9,6 +9,7 @@ mod fixtures;
 mod oauth;
 mod platform;
 mod state;
+mod talk;
 
 pub use fixtures::{
     MrFixture, ProjectFixture, added, binary, deleted, modified, platform_user, renamed,

@@ -8,7 +8,6 @@ use async_trait::async_trait;
 use reviewd_domain::model::conversation::CommentAuthor;
 use reviewd_domain::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
-    Resolution, ThreadReply,
 };
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
@@ -391,23 +390,7 @@ impl HostingPlatform for ScriptedPlatform {
         project: &ProjectRef,
         author: &CommentAuthor,
     ) -> Result<Standing, PlatformError> {
-        let state = self.begin(Op::Standing)?;
-        let member = self
-            .project(&state, project)?
-            .fixture
-            .members
-            .iter()
-            .any(|m| m.username == author.username);
-        // A grant decides; else the project's members are developers.
-        Ok(state
-            .standings
-            .get(&author.username)
-            .copied()
-            .unwrap_or(if member {
-                Standing::Developer
-            } else {
-                Standing::Outsider
-            }))
+        self.standing_of(project, author)
     }
 
     async fn reply_in_thread(
@@ -417,43 +400,7 @@ impl HostingPlatform for ScriptedPlatform {
         thread_id: &str,
         body: &str,
     ) -> Result<String, PlatformError> {
-        let mut state = self.begin(Op::ReplyInThread)?;
-        self.mr(&state, project, iid)?;
-        let project_id = self.project(&state, project)?.info.id.clone();
-        let id = state.next_id().to_string();
-        let username = state.identity.username.clone();
-        let Some(listed) = state.comments.iter_mut().find(|l| {
-            l.project_id == project_id
-                && l.iid == iid
-                && l.line
-                && (l.comment.thread_id.as_deref() == Some(thread_id) || l.comment.id == thread_id)
-        }) else {
-            return Err(not_found("discussion", thread_id));
-        };
-        listed.thread.replies.push(ThreadReply {
-            id: id.clone(),
-            body: body.to_owned(),
-            username,
-        });
-        // Listed with the MR's comments, as both platforms list thread replies.
-        state.comments.push(Listed {
-            project_id,
-            iid,
-            line: true,
-            comment: ExistingComment {
-                id: id.clone(),
-                thread_id: Some(thread_id.to_owned()),
-                body: body.to_owned(),
-            },
-            thread: CommentThread::default(),
-        });
-        let posted = Posted::Reply {
-            thread_id: thread_id.to_owned(),
-            id: id.clone(),
-            body: body.to_owned(),
-        };
-        self.record(&mut state, project, iid, posted)?;
-        Ok(id)
+        self.reply_as_reviewd(project, iid, thread_id, body)
     }
 
     async fn resolve_thread(
@@ -462,25 +409,7 @@ impl HostingPlatform for ScriptedPlatform {
         iid: i64,
         thread_id: &str,
     ) -> Result<(), PlatformError> {
-        let mut state = self.begin(Op::ResolveThread)?;
-        self.mr(&state, project, iid)?;
-        let project_id = self.project(&state, project)?.info.id.clone();
-        let username = state.identity.username.clone();
-        let listed = state
-            .comments
-            .iter_mut()
-            .find(|l| {
-                l.project_id == project_id
-                    && l.iid == iid
-                    && l.line
-                    && (l.comment.thread_id.as_deref() == Some(thread_id)
-                        || l.comment.id == thread_id)
-            })
-            .ok_or_else(|| not_found("discussion", thread_id))?;
-        listed.thread.resolved = Some(Resolution {
-            username: Some(username),
-        });
-        Ok(())
+        self.resolve_in(project, iid, thread_id)
     }
 
     async fn set_description(
@@ -489,19 +418,7 @@ impl HostingPlatform for ScriptedPlatform {
         iid: i64,
         description: &str,
     ) -> Result<(), PlatformError> {
-        let mut state = self.begin(Op::SetDescription)?;
-        let index = self.project_index(&state, project)?;
-        let mr = state.projects[index]
-            .fixture
-            .merge_requests
-            .iter_mut()
-            .find(|m| m.iid == iid)
-            .ok_or_else(|| not_found("merge request", &iid.to_string()))?;
-        mr.description = Some(description.to_owned());
-        let posted = Posted::Description {
-            body: description.to_owned(),
-        };
-        self.record(&mut state, project, iid, posted)
+        self.describe_as(project, iid, description)
     }
 
     async fn assign(
