@@ -3,6 +3,7 @@
 //! the pull request's body (`describe`).
 
 use crate::client::GithubPlatform;
+use crate::threads::{REVIEW_THREADS, ThreadsData};
 use reviewd_domain::model::conversation::CommentAuthor;
 use reviewd_domain::ports::{PlatformError, ProjectRef};
 use reviewd_domain::review::standing::Standing;
@@ -25,69 +26,9 @@ struct Created {
     id: i64,
 }
 
-const THREAD_IDS: &str = "query($owner: String!, $name: String!, $number: Int!, $cursor: String) {
-  repository(owner: $owner, name: $name) {
-    pullRequest(number: $number) {
-      reviewThreads(first: 100, after: $cursor) {
-        pageInfo { hasNextPage endCursor }
-        nodes { id comments(first: 1) { nodes { databaseId } } }
-      }
-    }
-  }
-}";
-
 const RESOLVE: &str = "mutation($thread: ID!) {
   resolveReviewThread(input: { threadId: $thread }) { thread { id isResolved } }
 }";
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Data {
-    repository: Option<Repository>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Repository {
-    pull_request: Option<PullRequest>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PullRequest {
-    review_threads: Threads,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Threads {
-    page_info: PageInfo,
-    nodes: Vec<Thread>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PageInfo {
-    has_next_page: bool,
-    end_cursor: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Thread {
-    id: String,
-    comments: Comments,
-}
-
-#[derive(Debug, Deserialize)]
-struct Comments {
-    nodes: Vec<FirstComment>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct FirstComment {
-    database_id: Option<i64>,
-}
 
 impl GithubPlatform {
     pub(crate) async fn permission_of(
@@ -148,7 +89,7 @@ impl GithubPlatform {
         for _ in 0..MAX_PAGES {
             let variables =
                 json!({ "owner": owner, "name": name, "number": number, "cursor": cursor });
-            let data: Data = self.query(repo, THREAD_IDS, &variables).await?;
+            let data: ThreadsData = self.query(repo, REVIEW_THREADS, &variables).await?;
             let threads = data
                 .repository
                 .and_then(|r| r.pull_request)

@@ -13,13 +13,13 @@ use serde::Deserialize;
 use serde_json::json;
 use std::collections::HashMap;
 
-const REVIEW_THREADS: &str =
+pub(crate) const REVIEW_THREADS: &str =
     "query($owner: String!, $name: String!, $number: Int!, $cursor: String) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
       reviewThreads(first: 100, after: $cursor) {
         pageInfo { hasNextPage endCursor }
-        nodes { isResolved resolvedBy { login } comments(first: 1) { nodes { databaseId } } }
+        nodes { id isResolved resolvedBy { login } comments(first: 1) { nodes { databaseId } } }
       }
     }
   }
@@ -27,58 +27,60 @@ const REVIEW_THREADS: &str =
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ThreadsData {
-    repository: Option<Repository>,
+pub(crate) struct ThreadsData {
+    pub(crate) repository: Option<Repository>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Repository {
-    pull_request: Option<PullRequest>,
+pub(crate) struct Repository {
+    pub(crate) pull_request: Option<PullRequest>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct PullRequest {
-    review_threads: Connection<ReviewThread>,
+pub(crate) struct PullRequest {
+    pub(crate) review_threads: Connection<ReviewThread>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Connection<T> {
-    page_info: PageInfo,
-    nodes: Vec<T>,
+pub(crate) struct Connection<T> {
+    pub(crate) page_info: PageInfo,
+    pub(crate) nodes: Vec<T>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct PageInfo {
-    has_next_page: bool,
-    end_cursor: Option<String>,
+pub(crate) struct PageInfo {
+    pub(crate) has_next_page: bool,
+    pub(crate) end_cursor: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ReviewThread {
-    is_resolved: bool,
-    resolved_by: Option<Login>,
-    comments: Nodes<FirstComment>,
+pub(crate) struct ReviewThread {
+    /// The thread's node id (what `resolveReviewThread` takes).
+    pub(crate) id: String,
+    pub(crate) is_resolved: bool,
+    pub(crate) resolved_by: Option<Login>,
+    pub(crate) comments: Nodes<FirstComment>,
 }
 
 #[derive(Debug, Deserialize)]
-struct Login {
-    login: String,
+pub(crate) struct Login {
+    pub(crate) login: String,
 }
 
 #[derive(Debug, Deserialize)]
-struct Nodes<T> {
-    nodes: Vec<T>,
+pub(crate) struct Nodes<T> {
+    pub(crate) nodes: Vec<T>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct FirstComment {
-    database_id: Option<i64>,
+pub(crate) struct FirstComment {
+    pub(crate) database_id: Option<i64>,
 }
 
 impl GithubPlatform {

@@ -12,18 +12,10 @@ use crate::services::review_engine::Failure;
 impl ConversationService {
     /// `describe`: the summary and walkthrough section of the description.
     pub(super) async fn describe(&self, talk: &Talk) -> Result<Answer, Failure> {
-        if self.budget_spent(talk).await? {
+        let Some((mr, diff)) = self.mr_for_model(talk).await? else {
             return Ok(Answer::says(SPENT));
-        }
+        };
         let c = &talk.conversation;
-        let mr = talk
-            .platform
-            .get_merge_request(&talk.target, c.mr_iid)
-            .await?;
-        let diff = talk
-            .platform
-            .merge_request_diff(&talk.target, c.mr_iid)
-            .await?;
         let q = Question {
             mr_title: &mr.title,
             mr_description: mr.description.as_deref(),

@@ -4,17 +4,29 @@
 
 use super::ConversationService;
 use super::talk::Talk;
+use crate::model::MergeRequest;
+use crate::model::diff::MergeRequestDiff;
 use crate::model::review::AiCallRecord;
 use crate::ports::AiRequest;
 use crate::review::answer;
 use crate::services::review_engine::Failure;
 
 impl ConversationService {
-    pub(super) async fn budget_spent(&self, talk: &Talk) -> Result<bool, Failure> {
-        Ok(match &self.budgets {
-            Some(b) => b.spent(&talk.project).await?.is_some(),
-            None => false,
-        })
+    /// The MR and its diff for a model call; `None` when the project's budget is
+    /// spent (nothing is read then).
+    pub(super) async fn mr_for_model(
+        &self,
+        talk: &Talk,
+    ) -> Result<Option<(MergeRequest, MergeRequestDiff)>, Failure> {
+        if let Some(b) = &self.budgets
+            && b.spent(&talk.project).await?.is_some()
+        {
+            return Ok(None);
+        }
+        let iid = talk.conversation.mr_iid;
+        let mr = talk.platform.get_merge_request(&talk.target, iid).await?;
+        let diff = talk.platform.merge_request_diff(&talk.target, iid).await?;
+        Ok(Some((mr, diff)))
     }
 
     /// One model call with the answer's system prompt, logged against the MR's

@@ -40,18 +40,10 @@ impl ConversationService {
         thread: Option<&CommentThread>,
         question: &str,
     ) -> Result<Answer, Failure> {
-        if self.budget_spent(talk).await? {
+        let Some((mr, diff)) = self.mr_for_model(talk).await? else {
             return Ok(Answer::says(SPENT));
-        }
+        };
         let c = &talk.conversation;
-        let mr = talk
-            .platform
-            .get_merge_request(&talk.target, c.mr_iid)
-            .await?;
-        let diff = talk
-            .platform
-            .merge_request_diff(&talk.target, c.mr_iid)
-            .await?;
         let learnings = self.parts.learnings.learnings(talk.project.id).await?;
         // The finding and the code it is on; the whole diff for a question.
         let finding = match thread {
