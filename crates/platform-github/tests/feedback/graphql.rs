@@ -20,7 +20,7 @@ async fn resolved_threads_are_read_over_every_graphql_page() {
         .mount(&server)
         .await;
     let thread = |id: i64, resolved: bool| {
-        json!({ "isResolved": resolved, "resolvedBy": resolved.then(|| json!({ "login": "octocat" })),
+        json!({ "id": format!("PRRT_kwDO{id}"), "isResolved": resolved, "resolvedBy": resolved.then(|| json!({ "login": "octocat" })),
                 "comments": { "nodes": [{ "databaseId": id }] } })
     };
     let page = |nodes: Value, next: Option<&str>| {
