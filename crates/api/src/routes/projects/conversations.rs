@@ -8,6 +8,7 @@ use crate::field_schemas::string_enum;
 use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
+use reviewd_domain::ErrorCode;
 use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::conversation::{
     Addressed, Conversation, ConversationStatus, MrControls,
@@ -107,7 +108,13 @@ struct MrConversations {
 }
 
 /// What people said to reviewd in a merge request, and its controls.
-#[utoipa::path(responses((status = 200, body = Data<MrConversations>)))]
+#[utoipa::path(
+    params(
+        ("id" = Uuid, Path, description = "The project"),
+        ("iid" = i64, Path, minimum = 1, description = "The merge request's number in the project")
+    ),
+    responses((status = 200, body = Data<MrConversations>))
+)]
 #[get("/{id}/merge-requests/{iid}/conversations")]
 pub(super) async fn list_conversations(
     state: web::Data<AppState>,
@@ -115,6 +122,12 @@ pub(super) async fn list_conversations(
     path: web::Path<(Uuid, i64)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, iid) = path.into_inner();
+    if iid < 1 {
+        return Err(ApiError::bad_request(
+            ErrorCode::ValidationFailed,
+            "the merge request number must be 1 or more",
+        ));
+    }
     let project = state.projects.get(ProjectId(id)).await?;
     let controls = state.talk.controls(project.id, iid).await?;
     let conversations = state.talk.for_mr(project.id, iid).await?;
