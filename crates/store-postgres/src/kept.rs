@@ -82,6 +82,7 @@ binds!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 binds!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
 binds!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 binds!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+binds!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
 impl<B> QueryId for Kept<'_, B> {
     type QueryId = ();

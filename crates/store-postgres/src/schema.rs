@@ -343,6 +343,7 @@ diesel::table! {
         budget_alerted_month -> Nullable<Date>,
         suppress_rejected -> Bool,
         context_budget_tokens -> Nullable<Int4>,
+        refuse_outsiders -> Bool,
     }
 }
 
@@ -531,6 +532,7 @@ diesel::table! {
         assignment -> Nullable<Jsonb>,
         worker_id -> Nullable<Text>,
         conversation_id -> Nullable<Uuid>,
+        full_review -> Bool,
     }
 }
 

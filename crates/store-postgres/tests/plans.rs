@@ -86,6 +86,7 @@ async fn queue(tasks: &PgTaskRepository, mr_iid: i64) -> Uuid {
         requested_by: None,
         max_attempts: 3,
         conversation_id: None,
+        full_review: false,
     };
     match tasks.insert(task).await.unwrap() {
         (TaskInsert::Created(task), _) => task.id,

@@ -78,6 +78,9 @@ pub struct Project {
     /// Whether a comment rejected [`crate::review::feedback::REJECTIONS_TO_SUPPRESS`]
     /// times on this project is left out of its later reviews (on by default).
     pub suppress_rejected: bool,
+    /// Whether someone without developer access who speaks to reviewd gets one
+    /// polite refusal per merge request (on by default) or silence.
+    pub refuse_outsiders: bool,
     /// Tokens of context per prompt besides the diff; `None` inherits the server's
     /// `REVIEW_CONTEXT_TOKENS` (a repository's `.reviewd.yml` wins over both).
     pub context_budget_tokens: Option<u32>,
@@ -114,6 +117,7 @@ pub struct ProjectSettingsChanges {
     /// `Some(None)` removes the budget.
     pub monthly_budget_usd: Option<Option<f64>>,
     pub suppress_rejected: Option<bool>,
+    pub refuse_outsiders: Option<bool>,
     /// `Some(None)` returns to the server's budget.
     pub context_budget_tokens: Option<Option<u32>>,
 }

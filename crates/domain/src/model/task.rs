@@ -102,6 +102,9 @@ pub struct ReviewTask {
     pub worker_id: Option<String>,
     /// The conversation this task answers (a command or a question); `None` for a review.
     pub conversation_id: Option<Uuid>,
+    /// `review full`: every file is reviewed again, not only those changed since
+    /// the last completed round.
+    pub full_review: bool,
     pub error_message: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -121,6 +124,8 @@ pub struct NewReviewTask {
     pub max_attempts: i32,
     /// The conversation to answer; `None` for a review.
     pub conversation_id: Option<Uuid>,
+    /// Review every file again (`review full`).
+    pub full_review: bool,
 }
 
 impl NewReviewTask {

@@ -8,8 +8,10 @@ use crate::model::review_views::FeedbackItem;
 use crate::review::feedback::Verdict;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use std::collections::HashSet;
 use uuid::Uuid;
+
+/// How many rejected findings a review compares its own with: the newest.
+pub const REJECTED_FINDINGS_READ: u32 = 2_000;
 
 /// A posted comment that feedback attaches to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +69,22 @@ pub enum FeedbackScope {
     Project(ProjectId),
     /// Every project.
     All,
+}
+
+/// A finding the project's readers rejected, by fingerprint: what it said, and
+/// how often it was rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectedFinding {
+    pub fingerprint: String,
+    pub file_path: String,
+    /// One of the comments' messages (they all normalise to the fingerprint's).
+    pub message: String,
+    /// One per comment and user (a 👎 and a "won't fix" reply by one person on
+    /// one comment are one rejection).
+    pub rejections: u64,
+    /// reviewd itself agreed in a thread that the finding was wrong
+    /// ([`crate::review::feedback::CONCESSION_NOTE`]).
+    pub conceded: bool,
 }
 
 /// Comments with a verdict, and those of them that helped.
@@ -148,17 +166,15 @@ pub trait FeedbackRepository: Send + Sync {
         limit: u32,
     ) -> Result<Vec<(ProjectId, i64)>, RepoError>;
 
-    /// Fingerprints of the project's comments with at least `times` rejections
-    /// among them, on any of its reviews; one per comment and user (a 👎 and a
-    /// "won't fix" reply by one person on one comment are one rejection).
+    /// The project's rejected findings, on any of its reviews, one per
+    /// fingerprint; at most [`REJECTED_FINDINGS_READ`], the most recently rejected.
     ///
     /// # Errors
     /// Only store failures.
-    async fn rejected_fingerprints(
+    async fn rejected_findings(
         &self,
         project_id: ProjectId,
-        times: u64,
-    ) -> Result<HashSet<String>, RepoError>;
+    ) -> Result<Vec<RejectedFinding>, RepoError>;
 
     /// # Errors
     /// Only store failures.

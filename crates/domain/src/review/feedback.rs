@@ -168,9 +168,13 @@ pub fn acceptance_rate(helped: u64, judged: u64) -> Option<f64> {
     (judged > 0).then(|| helped as f64 / judged as f64)
 }
 
-/// Rejections of one comment (by its fingerprint) on one project after which it is
-/// not posted there again.
+/// Rejections of one finding (by its fingerprint, or reworded) on one project
+/// after which it is not posted there again.
 pub const REJECTIONS_TO_SUPPRESS: u64 = 2;
+
+/// The note of the rejection recorded when reviewd agreed in a thread that its
+/// finding was wrong: the finding is settled at once, not after two rejections.
+pub const CONCESSION_NOTE: &str = "reviewd agreed in the thread that the finding was wrong";
 
 #[cfg(test)]
 mod tests {

@@ -4,8 +4,8 @@
 //! days' reviews, for what no webhook announces), and from a later round's diff
 //! (the commented line changed: implemented). The platform adapters return only
 //! threads that reviewd's own account started, so a copied marker judges nothing. The sums drawn from it give the
-//! acceptance rates, and a comment a project rejected twice is not posted there
-//! again.
+//! acceptance rates, and a finding a project rejected twice (or that reviewd
+//! conceded) is not posted there again, however it is worded.
 
 use super::ServiceError;
 use super::projects::ProjectService;
@@ -17,12 +17,10 @@ use crate::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
     HostingPlatform, NewFeedback, PlatformError, ProjectRef,
 };
-use crate::review::feedback::{
-    IMPLEMENTED, REJECTIONS_TO_SUPPRESS, Signal, acceptance_rate, changed_old_lines, verdict,
-};
+use crate::review::feedback::{IMPLEMENTED, Signal, acceptance_rate, changed_old_lines, verdict};
 use crate::review::markers::{CONCEDED, comment_fingerprint, is_answer};
+use crate::review::suppression::Suppression;
 use chrono::{DateTime, Utc};
-use std::collections::HashSet;
 use std::sync::Arc;
 
 /// The sources a platform's threads show; `implemented` comes from reviewd's
@@ -210,19 +208,18 @@ impl FeedbackService {
         Ok(marked)
     }
 
-    /// The fingerprints of comments the project's readers rejected often enough
-    /// that they are not posted there again; none when the project turned that off.
+    /// The findings the project's readers rejected, to leave out of its later
+    /// reviews however they are worded; none when the project turned that off.
     ///
     /// # Errors
     /// Store failures.
-    pub async fn suppressed(&self, project: &Project) -> Result<HashSet<String>, ServiceError> {
+    pub async fn suppressed(&self, project: &Project) -> Result<Suppression, ServiceError> {
         if !project.suppress_rejected {
-            return Ok(HashSet::new());
+            return Ok(Suppression::none());
         }
-        Ok(self
-            .store
-            .rejected_fingerprints(project.id, REJECTIONS_TO_SUPPRESS)
-            .await?)
+        Ok(Suppression::new(
+            self.store.rejected_findings(project.id).await?,
+        ))
     }
 
     /// The share of judged comments that helped; `None` before any verdict.
@@ -277,7 +274,7 @@ fn records_of(target: &FeedbackTarget, thread: &CommentThread) -> Vec<NewFeedbac
         source: FeedbackSource::Reply,
         source_id: r.id.clone(),
         username: Some(r.username.clone()),
-        note: Some("reviewd agreed in the thread that the finding was wrong".into()),
+        note: Some(crate::review::feedback::CONCESSION_NOTE.into()),
     });
     let replies = thread
         .replies

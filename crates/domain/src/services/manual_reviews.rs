@@ -88,6 +88,7 @@ impl ManualReviewService {
             requested_by: Some(caller.user.id),
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             conversation_id: None,
+            full_review: false,
         };
         self.tasks.enqueue(task).await
     }

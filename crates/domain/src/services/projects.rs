@@ -55,6 +55,8 @@ pub struct ResolvedProjectConfig {
     /// USD per calendar month (UTC) before automatic reviews stop; `None` for no limit.
     pub monthly_budget_usd: Option<f64>,
     pub suppress_rejected: bool,
+    /// One polite refusal per MR for outsiders who speak to reviewd, or silence.
+    pub refuse_outsiders: bool,
     /// The project's context budget; `None` inherits the server's.
     pub context_budget_tokens: Option<u32>,
 }
@@ -259,6 +261,7 @@ impl ProjectService {
             review_commands: global.review_commands,
             monthly_budget_usd: project.monthly_budget_usd,
             suppress_rejected: project.suppress_rejected,
+            refuse_outsiders: project.refuse_outsiders,
             context_budget_tokens: project.context_budget_tokens,
         })
     }

@@ -521,6 +521,7 @@ impl WebhookIntake {
             requested_by: None,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             conversation_id: None,
+            full_review: false,
         };
         Ok(match self.tasks.enqueue(task).await? {
             Enqueued::Queued(t) => IntakeOutcome::Queued { task_id: t.id },

@@ -54,6 +54,44 @@ async fn outsiders_are_refused_once_per_mr_and_bots_are_never_answered() {
 }
 
 #[tokio::test]
+async fn a_project_that_chose_silence_says_nothing_to_outsiders() {
+    let (world, project, on_platform) = world(r#"{"answer":"x"}"#).await;
+    world
+        .stores
+        .projects
+        .update_settings(
+            project.id,
+            reviewd_domain::model::ProjectSettingsChanges {
+                refuse_outsiders: Some(false),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    deliver(
+        &world,
+        &project,
+        comment(&project, 2, ("1", None), "mallory", "/reviewd pause"),
+    )
+    .await;
+    assert!(
+        said_on(&world, &on_platform, 2).is_empty(),
+        "no refusal posted"
+    );
+    assert!(!world.talk.controls(project.id, 2).await.unwrap().paused);
+    let recorded = conversations(&world, &project, 2).await;
+    assert_eq!(recorded[0].status, ConversationStatus::Ignored);
+    // The project's developers are still answered.
+    deliver(
+        &world,
+        &project,
+        comment(&project, 2, ("2", None), "ana", "/reviewd pause"),
+    )
+    .await;
+    assert!(world.talk.controls(project.id, 2).await.unwrap().paused);
+}
+
+#[tokio::test]
 async fn the_rate_limits_stop_answers_in_a_busy_mr() {
     let (world, project, on_platform) = world(r#"{"answer":"x"}"#).await;
     let limits = reviewd_domain::services::TalkLimits::default();

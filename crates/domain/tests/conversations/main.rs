@@ -23,7 +23,7 @@ use reviewd_domain::review::markers::comment_fingerprint;
 use reviewd_domain::review::standing::Standing;
 use reviewd_domain::services::{IntakeOutcome, RunOutcome, WebhookIntake};
 use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
-use reviewd_testkit::world::{WORKER, World, added_lines, answer};
+use reviewd_testkit::world::{WORKER, World, added_lines, answer, is_summary, prompt_file};
 
 /// The model's reply to an answer's prompt: `text`, the finding standing or not.
 fn said(text: &str, stands: Option<bool>, lesson: Option<&str>) -> String {

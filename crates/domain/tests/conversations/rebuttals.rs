@@ -82,3 +82,78 @@ async fn a_reply_in_someone_elses_thread_or_to_someone_else_is_left_alone() {
         "{recorded:?}"
     );
 }
+
+#[tokio::test]
+async fn a_conceded_finding_reworded_in_a_later_round_is_not_posted() {
+    let (world, project, on_platform) =
+        world(r#"{"answer":"You're right.","finding_stands":false}"#).await;
+    let thread = reviewed(&world, &project, &on_platform).await;
+    let body = "It is used: the `log!` macro below reads it.";
+    let reply = world.platform.reply_in(&thread, body, "ana").unwrap();
+    deliver(
+        &world,
+        &project,
+        comment(&project, 1, (&reply, Some(&thread)), "ana", body),
+    )
+    .await;
+
+    // A push changes a.rs; the model says the same thing in other words, and
+    // something new about another variable.
+    world.ai.answer_with(|r| {
+        Ok(if is_answer(r) {
+            "{}".to_owned()
+        } else {
+            answer(
+                "Adds a.",
+                &[
+                    (2, "error", "The variable b is never used anywhere."),
+                    (3, "warning", "c is never used"),
+                ],
+            )
+        })
+    });
+    let lines = added_lines(&["let a = 1;", "let b = 2;", "let c = 3;"]);
+    world.platform.put_merge_request(
+        &on_platform,
+        MrFixture::new(1)
+            .head("h2")
+            .description("Adds the numbers.")
+            .file("src/a.rs", &lines),
+    );
+    world.platform.add_compare(
+        &on_platform,
+        "h1",
+        "h2",
+        vec![reviewd_testkit::fakes::hosting::modified(
+            "src/a.rs", &lines,
+        )],
+    );
+    let before = world.platform.inline_comments().len();
+    let task = world.enqueue(&project, 1, "h2").await;
+    assert!(matches!(
+        world.run(&task).await,
+        RunOutcome::Completed { .. }
+    ));
+    let posted: Vec<String> = world.platform.inline_comments()[before..]
+        .iter()
+        .map(|c| c.body.clone())
+        .collect();
+    assert_eq!(posted.len(), 1, "{posted:?}");
+    assert!(posted[0].contains("c is never used"), "{posted:?}");
+    let summaries: Vec<String> = world
+        .platform
+        .posted(&on_platform, 1)
+        .into_iter()
+        .filter_map(|p| match p {
+            Posted::Comment { body, .. } | Posted::Edit { body, .. } => Some(body),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        summaries
+            .last()
+            .is_some_and(|s| s
+                .contains("1 comment(s) left out: readers of this project rejected them before.")),
+        "the summary says one was left out: {summaries:?}"
+    );
+}

@@ -14,10 +14,12 @@ use reviewd_domain::model::{
 };
 
 /// On a public repository anyone may comment: only people with a role in the
-/// repository can spend the AI budget with a review command.
+/// repository can spend the AI budget with a review command. Anyone else's comment
+/// still reaches the domain, marked no command: a reply judges reviewd's finding
+/// whoever wrote it, and someone who speaks to reviewd without the right is told
+/// so once per pull request (or not, by the project's setting) after the platform
+/// confirms their permission.
 const ALLOWED_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
-const NOT_A_COLLABORATOR: &str =
-    "only owners, members and collaborators can request reviews by comment";
 
 /// A GitHub webhook body, of the event `name` (`X-GitHub-Event`), as a domain event.
 ///
@@ -133,9 +135,7 @@ fn issue_comment(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
     if action(&event)? != "created" {
         return Ok(WebhookEvent::Ignored("only new comments are read".into()));
     }
-    if !from_collaborator(&event) {
-        return Ok(WebhookEvent::Ignored(NOT_A_COLLABORATOR.into()));
-    }
+    let may_command = from_collaborator(&event);
     let Some(issue) = event.issue.take().filter(|i| i.pull_request.is_some()) else {
         return Ok(WebhookEvent::Ignored(
             "comment on an issue, not a pull request".into(),
@@ -149,7 +149,7 @@ fn issue_comment(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
         body: comment_body(&mut event)?,
         head_sha: None,
         in_thread: false,
-        may_command: true,
+        may_command,
         note,
     }))
 }
@@ -170,13 +170,8 @@ fn review_comment(mut event: Event) -> Result<WebhookEvent, InvalidPayload> {
             ));
         }
     };
-    // A reply may judge one of reviewd's comments whoever wrote it, so it reaches the
-    // domain; `may_command` keeps an outsider's "/review" (or an edit) from starting a
-    // review.
+    // `may_command` keeps an outsider's "/review" (or an edit) from starting a review.
     let may_command = created && from_collaborator(&event);
-    if !in_thread && !may_command {
-        return Ok(WebhookEvent::Ignored(NOT_A_COLLABORATOR.into()));
-    }
     // An edit is not a new word to answer.
     let note = note_ref(&event, true).filter(|_| created);
     Ok(WebhookEvent::Comment(CommentEvent {

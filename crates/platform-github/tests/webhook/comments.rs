@@ -30,19 +30,41 @@ fn comments_on_pull_requests_only() {
 }
 
 #[test]
-fn comments_of_outsiders_are_not_commands() {
+fn comments_of_outsiders_reach_the_domain_as_no_commands() {
     let mut v = fixture("pull_request_review_comment.created");
-    v["comment"]["author_association"] = json!("NONE");
-    assert!(matches!(
-        parse("pull_request_review_comment", &v).unwrap(),
-        WebhookEvent::Ignored(_)
-    ));
-    v["comment"]["author_association"] = json!("COLLABORATOR");
-    assert!(matches!(
-        parse("pull_request_review_comment", &v).unwrap(),
-        WebhookEvent::Comment(_)
-    ));
+    let mut on_pr = fixture("issue_comment.created");
+    on_pr["issue"]["pull_request"] = json!({ "url": "https://api.github.com/repos/o/r/pulls/1" });
+    on_pr["comment"]["body"] = json!("/reviewd pause");
+    for association in ["NONE", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR"] {
+        v["comment"]["author_association"] = json!(association);
+        on_pr["comment"]["author_association"] = json!(association);
+        for (event, body) in [
+            ("pull_request_review_comment", &v),
+            ("issue_comment", &on_pr),
+        ] {
+            let WebhookEvent::Comment(c) = parse(event, body).unwrap() else {
+                panic!("{association}'s {event} is dropped: reviewd could not refuse it")
+            };
+            assert!(!c.may_command, "{association}'s {event} is no command");
+            assert!(c.note.is_some(), "the domain can tell who spoke");
+        }
+    }
+    for association in ALLOWED {
+        v["comment"]["author_association"] = json!(association);
+        on_pr["comment"]["author_association"] = json!(association);
+        for (event, body) in [
+            ("pull_request_review_comment", &v),
+            ("issue_comment", &on_pr),
+        ] {
+            let WebhookEvent::Comment(c) = parse(event, body).unwrap() else {
+                panic!()
+            };
+            assert!(c.may_command, "{association}'s {event} may be a command");
+        }
+    }
 }
+
+const ALLOWED: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
 
 #[test]
 fn replies_in_a_thread_reach_the_domain_whoever_wrote_them() {
@@ -86,7 +108,7 @@ fn replies_in_a_thread_reach_the_domain_whoever_wrote_them() {
 }
 
 #[test]
-fn first_comments_of_outsiders_and_edits_stay_ignored() {
+fn edits_of_first_comments_and_deletions_stay_ignored() {
     let edited = fixture("pull_request_review_comment.edited");
     assert!(edited["comment"]["in_reply_to_id"].is_null());
     assert!(
@@ -96,15 +118,6 @@ fn first_comments_of_outsiders_and_edits_stay_ignored() {
         ),
         "an edited first comment is no new command"
     );
-    let mut outsider = fixture("pull_request_review_comment.reply");
-    outsider["comment"]
-        .as_object_mut()
-        .unwrap()
-        .remove("in_reply_to_id");
-    assert!(matches!(
-        parse("pull_request_review_comment", &outsider).unwrap(),
-        WebhookEvent::Ignored(_)
-    ));
     let mut deleted = fixture("pull_request_review_comment.reply");
     deleted["action"] = json!("deleted");
     assert!(matches!(

@@ -7,16 +7,18 @@ use crate::error::map_diesel_error;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
-use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{
+    Array, BigInt, Bool, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid,
+};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::FeedbackItem;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
-    NewFeedback, RepoError,
+    NewFeedback, REJECTED_FINDINGS_READ, RejectedFinding, RepoError,
 };
-use std::collections::HashSet;
+use reviewd_domain::review::feedback::CONCESSION_NOTE;
 use uuid::Uuid;
 
 pub struct PgFeedbackRepository {
@@ -122,9 +124,17 @@ async fn upsert(
 }
 
 #[derive(QueryableByName)]
-struct FingerprintRow {
+struct RejectedRow {
     #[diesel(sql_type = Text)]
     fingerprint: String,
+    #[diesel(sql_type = Text)]
+    file_path: String,
+    #[diesel(sql_type = Text)]
+    message: String,
+    #[diesel(sql_type = BigInt)]
+    rejections: i64,
+    #[diesel(sql_type = Bool)]
+    conceded: bool,
 }
 
 #[derive(QueryableByName)]
@@ -289,27 +299,40 @@ impl FeedbackRepository for PgFeedbackRepository {
         Ok(deleted > 0)
     }
 
-    async fn rejected_fingerprints(
+    async fn rejected_findings(
         &self,
         project_id: ProjectId,
-        times: u64,
-    ) -> Result<HashSet<String>, RepoError> {
+    ) -> Result<Vec<RejectedFinding>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        let rows: Vec<FingerprintRow> = diesel::sql_query(
-            "SELECT c.fingerprint
+        // One rejection per comment and user, however many ways they said it.
+        let rows: Vec<RejectedRow> = diesel::sql_query(
+            "SELECT c.fingerprint, min(c.file_path) AS file_path, min(c.message) AS message,
+                    count(DISTINCT (c.id, coalesce(f.username, ''))) AS rejections,
+                    coalesce(bool_or(f.note = $2), false) AS conceded
              FROM reviews r
              JOIN review_comments c ON c.review_id = r.id
              JOIN review_feedbacks f ON f.comment_id = c.id
              WHERE r.project_id = $1 AND f.tracking_status = 'rejected'
              GROUP BY c.fingerprint
-             HAVING count(DISTINCT (c.id, coalesce(f.username, ''))) >= $2",
+             ORDER BY max(f.updated_at) DESC
+             LIMIT $3",
         )
         .bind::<SqlUuid, _>(project_id.0)
-        .bind::<BigInt, _>(i64::try_from(times).unwrap_or(i64::MAX))
+        .bind::<Text, _>(CONCESSION_NOTE)
+        .bind::<BigInt, _>(i64::from(REJECTED_FINDINGS_READ))
         .load(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-        Ok(rows.into_iter().map(|r| r.fingerprint).collect())
+        Ok(rows
+            .into_iter()
+            .map(|r| RejectedFinding {
+                fingerprint: r.fingerprint,
+                file_path: r.file_path,
+                message: r.message,
+                rejections: u64::try_from(r.rejections).unwrap_or(0),
+                conceded: r.conceded,
+            })
+            .collect())
     }
 
     async fn acceptance(&self, scope: FeedbackScope) -> Result<AcceptanceCounts, RepoError> {

@@ -101,6 +101,7 @@ struct SettingsChangeset {
     auto_assign_author: Option<bool>,
     monthly_budget_usd: Option<Option<f64>>,
     suppress_rejected: Option<bool>,
+    refuse_outsiders: Option<bool>,
     context_budget_tokens: Option<Option<i32>>,
     updated_at: DateTime<Utc>,
 }
@@ -237,6 +238,7 @@ impl ProjectRepository for PgProjectRepository {
                     auto_assign_author: c.auto_assign_author,
                     monthly_budget_usd: c.monthly_budget_usd,
                     suppress_rejected: c.suppress_rejected,
+                    refuse_outsiders: c.refuse_outsiders,
                     context_budget_tokens: c
                         .context_budget_tokens
                         .map(|b| b.map(|n| i32::try_from(n).unwrap_or(i32::MAX))),

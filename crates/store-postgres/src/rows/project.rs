@@ -43,6 +43,7 @@ pub(crate) struct ProjectRow {
     pub monthly_budget_usd: Option<f64>,
     pub suppress_rejected: bool,
     pub context_budget_tokens: Option<i32>,
+    pub refuse_outsiders: bool,
 }
 
 impl TryFrom<ProjectRow> for Project {
@@ -74,6 +75,7 @@ impl TryFrom<ProjectRow> for Project {
             template_id: r.template_id,
             monthly_budget_usd: r.monthly_budget_usd,
             suppress_rejected: r.suppress_rejected,
+            refuse_outsiders: r.refuse_outsiders,
             context_budget_tokens: r
                 .context_budget_tokens
                 .map(|n| u32::try_from(n).map_err(|e| corrupt(e.to_string())))

@@ -229,6 +229,7 @@ async fn an_answer_runs_beside_the_mrs_review(s: &Stores) {
         triggered_by: TriggeredBy::Manual,
         head_sha: None,
         conversation_id: Some(conversation.id),
+        full_review: false,
         ..seed::new_task(&project, 9, "h1")
     };
     let TaskInsert::Created(answer) = s.tasks.insert(new.clone()).await.unwrap().0 else {

@@ -12,7 +12,7 @@ use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackScope, FeedbackSource, NewFeedback, RepoError,
 };
 use reviewd_domain::review::feedback::TrackingStatus;
-use reviewd_domain::review::feedback::{IMPLEMENTED, Signal, verdict};
+use reviewd_domain::review::feedback::{CONCESSION_NOTE, IMPLEMENTED, Signal, verdict};
 use uuid::Uuid;
 
 pub async fn run(s: &Stores) {
@@ -206,14 +206,17 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
     assert_eq!(counts(FeedbackScope::Review(review.id)).await, both);
 
     // Rejections by fingerprint: one so far for comment 0's; a second one (a user
-    // on another review of the project, same fingerprint) reaches 2.
-    let rejected = |times| async move {
-        s.feedback
-            .rejected_fingerprints(project.id, times)
-            .await
-            .unwrap()
-    };
-    assert!(rejected(1).await.contains(&placed[0].fingerprint));
+    // on another review of the project, same fingerprint) makes 2.
+    let rejected = || async move { s.feedback.rejected_findings(project.id).await.unwrap() };
+    let once = rejected().await;
+    assert_eq!(once.len(), 1, "{once:?}");
+    assert_eq!(once[0].fingerprint, placed[0].fingerprint);
+    assert_eq!(
+        (once[0].file_path.as_str(), once[0].message.as_str()),
+        ("src/a.rs", placed[0].message.as_str()),
+        "what the finding said, to recognise it reworded"
+    );
+    assert_eq!((once[0].rejections, once[0].conceded), (1, false));
     // bo says it twice (a 👎 and a reply): still one rejection.
     s.feedback
         .record(from(
@@ -225,7 +228,11 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
         ))
         .await
         .unwrap();
-    assert!(rejected(2).await.is_empty(), "one per comment and user");
+    assert_eq!(
+        rejected().await[0].rejections,
+        1,
+        "one per comment and user"
+    );
     let later = seed::review(s, &project, 9, "h1").await;
     let later_round = seed::first_round(s, &later).await;
     let later_file = seed::file(s, &later, later_round, "src/a.rs").await;
@@ -246,12 +253,26 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
         ))
         .await
         .unwrap();
-    let twice = rejected(2).await;
+    let twice = rejected().await;
     assert_eq!(twice.len(), 1);
-    assert!(twice.contains(&placed[0].fingerprint));
+    assert_eq!((twice[0].rejections, twice[0].conceded), (2, false));
+    // reviewd conceded the finding in a thread: settled.
+    s.feedback
+        .record(NewFeedback {
+            comment_id: later_ids[0],
+            verdict: reviewd_domain::review::feedback::REJECTED,
+            source: FeedbackSource::Reply,
+            source_id: "answer-1".into(),
+            username: Some("reviewd-bot".into()),
+            note: Some(CONCESSION_NOTE.into()),
+        })
+        .await
+        .unwrap();
+    let conceded = rejected().await;
+    assert_eq!((conceded[0].rejections, conceded[0].conceded), (3, true));
     assert!(
         s.feedback
-            .rejected_fingerprints(ProjectId::new_v4(), 1)
+            .rejected_findings(ProjectId::new_v4())
             .await
             .unwrap()
             .is_empty()

@@ -180,6 +180,10 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
         first.suppress_rejected,
         "rejected comments are left out by default"
     );
+    assert!(
+        first.refuse_outsiders,
+        "outsiders are refused once by default"
+    );
     assert!(first.last_synced_at.is_some());
 
     s.projects
@@ -194,6 +198,7 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
                 auto_assign_author: Some(true),
                 monthly_budget_usd: Some(Some(12.5)),
                 suppress_rejected: Some(false),
+                refuse_outsiders: Some(false),
                 context_budget_tokens: Some(Some(9_000)),
             },
         )
@@ -234,6 +239,7 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
     assert!(again.auto_assign_author);
     assert_eq!(again.monthly_budget_usd, Some(12.5));
     assert!(!again.suppress_rejected);
+    assert!(!again.refuse_outsiders);
     assert_eq!(
         again.context_budget_tokens,
         Some(9_000),

@@ -70,6 +70,7 @@ async fn one_try_task(s: &Stores, project: &Project, mr_iid: i64) -> ReviewTask 
     let new = NewReviewTask {
         max_attempts: 1,
         conversation_id: None,
+        full_review: false,
         ..seed::new_task(project, mr_iid, "aaa")
     };
     match s.tasks.insert(new).await.unwrap() {

@@ -117,6 +117,7 @@ pub fn new_task(project: &Project, mr_iid: i64, head_sha: &str) -> NewReviewTask
         requested_by: None,
         max_attempts: 3,
         conversation_id: None,
+        full_review: false,
     }
 }
 

@@ -289,6 +289,7 @@ async fn an_exhausted_task_is_given_up_once(s: &Stores) {
         NewReviewTask {
             max_attempts: 1,
             conversation_id: None,
+            full_review: false,
             ..seed::new_task(&project, 6, "ccc")
         },
     )
@@ -468,6 +469,7 @@ async fn let_pass(s: &Stores, project: &Project, since: &ReviewTask, at_least: D
         NewReviewTask {
             max_attempts: i32::MAX,
             conversation_id: None,
+            full_review: false,
             ..seed::new_task(project, 999, "probe")
         },
     )

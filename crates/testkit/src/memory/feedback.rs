@@ -10,9 +10,9 @@ use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::FeedbackItem;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
-    NewFeedback, RepoError,
+    NewFeedback, REJECTED_FINDINGS_READ, RejectedFinding, RepoError,
 };
-use reviewd_domain::review::feedback::TrackingStatus;
+use reviewd_domain::review::feedback::{CONCESSION_NOTE, TrackingStatus};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
 
@@ -205,15 +205,22 @@ impl FeedbackRepository for MemoryStore {
         Ok(t.feedbacks.len() < before)
     }
 
-    async fn rejected_fingerprints(
+    async fn rejected_findings(
         &self,
         project_id: ProjectId,
-        times: u64,
-    ) -> Result<HashSet<String>, RepoError> {
+    ) -> Result<Vec<RejectedFinding>, RepoError> {
+        /// One fingerprint's rejections: by whom on which comment, and the last
+        /// one's place in the table (the most recent first).
+        struct Rejected<'a> {
+            file_path: &'a str,
+            message: &'a str,
+            by: HashSet<(Uuid, &'a str)>,
+            conceded: bool,
+            last: usize,
+        }
         let t = self.tables();
-        // One rejection per comment and user, however many ways they said it.
-        let mut rejections: HashMap<&str, HashSet<(Uuid, &str)>> = HashMap::new();
-        for row in &t.feedbacks {
+        let mut rejected: HashMap<&str, Rejected<'_>> = HashMap::new();
+        for (n, row) in t.feedbacks.iter().enumerate() {
             if row.feedback.tracking_status != TrackingStatus::Rejected {
                 continue;
             }
@@ -224,22 +231,49 @@ impl FeedbackRepository for MemoryStore {
             else {
                 continue;
             };
-            if t.review(comment.comment.review_id)
+            if !t
+                .review(comment.comment.review_id)
                 .is_ok_and(|r| r.detail.item.project_id == project_id)
             {
-                rejections
-                    .entry(comment.fingerprint.as_str())
-                    .or_default()
-                    .insert((
-                        comment.comment.id,
-                        row.feedback.username.as_deref().unwrap_or(""),
-                    ));
+                continue;
             }
+            let entry = rejected
+                .entry(comment.fingerprint.as_str())
+                .or_insert_with(|| Rejected {
+                    file_path: &comment.comment.file_path,
+                    message: &comment.comment.message,
+                    by: HashSet::new(),
+                    conceded: false,
+                    last: n,
+                });
+            // One rejection per comment and user, however many ways they said it.
+            entry.by.insert((
+                comment.comment.id,
+                row.feedback.username.as_deref().unwrap_or(""),
+            ));
+            entry.conceded |= row.note.as_deref() == Some(CONCESSION_NOTE);
+            entry.last = n;
         }
-        Ok(rejections
+        let mut found: Vec<(usize, RejectedFinding)> = rejected
             .into_iter()
-            .filter(|(_, by)| by.len() as u64 >= times)
-            .map(|(f, _)| f.to_owned())
+            .map(|(fingerprint, r)| {
+                (
+                    r.last,
+                    RejectedFinding {
+                        fingerprint: fingerprint.to_owned(),
+                        file_path: r.file_path.to_owned(),
+                        message: r.message.to_owned(),
+                        rejections: r.by.len() as u64,
+                        conceded: r.conceded,
+                    },
+                )
+            })
+            .collect();
+        found.sort_by_key(|(last, _)| std::cmp::Reverse(*last));
+        Ok(found
+            .into_iter()
+            .take(REJECTED_FINDINGS_READ as usize)
+            .map(|(_, f)| f)
             .collect())
     }
 

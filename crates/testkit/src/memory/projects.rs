@@ -139,6 +139,7 @@ fn new_project(
         monthly_budget_usd: None,
         context_budget_tokens: None,
         suppress_rejected: true,
+        refuse_outsiders: true,
         webhook_id: None,
         webhook_url: None,
         webhook_status: None,
@@ -345,6 +346,7 @@ impl ProjectRepository for MemoryStore {
         set(&mut project.auto_assign_author, c.auto_assign_author);
         set(&mut project.monthly_budget_usd, c.monthly_budget_usd);
         set(&mut project.suppress_rejected, c.suppress_rejected);
+        set(&mut project.refuse_outsiders, c.refuse_outsiders);
         set(&mut project.context_budget_tokens, c.context_budget_tokens);
         project.updated_at = now;
         Ok(project.clone())

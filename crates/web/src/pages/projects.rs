@@ -386,6 +386,7 @@ struct SettingsForm {
     #[serde(default)]
     context_budget: String,
     suppress_rejected: Option<String>,
+    refuse_outsiders: Option<String>,
 }
 
 /// The form's AI configuration: `inherit` (the default one) or an id.
@@ -478,6 +479,7 @@ async fn save_settings(
         auto_assign_author: Some(f.auto_assign_author.is_some()),
         monthly_budget_usd: Some(monthly_budget_usd),
         suppress_rejected: Some(f.suppress_rejected.is_some()),
+        refuse_outsiders: Some(f.refuse_outsiders.is_some()),
         context_budget_tokens: Some(context_budget_tokens),
     };
     let saved = state.projects.update_settings(*id, changes).await;

@@ -108,6 +108,9 @@ struct ProjectDto {
     monthly_budget: Option<f64>,
     /// Comments rejected twice on this project are not posted again.
     suppress_rejected: bool,
+    /// Someone without developer access who speaks to reviewd gets one polite
+    /// refusal per merge request (`true`) or silence (`false`).
+    refuse_outsiders: bool,
     /// Tokens of context per prompt besides the diff; `null` inherits the server's.
     context_budget_tokens: Option<u32>,
     #[schema(schema_with = nullable_webhook_status_schema)]
@@ -142,6 +145,7 @@ impl From<Project> for ProjectDto {
             template_id: p.template_id,
             monthly_budget: p.monthly_budget_usd,
             suppress_rejected: p.suppress_rejected,
+            refuse_outsiders: p.refuse_outsiders,
             context_budget_tokens: p.context_budget_tokens,
             webhook_status: p.webhook_status.map(WebhookStatus::as_str),
             webhook_id: p.webhook_id,

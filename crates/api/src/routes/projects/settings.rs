@@ -95,6 +95,10 @@ struct UpdateProjectBody {
     /// Leave out of later reviews a comment that readers of this project rejected
     /// twice (a 👎 or a "won't fix" reply); on by default.
     suppress_rejected: Option<bool>,
+    /// Someone without developer access (GitLab Developer, GitHub write) who
+    /// speaks to reviewd gets one polite refusal per merge request (`true`, the
+    /// default) or silence (`false`).
+    refuse_outsiders: Option<bool>,
     /// Tokens of context (the code around a change, definitions, callers,
     /// guidance) per prompt besides the diff, from 0 to 100000; `null` inherits
     /// the server's `REVIEW_CONTEXT_TOKENS`. A repository's `.reviewd.yml`
@@ -153,6 +157,7 @@ pub(super) async fn update_project(
         auto_assign_author: b.auto_assign_author,
         monthly_budget_usd: b.monthly_budget,
         suppress_rejected: b.suppress_rejected,
+        refuse_outsiders: b.refuse_outsiders,
         context_budget_tokens: b.context_budget_tokens,
     };
     let project = state
@@ -209,6 +214,8 @@ struct ResolvedProjectConfigDto {
     monthly_budget: Option<f64>,
     /// Comments rejected twice on this project are not posted again.
     suppress_rejected: bool,
+    /// Outsiders who speak to reviewd get one polite refusal per MR, or silence.
+    refuse_outsiders: bool,
     /// The project's context budget per prompt; `null` inherits the server's.
     context_budget_tokens: Option<u32>,
 }
@@ -231,6 +238,7 @@ impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
             review_commands: c.review_commands,
             monthly_budget: c.monthly_budget_usd,
             suppress_rejected: c.suppress_rejected,
+            refuse_outsiders: c.refuse_outsiders,
             context_budget_tokens: c.context_budget_tokens,
         }
     }

@@ -57,7 +57,7 @@ impl ConversationService {
                 return self
                     .end(
                         &talk,
-                        ignored("a bot, reviewd itself, or an outsider refused before"),
+                        ignored("a bot, reviewd itself, or an outsider (refused before, or the project chose silence)"),
                     )
                     .await;
             }
@@ -133,7 +133,7 @@ impl ConversationService {
             speaker,
             standing,
             Some(&talk.bot),
-            true,
+            talk.project.refuse_outsiders,
             talk.controls.refused_at.is_some(),
         ))
     }

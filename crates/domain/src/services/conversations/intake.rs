@@ -79,6 +79,7 @@ impl ConversationService {
             requested_by: None,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             conversation_id: Some(conversation.id),
+            full_review: false,
         };
         Ok(match self.parts.tasks.enqueue(task).await? {
             Enqueued::Queued(t) | Enqueued::AlreadyActive(t) => Heard::Queued { task_id: t.id },

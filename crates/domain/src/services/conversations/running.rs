@@ -98,16 +98,15 @@ impl ConversationService {
             requested_by: None,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             conversation_id: None,
+            full_review: full,
         };
         let said = match self.parts.tasks.enqueue(task).await? {
             Enqueued::AlreadyActive(_) => {
                 "A review of this merge request's head is already under way."
             }
-            // Recorded: the sweep queues a task its queue missed. (`full` reviews
-            // every file only when no commit came since the last review: a round
-            // that forces it is still to come.)
+            // Recorded: the sweep queues a task its queue missed.
             Enqueued::Queued(_) | Enqueued::QueueFailed(_) if full => {
-                "A review of this merge request is queued."
+                "A full review of this merge request (every file again) is queued."
             }
             Enqueued::Queued(_) | Enqueued::QueueFailed(_) => {
                 "A review of the new commits is queued."

@@ -10,6 +10,7 @@ use crate::ports::{HostingPlatform, PlatformError};
 use crate::review::markers::{AlreadyPosted, already_posted, comment_marker, summary_marker};
 use crate::review::mr_summary::{self, MrSummary};
 use crate::review::rating::{rating, score};
+use crate::review::suppression::Suppression;
 use std::collections::HashSet;
 use uuid::Uuid;
 
@@ -60,7 +61,7 @@ impl ReviewEngine {
             .filter(|c| min_severity.is_none_or(|min| c.severity >= min))
             .filter(|c| !seen.contains(&c.fingerprint) && fresh_keys.insert(c.fingerprint.clone()))
             .cloned()
-            .partition(|c| !rejected.contains(&c.fingerprint));
+            .partition(|c| !rejected.covers(&c.fingerprint, &c.file_path, &c.message));
         if !left_out.is_empty() {
             tracing::info!(review.id = %review.id, left_out = left_out.len(), "review.rejected_comments_left_out");
         }
@@ -167,15 +168,15 @@ impl ReviewEngine {
         Ok(review.id)
     }
 
-    /// The fingerprints not to post on `project`; none when feedback is not
-    /// tracked or cannot be read (a store hiccup must not hold the review up).
-    async fn rejected_on(&self, project: &Project) -> HashSet<String> {
+    /// The findings not to post on `project`; none when feedback is not tracked
+    /// or cannot be read (a store hiccup must not hold the review up).
+    async fn rejected_on(&self, project: &Project) -> Suppression {
         let Some(feedback) = &self.feedback else {
-            return HashSet::new();
+            return Suppression::none();
         };
         feedback.suppressed(project).await.unwrap_or_else(|e| {
             tracing::warn!(project.id = %project.id, error = %e, "review.rejections_unread");
-            HashSet::new()
+            Suppression::none()
         })
     }
 

@@ -105,10 +105,13 @@ impl ReviewEngine {
         }
         // Rounds count from the last completed one: a failed or interrupted round is
         // redone under its own number, and a completed round is never replaced.
-        // Differential only against a head that was fully reviewed.
+        // Differential only against a head that was fully reviewed, and never when a
+        // person asked for every file again (`review full`).
         let last = self.reviews.last_completed_round(review.id).await?;
         let number = last.as_ref().map_or(1, |(n, _)| n + 1);
-        let previous_head = last.map(|(_, h)| h).filter(|h| *h != head);
+        let previous_head = last
+            .map(|(_, h)| h)
+            .filter(|h| *h != head && !task.full_review);
         let changed = match &previous_head {
             Some(prev) => match platform.compare(&target, prev, &head).await {
                 Ok(files) => {

@@ -288,6 +288,7 @@ pub(super) async fn insert_batch(
             bind::<Array<Nullable<SqlUuid>>, _>(
                 tasks.iter().map(|t| t.conversation_id).collect::<Vec<_>>(),
             ),
+            bind::<Array<Bool>, _>(tasks.iter().map(|t| t.full_review).collect::<Vec<_>>()),
         ),
     )
     .load(&mut conn)
@@ -332,9 +333,9 @@ static QUEUE_TASKS: LazyLock<String> = LazyLock::new(|| {
     format!(
         "WITH input AS (SELECT i.*, clock_timestamp() AS at FROM unnest($1::uuid[], $2::text[], \
            $3::text[], $4::uuid[], $5::int8[], $6::text[], $7::bool[], $8::uuid[], $9::uuid[], \
-           $10::int4[], $11::uuid[]) WITH ORDINALITY AS i(id, dedup_key, head_sha, project_id, \
-           mr_iid, triggered_by, send_to_platform, template_id, requested_by, max_attempts, \
-           conversation_id, n)), \
+           $10::int4[], $11::uuid[], $12::bool[]) WITH ORDINALITY AS i(id, dedup_key, head_sha, \
+           project_id, mr_iid, triggered_by, send_to_platform, template_id, requested_by, \
+           max_attempts, conversation_id, full_review, n)), \
          dup AS (SELECT i.id AS input_id, d.* FROM input i CROSS JOIN LATERAL \
            (SELECT {TASK_COLUMNS} FROM review_tasks t WHERE t.dedup_key = i.dedup_key \
              AND t.status IN ('pending', 'queued', 'processing', 'in_progress') LIMIT 1) d), \
@@ -347,9 +348,10 @@ static QUEUE_TASKS: LazyLock<String> = LazyLock::new(|| {
            RETURNING i.id AS input_id), \
          ins AS (INSERT INTO review_tasks (id, triggered_by, project_id, mr_iid, head_sha, \
              status, send_to_platform, template_id, requested_by, max_attempts, dedup_key, \
-             conversation_id, created_at, updated_at) \
+             conversation_id, full_review, created_at, updated_at) \
            SELECT id, triggered_by, project_id, mr_iid, head_sha, 'queued', send_to_platform, \
-             template_id, requested_by, max_attempts, dedup_key, conversation_id, at, at \
+             template_id, requested_by, max_attempts, dedup_key, conversation_id, full_review, \
+             at, at \
            FROM input i \
            WHERE NOT EXISTS (SELECT 1 FROM dup WHERE dup.input_id = i.id) ORDER BY n \
            RETURNING {TASK_COLUMNS}) \
@@ -376,6 +378,7 @@ mod tests {
             requested_by: None,
             max_attempts: 3,
             conversation_id: None,
+            full_review: false,
         };
         let since = Instant::now();
         (Request { task, reply, since }, answer)

@@ -47,7 +47,7 @@ const ACTIVE: [&str; 4] = ["pending", "queued", "processing", "in_progress"];
 /// [`TaskRow`]'s columns, named: a prepared statement with `*` would fail on every
 /// connection once a migration changes the table ("cached plan must not change
 /// result type"), as on the replicas of a rolling deploy.
-pub(crate) const TASK_COLUMNS: &str = "id, triggered_by, project_id, review_id, mr_iid, head_sha, status, send_to_platform, template_id, requested_by, attempts, max_attempts, worker_id, conversation_id, error_message, created_at, updated_at, started_at, completed_at";
+pub(crate) const TASK_COLUMNS: &str = "id, triggered_by, project_id, review_id, mr_iid, head_sha, status, send_to_platform, template_id, requested_by, attempts, max_attempts, worker_id, conversation_id, full_review, error_message, created_at, updated_at, started_at, completed_at";
 
 /// Queues one task by itself, with the batch statement: outside a runtime, and for
 /// the tasks of a batch the database refused (each then gets its own answer).

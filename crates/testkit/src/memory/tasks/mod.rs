@@ -104,6 +104,7 @@ fn new_row(task: NewReviewTask, dedup_key: Option<String>, now: DateTime<Utc>) -
             max_attempts: task.max_attempts,
             worker_id: None,
             conversation_id: task.conversation_id,
+            full_review: task.full_review,
             error_message: None,
             created_at: now,
             updated_at: now,
