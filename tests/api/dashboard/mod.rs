@@ -3,6 +3,7 @@
 //! Every page visited must leave no JavaScript error in the console.
 
 mod browser;
+mod conversations;
 mod flows;
 mod forms;
 mod learnings;

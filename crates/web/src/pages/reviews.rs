@@ -134,7 +134,8 @@ struct DetailPage {
     ai_logs: Vec<AiLogItem>,
     logs: Vec<TaskLogLine>,
     feedbacks: Vec<FeedbackItem>,
-    /// What people said to reviewd in the MR, oldest first, and its controls.
+    /// What people said to reviewd in the MR, oldest first with a thread's
+    /// replies together, and its controls.
     conversations: Vec<Conversation>,
     controls: MrControls,
     /// How readers judged the review's comments, in words.
@@ -197,10 +198,12 @@ async fn detail(
         rounds: history.rounds(*id).await?,
         logs: history.task_logs(*id).await?,
         feedbacks: history.feedbacks(*id).await?,
-        conversations: state
-            .talk
-            .for_mr(review.item.project_id, review.item.mr_iid)
-            .await?,
+        conversations: by_thread(
+            state
+                .talk
+                .for_mr(review.item.project_id, review.item.mr_iid)
+                .await?,
+        ),
         controls: state
             .talk
             .controls(review.item.project_id, review.item.mr_iid)
@@ -239,4 +242,26 @@ async fn retry_file(
 /// A form field the browser sent: an empty date field means no filter.
 fn given(value: Option<&str>) -> Option<&str> {
     value.map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// Oldest first, each thread's comments together at the place of its first.
+fn by_thread(mut talk: Vec<Conversation>) -> Vec<Conversation> {
+    let mut first = std::collections::HashMap::new();
+    for c in &talk {
+        if let Some(thread) = &c.thread_id {
+            first
+                .entry(thread.clone())
+                .and_modify(|at: &mut chrono::DateTime<chrono::Utc>| *at = (*at).min(c.created_at))
+                .or_insert(c.created_at);
+        }
+    }
+    talk.sort_by_key(|c| {
+        let at = c
+            .thread_id
+            .as_ref()
+            .and_then(|t| first.get(t).copied())
+            .unwrap_or(c.created_at);
+        (at, c.thread_id.clone(), c.created_at)
+    });
+    talk
 }
