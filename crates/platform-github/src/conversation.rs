@@ -3,11 +3,9 @@
 //! the pull request's body (`describe`).
 
 use crate::client::GithubPlatform;
-use crate::threads::{REVIEW_THREADS, ThreadsData};
 use reviewd_domain::model::conversation::CommentAuthor;
 use reviewd_domain::ports::{PlatformError, ProjectRef};
 use reviewd_domain::review::standing::Standing;
-use reviewd_http::MAX_PAGES;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -79,36 +77,16 @@ impl GithubPlatform {
         let first: i64 = thread_id.parse().map_err(|_| {
             PlatformError::Rejected(format!("`{thread_id}` is not a review comment id"))
         })?;
-        let full_name = self.repo_full_name(project).await?;
-        let Some((owner, name)) = full_name.split_once('/') else {
-            return Err(PlatformError::InvalidResponse(format!(
-                "`{full_name}` is no owner/name"
-            )));
-        };
-        let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let variables =
-                json!({ "owner": owner, "name": name, "number": number, "cursor": cursor });
-            let data: ThreadsData = self.query(repo, REVIEW_THREADS, &variables).await?;
-            let threads = data
-                .repository
-                .and_then(|r| r.pull_request)
-                .ok_or_else(|| PlatformError::NotFound(format!("pull request #{number}")))?
-                .review_threads;
-            let found = threads
-                .nodes
-                .into_iter()
-                .find(|t| t.comments.nodes.first().and_then(|c| c.database_id) == Some(first));
-            if let Some(thread) = found {
-                let _: serde_json::Value = self
-                    .query(repo, RESOLVE, &json!({ "thread": thread.id }))
-                    .await?;
-                return Ok(());
-            }
-            match threads.page_info.end_cursor {
-                Some(next) if threads.page_info.has_next_page => cursor = Some(next),
-                _ => break,
-            }
+        let thread = self
+            .find_review_thread(project, repo, number, |t| {
+                (t.first_comment_id() == Some(first)).then_some(t.id)
+            })
+            .await?;
+        if let Some(thread) = thread {
+            let _: serde_json::Value = self
+                .query(repo, RESOLVE, &json!({ "thread": thread }))
+                .await?;
+            return Ok(());
         }
         Err(PlatformError::NotFound(format!(
             "review thread of comment {thread_id}"

@@ -67,6 +67,13 @@ pub(crate) struct ReviewThread {
     pub(crate) comments: Nodes<FirstComment>,
 }
 
+impl ReviewThread {
+    /// The REST id of the thread's first comment: how reviewd names a thread.
+    pub(crate) fn first_comment_id(&self) -> Option<i64> {
+        self.comments.nodes.first().and_then(|c| c.database_id)
+    }
+}
+
 #[derive(Debug, Deserialize)]
 pub(crate) struct Login {
     pub(crate) login: String,
@@ -189,15 +196,37 @@ impl GithubPlatform {
         repo: &str,
         number: i64,
     ) -> Result<HashMap<i64, Resolution>, PlatformError> {
+        let mut resolved = HashMap::new();
+        self.find_review_thread(project, repo, number, |thread| {
+            if thread.is_resolved
+                && let Some(id) = thread.first_comment_id()
+            {
+                let username = thread.resolved_by.map(|u| u.login);
+                resolved.insert(id, Resolution { username });
+            }
+            None::<()>
+        })
+        .await?;
+        Ok(resolved)
+    }
+
+    /// Hands the pull request's review threads to `found`, page by page
+    /// (GraphQL), until it returns something; `None` when no thread did.
+    /// Bounded as the REST lists are, against a server that always has more.
+    pub(crate) async fn find_review_thread<T: Send>(
+        &self,
+        project: &ProjectRef,
+        repo: &str,
+        number: i64,
+        mut found: impl FnMut(ReviewThread) -> Option<T> + Send,
+    ) -> Result<Option<T>, PlatformError> {
         let full_name = self.full_name(project).await?;
         let Some((owner, name)) = full_name.split_once('/') else {
             return Err(PlatformError::InvalidResponse(format!(
                 "`{full_name}` is no owner/name"
             )));
         };
-        let mut resolved = HashMap::new();
         let mut cursor: Option<String> = None;
-        // Bounded as the REST lists are, against a server that always has more.
         for _ in 0..MAX_PAGES {
             let variables =
                 json!({ "owner": owner, "name": name, "number": number, "cursor": cursor });
@@ -209,26 +238,17 @@ impl GithubPlatform {
                 .and_then(|r| r.pull_request)
                 .ok_or_else(|| PlatformError::NotFound(format!("pull request #{number}")))?
                 .review_threads;
-            for thread in threads.nodes.into_iter().filter(|t| t.is_resolved) {
-                if let Some(id) = thread.comments.nodes.first().and_then(|c| c.database_id) {
-                    let username = thread.resolved_by.map(|u| u.login);
-                    resolved.insert(id, Resolution { username });
+            for thread in threads.nodes {
+                if let Some(answer) = found(thread) {
+                    return Ok(Some(answer));
                 }
             }
             match threads.page_info.end_cursor {
                 Some(next) if threads.page_info.has_next_page => cursor = Some(next),
-                _ => return Ok(resolved),
+                _ => break,
             }
         }
-        Ok(resolved)
-    }
-
-    /// `owner/name` of the project: GraphQL addresses repositories by name only.
-    pub(crate) async fn repo_full_name(
-        &self,
-        project: &ProjectRef,
-    ) -> Result<String, PlatformError> {
-        self.full_name(project).await
+        Ok(None)
     }
 
     /// `owner/name` of the project: GraphQL addresses repositories by name only.

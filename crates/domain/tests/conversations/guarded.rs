@@ -25,6 +25,16 @@ async fn outsiders_are_refused_once_per_mr_and_bots_are_never_answered() {
     let said = said_on(&world, &on_platform, 2);
     assert_eq!(said.len(), 1, "{said:?}");
     assert!(said[0].starts_with(REFUSAL));
+    let asked_name = world
+        .platform
+        .calls()
+        .into_iter()
+        .filter(|op| *op == reviewd_testkit::fakes::hosting::Op::TokenIdentity)
+        .count();
+    assert_eq!(
+        asked_name, 1,
+        "reviewd's own name is asked once, not per comment"
+    );
     let controls = world.talk.controls(project.id, 2).await.unwrap();
     assert!(!controls.ignored, "no outsider's command ran");
     let statuses: Vec<_> = conversations(&world, &project, 2)

@@ -34,7 +34,7 @@ impl ConversationService {
             self.parts.conversations.finish(id, end).await?;
             return Ok(());
         }
-        let bot = platform.token_identity().await?.username;
+        let bot = self.bot_name(&project, platform.as_ref()).await?;
         let controls = self
             .parts
             .conversations

@@ -7,6 +7,7 @@
 //! at all, the rate limits, then the command or the model's answer, posted once
 //! under a marker naming the comment it answers.
 
+mod bot_names;
 mod describing;
 mod hearing;
 mod intake;
@@ -75,6 +76,7 @@ pub struct ConversationService {
     limits: TalkLimits,
     budgets: Option<Arc<Budgets>>,
     feedback: Option<Arc<FeedbackService>>,
+    bots: bot_names::BotNames,
 }
 
 impl ConversationService {
@@ -85,6 +87,7 @@ impl ConversationService {
             limits: TalkLimits::default(),
             budgets: None,
             feedback: None,
+            bots: bot_names::BotNames::default(),
         }
     }
 
