@@ -439,6 +439,10 @@ impl WebhookIntake {
             return ignored("reviews are disabled for this project".into());
         }
         if let Some(why) = self.held_back(&project, comment.iid, false).await? {
+            // Whoever asked is told why, in the MR, by the command's answer.
+            if comment.note.is_some() && self.talk.is_some() {
+                return self.conversation(config_ids, &comment).await;
+            }
             return ignored(why);
         }
         // A command is a manual trigger: it runs even with auto-review off.

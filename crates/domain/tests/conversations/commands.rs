@@ -66,16 +66,41 @@ async fn pause_stops_automatic_reviews_until_resume_and_ignore_stops_all() {
     );
 
     deliver(&world, &project, say("3", "/reviewd ignore")).await;
-    for event in [mr_updated(&project, 2, "h3"), say("4", "/review")] {
-        let (outcome, _) = intake(&world)
-            .handle(&[project.platform_config_id], None, event)
-            .await
-            .unwrap();
-        let IntakeOutcome::Ignored(why) = outcome else {
-            panic!("an ignored MR got {outcome:?}");
-        };
-        assert!(why.contains("ignored"), "{why}");
-    }
+    let (outcome, _) = intake(&world)
+        .handle(
+            &[project.platform_config_id],
+            None,
+            mr_updated(&project, 2, "h3"),
+        )
+        .await
+        .unwrap();
+    let IntakeOutcome::Ignored(why) = outcome else {
+        panic!("an ignored MR got {outcome:?}");
+    };
+    assert!(why.contains("ignored"), "{why}");
+    // Someone who asks for a review of it is told why there is none.
+    let tasks_before = world.queue.queued_tasks().len();
+    let asked = deliver(&world, &project, say("4", "/review")).await;
+    assert!(
+        matches!(asked, IntakeOutcome::Answering { .. }),
+        "{asked:?}"
+    );
+    let said = said_on(&world, &on_platform, 2);
+    assert!(
+        said.last()
+            .unwrap()
+            .starts_with("This merge request is ignored (`/reviewd ignore`)"),
+        "{said:?}"
+    );
+    let reviews: usize = {
+        let mut n = 0;
+        for id in world.queue.queued_tasks().into_iter().skip(tasks_before) {
+            let task = world.stores.tasks.get(id).await.unwrap();
+            n += usize::from(task.conversation_id.is_none());
+        }
+        n
+    };
+    assert_eq!(reviews, 0, "no review was queued");
 }
 
 #[tokio::test]

@@ -1,6 +1,5 @@
-//! Who may talk to reviewd, and what they cannot make it do: outsiders are
-//! refused once per MR, bots and reviewd itself never answered, the rate limits
-//! hold, and what people write stays data in the prompt and out of the answer.
+//! Who may talk to reviewd: outsiders are refused once per MR (or met with
+//! silence, by the project's setting), bots and reviewd itself never answered.
 
 use super::*;
 use reviewd_domain::model::conversation::ConversationStatus;
@@ -99,26 +98,4 @@ async fn a_project_that_chose_silence_says_nothing_to_outsiders() {
     )
     .await;
     assert!(world.talk.controls(project.id, 2).await.unwrap().paused);
-}
-
-#[tokio::test]
-async fn the_rate_limits_stop_answers_in_a_busy_mr() {
-    let (world, project, on_platform) = world(r#"{"answer":"x"}"#).await;
-    let limits = reviewd_domain::services::TalkLimits::default();
-    for n in 0..=limits.per_mr {
-        let note = format!("n{n}");
-        deliver(
-            &world,
-            &project,
-            comment(&project, 2, (&note, None), "ana", "/reviewd help"),
-        )
-        .await;
-    }
-    assert_eq!(
-        said_on(&world, &on_platform, 2).len(),
-        limits.per_mr as usize
-    );
-    let last = conversations(&world, &project, 2).await.pop().unwrap();
-    assert_eq!(last.status, ConversationStatus::Ignored);
-    assert!(last.detail.unwrap().starts_with("rate limited"));
 }

@@ -12,6 +12,7 @@ mod asking;
 mod commands;
 mod guarded;
 mod injections;
+mod limits;
 mod rebuttals;
 mod threads;
 

@@ -4,7 +4,9 @@
 //! model accepts resolves the thread and is recorded; a redelivery answers nothing
 //! more; a command works and shows in the API; an outsider is refused once.
 
+mod every_command;
 mod github;
+mod github_commands;
 mod gitlab;
 
 use super::feedback::fixture;

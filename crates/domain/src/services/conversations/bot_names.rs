@@ -4,8 +4,7 @@
 
 use super::ConversationService;
 use crate::model::Project;
-use crate::ports::HostingPlatform;
-use crate::services::review_engine::Failure;
+use crate::ports::{HostingPlatform, PlatformError};
 use chrono::{DateTime, Duration, Utc};
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -25,7 +24,7 @@ impl ConversationService {
         &self,
         project: &Project,
         platform: &dyn HostingPlatform,
-    ) -> Result<String, Failure> {
+    ) -> Result<String, PlatformError> {
         let now = self.parts.clock.now();
         let config = project.platform_config_id;
         let known = {

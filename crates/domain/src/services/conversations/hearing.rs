@@ -1,16 +1,17 @@
-//! The task's part: whether and what to answer (who wrote it, whether it speaks
-//! to reviewd, the rate limits), then the command or the model's answer.
+//! The task's part: whether and what to answer (whether it speaks to reviewd;
+//! who wrote it and the rate limits are [`super::guard`]'s), then the command or
+//! the model's answer.
 
 use super::ConversationService;
 use super::posting::{answered, ignored};
-use super::talk::{Answer, Asked, Talk};
+use super::talk::{Asked, Talk};
 use crate::model::ReviewTask;
 use crate::model::conversation::ConversationStatus;
 use crate::model::diff::CommentThread;
 use crate::ports::PlatformError;
 use crate::review::commands::{self, Addressing, Said};
 use crate::review::markers;
-use crate::review::standing::{self, Hearing, REFUSAL, Speaker, Standing};
+use crate::review::standing::Hearing;
 use crate::services::review_engine::Failure;
 
 impl ConversationService {
@@ -110,74 +111,5 @@ impl ConversationService {
         Ok(threads
             .into_iter()
             .find(|t| t.replies.iter().any(|r| r.id == c.note_id)))
-    }
-
-    async fn hearing(&self, talk: &Talk) -> Result<Hearing, Failure> {
-        let author = &talk.conversation.author;
-        let speaker = Speaker {
-            username: &author.username,
-            is_bot: author.is_bot,
-        };
-        // Bots first: no platform call for them.
-        let is_self = author.username.eq_ignore_ascii_case(&talk.bot);
-        if is_self || author.is_bot {
-            return Ok(Hearing::Ignore);
-        }
-        let standing = match talk.platform.standing(&talk.target, author).await {
-            Ok(s) => s,
-            // Who cannot be checked is not let in.
-            Err(PlatformError::Unsupported(_)) => Standing::Outsider,
-            Err(e) => return Err(e.into()),
-        };
-        Ok(standing::hearing(
-            speaker,
-            standing,
-            Some(&talk.bot),
-            talk.project.refuse_outsiders,
-            talk.controls.refused_at.is_some(),
-        ))
-    }
-
-    /// One polite refusal per MR, however many outsiders ask at once.
-    async fn refuse(&self, talk: &Talk, task: &ReviewTask, worker: &str) -> Result<(), Failure> {
-        let first = self
-            .parts
-            .conversations
-            .note_refusal(talk.project.id, talk.conversation.mr_iid)
-            .await?;
-        if !first {
-            return self
-                .end(talk, ignored("an outsider; refused once already"))
-                .await;
-        }
-        self.post(talk, task, worker, Answer::says(REFUSAL)).await?;
-        // Recorded as refused rather than answered.
-        Ok(())
-    }
-
-    /// Why the MR or the author asked too much lately, if they did.
-    async fn over_limit(&self, talk: &Talk) -> Result<Option<String>, Failure> {
-        let c = &talk.conversation;
-        let window =
-            chrono::Duration::from_std(self.limits.window).unwrap_or(chrono::Duration::MAX);
-        let since = self.parts.clock.now() - window;
-        let recent = self
-            .parts
-            .conversations
-            .recent(talk.project.id, c.mr_iid, &c.author.username, since, c.id)
-            .await?;
-        Ok(if recent.in_mr >= self.limits.per_mr {
-            Some(format!(
-                "rate limited: {} answers in this MR lately",
-                recent.in_mr
-            ))
-        } else if recent.by_author >= self.limits.per_author {
-            Some(format!(
-                "rate limited: {} answers to {} lately",
-                recent.by_author, c.author.username
-            ))
-        } else {
-            None
-        })
     }
 }

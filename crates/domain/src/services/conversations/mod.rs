@@ -9,10 +9,12 @@
 
 mod bot_names;
 mod describing;
+mod guard;
 mod hearing;
 mod intake;
 mod learnings;
 mod model_calls;
+mod parts;
 mod posting;
 mod replies;
 mod running;
@@ -20,56 +22,14 @@ mod talk;
 
 pub use intake::Heard;
 pub use learnings::MAX_LEARNING_CHARS;
+pub use parts::{ConversationParts, TalkLimits};
 
 use super::ServiceError;
-use super::ai_configs::AiConfigService;
 use super::budgets::Budgets;
 use super::feedback::FeedbackService;
-use super::projects::ProjectService;
-use super::tasks::TaskService;
 use crate::model::ReviewTask;
 use crate::model::conversation::{ConversationEnd, ConversationStatus};
-use crate::ports::{
-    Clock, ConversationRepository, FeedbackRepository, LearningRepository, ReviewRepository,
-    SettingsRepository, TaskRepository,
-};
 use std::sync::Arc;
-use std::time::Duration;
-
-/// How much a merge request and a person may ask of reviewd.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TalkLimits {
-    /// Answers per merge request within `window`.
-    pub per_mr: u32,
-    /// Answers per person (in all of a project's MRs) within `window`.
-    pub per_author: u32,
-    pub window: Duration,
-}
-
-impl Default for TalkLimits {
-    fn default() -> Self {
-        Self {
-            per_mr: 20,
-            per_author: 30,
-            window: Duration::from_secs(3_600),
-        }
-    }
-}
-
-/// What the service needs, besides the stores.
-pub struct ConversationParts {
-    pub conversations: Arc<dyn ConversationRepository>,
-    pub learnings: Arc<dyn LearningRepository>,
-    pub tasks: Arc<TaskService>,
-    pub task_records: Arc<dyn TaskRepository>,
-    pub reviews: Arc<dyn ReviewRepository>,
-    /// Where a finding's file and line are found by its fingerprint.
-    pub feedback_store: Arc<dyn FeedbackRepository>,
-    pub projects: Arc<ProjectService>,
-    pub settings: Arc<dyn SettingsRepository>,
-    pub ai: Arc<AiConfigService>,
-    pub clock: Arc<dyn Clock>,
-}
 
 pub struct ConversationService {
     parts: ConversationParts,
