@@ -196,7 +196,7 @@ async fn queueing_finds_the_head_and_the_mr_by_index_after_the_table_grew() {
         &format!(
             "ARRAY[gen_random_uuid()], ARRAY['{PROJECT}:9:a'], ARRAY['a'], ARRAY['{PROJECT}'::uuid], \
              ARRAY[9::int8], ARRAY['auto'], ARRAY[true], ARRAY[NULL::uuid], ARRAY[NULL::uuid], ARRAY[3], \
-             ARRAY[NULL::uuid]"
+             ARRAY[NULL::uuid], ARRAY[false]"
         ),
     )
     .await;

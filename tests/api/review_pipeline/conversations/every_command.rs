@@ -88,28 +88,16 @@ async fn check(app: &TestApp, iid: i64, said: &[String], description: &str) {
             && description.contains("It panics when foo() fails."),
         "{description}"
     );
-    let project = project_id(app).await;
-    let root = app.root().await;
-    let talk = json(
-        root.get(&format!(
-            "/api/projects/{project}/merge-requests/{iid}/conversations"
-        ))
-        .await,
-        StatusCode::OK,
-    )
-    .await;
-    let statuses: Vec<&str> = talk["data"]["conversations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["status"].as_str())
-        .collect();
+    let (talk, statuses) = talk_of(app, iid).await;
     // Every command but the `review` the webhook queued itself.
     assert_eq!(statuses, ["answered"; 10], "{talk}");
     assert_eq!(talk["data"]["controls"]["ignored"], true, "{talk}");
     assert_eq!(talk["data"]["controls"]["paused"], false, "{talk}");
+    let project = project_id(app).await;
     let learnings = json(
-        root.get(&format!("/api/projects/{project}/learnings"))
+        app.root()
+            .await
+            .get(&format!("/api/projects/{project}/learnings"))
             .await,
         StatusCode::OK,
     )

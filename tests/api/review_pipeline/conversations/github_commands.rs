@@ -115,24 +115,9 @@ async fn github_commands_in_pull_request_comments_and_outsiders() {
         said[2]
     );
 
-    let root = app.root().await;
-    let talk = crate::helpers::json(
-        root.get(&format!(
-            "/api/projects/{}/merge-requests/2/conversations",
-            project_id(&app).await
-        ))
-        .await,
-        reqwest::StatusCode::OK,
-    )
-    .await;
+    let (talk, statuses) = talk_of(&app, 2).await;
     assert_eq!(talk["data"]["controls"]["paused"], true, "{talk}");
     assert_eq!(talk["data"]["controls"]["ignored"], false, "{talk}");
-    let statuses: Vec<&str> = talk["data"]["conversations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["status"].as_str())
-        .collect();
     assert_eq!(
         statuses,
         ["answered", "answered", "refused", "ignored", "ignored"],

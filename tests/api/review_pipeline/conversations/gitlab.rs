@@ -146,23 +146,9 @@ async fn gitlab_replies_commands_and_outsiders() {
     assert_eq!(said.len(), 2, "{said:?}");
     assert!(said[0].starts_with("Automatic reviews of this merge request are paused."));
     assert!(said[1].starts_with("Only people who can push"));
-    let talk = json(
-        root.get(&format!(
-            "/api/projects/{}/merge-requests/1/conversations",
-            project_id(&app).await
-        ))
-        .await,
-        StatusCode::OK,
-    )
-    .await;
+    let (talk, statuses) = talk_of(&app, 1).await;
     assert_eq!(talk["data"]["controls"]["paused"], true, "{talk}");
     assert_eq!(talk["data"]["controls"]["changedBy"], "ana");
-    let statuses: Vec<&str> = talk["data"]["conversations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["status"].as_str())
-        .collect();
     assert_eq!(
         statuses,
         ["answered", "answered", "refused", "ignored"],

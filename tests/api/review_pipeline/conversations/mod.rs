@@ -132,6 +132,28 @@ fn regex_lite(pattern: &str) -> impl Fn(&str) -> bool {
     }
 }
 
+/// What the API says of MR `iid`'s conversations (the first project's), and
+/// their statuses in order.
+pub(super) async fn talk_of(app: &TestApp, iid: i64) -> (Value, Vec<String>) {
+    let root = app.root().await;
+    let project = project_id(app).await;
+    let talk = json(
+        root.get(&format!(
+            "/api/projects/{project}/merge-requests/{iid}/conversations"
+        ))
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let statuses = talk["data"]["conversations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["status"].as_str().map(str::to_owned))
+        .collect();
+    (talk, statuses)
+}
+
 pub(super) async fn project_id(app: &TestApp) -> String {
     let root = app.root().await;
     json(root.get("/api/projects").await, StatusCode::OK).await["data"]["items"][0]["id"]
