@@ -9,7 +9,8 @@
 #
 # Environment: CHAOS_MRS (10), CHAOS_SCENARIOS (comma list, default all: kill_mid_review,
 # kill_mid_posting, redis_restarted_empty, redis_restarted_persistent, postgres_killed_3s,
-# replica_killed, replica_frozen, runner_killed, postgres_down_30s, kill_mid_answer, webhook_flood),
+# replica_killed, replica_frozen, runner_killed, postgres_down_30s, kill_mid_answer,
+# redis_lost_mid_answer, webhook_flood),
 # CHAOS_FLOOD_MRS (200: the MRs webhook_flood sends webhooks for), CHAOS_DEADLINE_SECS (120),
 # CHAOS_INCLUDE_IGNORED=1,
 # REVIEWD_BIN and RUNNER_BIN (skip the build).

@@ -24,7 +24,7 @@ pub struct Scenario {
     pub ignored: Option<&'static str>,
 }
 
-pub const ALL: [Scenario; 12] = [
+pub const ALL: [Scenario; 13] = [
     Scenario {
         name: "kill_mid_review",
         run: |n| Box::pin(crash::kill_mid_review(n)),
@@ -78,6 +78,11 @@ pub const ALL: [Scenario; 12] = [
     Scenario {
         name: "kill_mid_answer",
         run: |n| Box::pin(talk::kill_mid_answer(n)),
+        ignored: None,
+    },
+    Scenario {
+        name: "redis_lost_mid_answer",
+        run: |n| Box::pin(talk::redis_lost_mid_answer(n)),
         ignored: None,
     },
     Scenario {

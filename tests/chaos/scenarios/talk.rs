@@ -1,9 +1,13 @@
 //! Conversations under faults: a developer asks reviewd a question in every MR
-//! (`@reviewer-bot ask ...`, reviewd's name on the fake GitLab); the only server is
-//! killed with SIGKILL while the answers are being written and posted, started
-//! again, and every note hook is delivered a second time (GitLab redelivers what
-//! timed out). Each question must get exactly one answer: one comment carrying
-//! the answer's marker for that note, none lost, none twice.
+//! (`@reviewer-bot ask ...`, reviewd's name on the fake GitLab) once the MRs are
+//! reviewed. Each question must get exactly one answer: one comment carrying the
+//! answer's marker for that note, none lost, none twice.
+//!
+//! - `kill_mid_answer`: the only server is killed with SIGKILL while the answers
+//!   are being written and posted, started again, and every note hook is
+//!   delivered a second time (GitLab redelivers what timed out).
+//! - `redis_lost_mid_answer`: Redis restarts empty while the answers are under
+//!   way: the queue forgets them, and the answers still come, from the record.
 
 use crate::outside::WEBHOOK_SECRET;
 use crate::run::{Run, Setup};
@@ -115,6 +119,46 @@ pub async fn kill_mid_answer(mrs: i64) {
     if again.iter().any(|s| *s != 200) {
         extra.push(format!("redelivered questions not accepted: {again:?}"));
     }
+    let row = answers_settled(&mut run, mrs).await;
+    run.conclude(&row, &extra);
+}
+
+/// Redis restarted without its data once the first answer is posted: every
+/// question is still answered once (the sweep queues again the tasks the queue
+/// lost), none twice.
+pub async fn redis_lost_mid_answer(mrs: i64) {
+    let setup = Setup {
+        ai_latency: Duration::from_millis(300),
+        appendonly: false,
+        ..Setup::default()
+    };
+    let mut run = Run::start("Redis lost mid-answer", mrs, setup).await;
+    run.send_webhooks(1..=mrs).await;
+    let reviewed = run.settle().await;
+    let mut extra = reviewed.violations();
+    let accepted = ask(&run, 1..=mrs).await;
+    if accepted.iter().any(|s| *s != 200) {
+        extra.push(format!("questions not accepted: {accepted:?}"));
+    }
+    let run_ref = &run;
+    run.wait_until("answer posted", Duration::from_secs(60), || async move {
+        (1..=mrs).any(|iid| answers(run_ref, iid) > 0)
+    })
+    .await;
+    let answered_before = (1..=mrs).filter(|iid| answers(&run, *iid) > 0).count();
+    run.redis.restart_empty();
+    run.fault_ended();
+    println!(
+        "{}: Redis emptied with {answered_before} of {mrs} questions answered",
+        run.name
+    );
+    let row = answers_settled(&mut run, mrs).await;
+    run.conclude(&row, &extra);
+}
+
+/// Waits (at most two minutes) until no MR has a conversation still queued, then
+/// counts each question's answers.
+async fn answers_settled(run: &mut Run, mrs: i64) -> Row {
     let project = run
         .get("/api/projects")
         .await
@@ -125,7 +169,7 @@ pub async fn kill_mid_answer(mrs: i64) {
     while Instant::now() < until {
         let mut still = 0;
         for iid in 1..=mrs {
-            let done = statuses(&mut run, &project, iid)
+            let done = statuses(run, &project, iid)
                 .await
                 .is_some_and(|s| !s.is_empty() && s.iter().all(|s| s != "queued"));
             still += i64::from(!done);
@@ -138,8 +182,8 @@ pub async fn kill_mid_answer(mrs: i64) {
     }
     // A replica that lost its task may still be finishing: count what it posts.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let counts: Vec<usize> = (1..=mrs).map(|iid| answers(&run, iid)).collect();
-    let row = Row {
+    let counts: Vec<usize> = (1..=mrs).map(|iid| answers(run, iid)).collect();
+    Row {
         name: run.name.to_owned(),
         mrs,
         completed: counts.iter().filter(|n| **n >= 1).count(),
@@ -150,6 +194,5 @@ pub async fn kill_mid_answer(mrs: i64) {
         stuck: usize::try_from(open).unwrap_or_default(),
         unexpected_5xx: 0,
         recovery: None,
-    };
-    run.conclude(&row, &extra);
+    }
 }
