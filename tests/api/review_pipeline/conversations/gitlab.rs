@@ -122,7 +122,8 @@ async fn gitlab_replies_commands_and_outsiders() {
         1
     );
 
-    // A command, and the API shows its effect; an outsider is refused once.
+    // A command, and the API shows its effect; an outsider is refused once, and a
+    // project's bot (GitLab's `project_<id>_bot_…` token users) never answered.
     let pause = note_hook(&project.id, 880_001, None, (4101, "ana"), "/reviewd pause");
     answered(&app, &deliver_a(&app, "Note Hook", &pause).await).await;
     for (id, text) in [
@@ -132,6 +133,14 @@ async fn gitlab_replies_commands_and_outsiders() {
         let outsider = note_hook(&project.id, id, None, (9999, "mallory"), text);
         answered(&app, &deliver_a(&app, "Note Hook", &outsider).await).await;
     }
+    let bot = note_hook(
+        &project.id,
+        880_004,
+        None,
+        (9998, "project_7_bot_5f1e"),
+        "/reviewd ignore",
+    );
+    answered(&app, &deliver_a(&app, "Note Hook", &bot).await).await;
     let notes = gitlab_requests(
         &gitlab,
         "POST",
@@ -151,7 +160,7 @@ async fn gitlab_replies_commands_and_outsiders() {
     assert_eq!(talk["data"]["controls"]["changedBy"], "ana");
     assert_eq!(
         statuses,
-        ["answered", "answered", "refused", "ignored"],
+        ["answered", "answered", "refused", "ignored", "ignored"],
         "{talk}"
     );
 }
