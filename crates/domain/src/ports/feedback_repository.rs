@@ -10,9 +10,6 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-/// How many rejected findings a review compares its own with: the newest.
-pub const REJECTED_FINDINGS_READ: u32 = 2_000;
-
 /// A posted comment that feedback attaches to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedbackTarget {
@@ -166,14 +163,15 @@ pub trait FeedbackRepository: Send + Sync {
         limit: u32,
     ) -> Result<Vec<(ProjectId, i64)>, RepoError>;
 
-    /// The project's rejected findings, on any of its reviews, one per
-    /// fingerprint; at most [`REJECTED_FINDINGS_READ`], the most recently rejected.
+    /// The project's rejected findings on `files`, on any of its reviews, one
+    /// per fingerprint (a finding is only ever like another on its own file).
     ///
     /// # Errors
     /// Only store failures.
     async fn rejected_findings(
         &self,
         project_id: ProjectId,
+        files: &[String],
     ) -> Result<Vec<RejectedFinding>, RepoError>;
 
     /// # Errors

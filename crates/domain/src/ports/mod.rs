@@ -43,7 +43,7 @@ pub use conversation_repository::{ConversationRepository, LearningRepository};
 pub use credentials::{CredentialError, PasswordHasher, TokenHasher, WebhookVerifier};
 pub use feedback_repository::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
-    NewFeedback, REJECTED_FINDINGS_READ, RejectedFinding,
+    NewFeedback, RejectedFinding,
 };
 pub use health_checks::{DiskSpace, DiskUsage, HealthCheckRepository};
 pub use health_probe::{HealthProbe, ProbeError};

@@ -9,8 +9,10 @@ use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-/// The share of the shorter finding's content words the other must contain.
-const SHARED_WORDS: f64 = 0.6;
+/// The share of the two findings' content words (all of them, both sides) that
+/// they must have in common: measured on the union, so that a short, generic
+/// finding does not swallow every longer one on its file.
+const SHARED_WORDS: f64 = 0.4;
 /// Fewer shared words than this is never the same finding (unless the words are
 /// all the same): one word in common says little.
 const MIN_SHARED: usize = 2;
@@ -42,22 +44,25 @@ impl Gist {
     #[must_use]
     pub fn of(file_path: &str, message: &str) -> Gist {
         let mut symbols = BTreeSet::new();
+        // The prose around the code: a symbol's pieces are no content words
+        // (`retry_count is never reset` and `... never incremented` differ in
+        // their prose alone).
+        let mut prose = String::new();
         for (n, span) in message.split('`').enumerate() {
             if n % 2 == 1 {
-                if let Some(symbol) = symbol(span) {
-                    symbols.insert(symbol);
-                }
-            } else {
-                for token in span.split_whitespace() {
-                    if looks_like_code(token)
-                        && let Some(symbol) = symbol(token)
-                    {
-                        symbols.insert(symbol);
-                    }
+                symbols.extend(symbol(span));
+                continue;
+            }
+            for token in span.split_whitespace() {
+                if looks_like_code(token) {
+                    symbols.extend(symbol(token));
+                } else {
+                    prose.push_str(token);
+                    prose.push(' ');
                 }
             }
         }
-        let lowered = message.to_lowercase();
+        let lowered = prose.to_lowercase();
         // Short words stay: `b is never used` and `c is never used` differ by one.
         let words = lowered
             .split(|c: char| !c.is_alphanumeric())
@@ -77,23 +82,22 @@ impl Gist {
         if self.file != other.file {
             return false;
         }
-        // Both name code: it must be the same code.
-        if !self.symbols.is_empty()
-            && !other.symbols.is_empty()
-            && self.symbols.is_disjoint(&other.symbols)
+        // Code named on one side only, or different code: another finding.
+        if self.symbols.is_empty() != other.symbols.is_empty()
+            || (!self.symbols.is_empty() && self.symbols.is_disjoint(&other.symbols))
         {
             return false;
         }
         if self.words == other.words {
-            return !self.words.is_empty();
+            return !self.words.is_empty() || !self.symbols.is_empty();
         }
         let shared = self.words.intersection(&other.words).count();
-        let shorter = self.words.len().min(other.words.len());
+        let all = self.words.union(&other.words).count();
         #[expect(
             clippy::cast_precision_loss,
             reason = "word counts of one message are far below 2^52"
         )]
-        let share = shared as f64 / shorter.max(1) as f64;
+        let share = shared as f64 / all.max(1) as f64;
         shared >= MIN_SHARED && share >= SHARED_WORDS
     }
 }
@@ -156,6 +160,18 @@ mod tests {
             "",
         ] {
             assert!(!alike(said, other), "{other}");
+        }
+        for (a, b) in [
+            (
+                "`retry_count` is never reset",
+                "`retry_count` is never incremented",
+            ),
+            (
+                "Error is silently ignored.",
+                "The error from `fs::write` is silently ignored",
+            ),
+        ] {
+            assert!(!alike(a, b), "{a} / {b}");
         }
         let short = "b is never used";
         assert!(alike(short, "The variable b is never used anywhere."));

@@ -208,17 +208,22 @@ impl FeedbackService {
         Ok(marked)
     }
 
-    /// The findings the project's readers rejected, to leave out of its later
-    /// reviews however they are worded; none when the project turned that off.
+    /// The findings the project's readers rejected on `files`, to leave out of
+    /// its later reviews however they are worded; none when the project turned
+    /// that off.
     ///
     /// # Errors
     /// Store failures.
-    pub async fn suppressed(&self, project: &Project) -> Result<Suppression, ServiceError> {
-        if !project.suppress_rejected {
+    pub async fn suppressed(
+        &self,
+        project: &Project,
+        files: &[String],
+    ) -> Result<Suppression, ServiceError> {
+        if !project.suppress_rejected || files.is_empty() {
             return Ok(Suppression::none());
         }
         Ok(Suppression::new(
-            self.store.rejected_findings(project.id).await?,
+            self.store.rejected_findings(project.id, files).await?,
         ))
     }
 

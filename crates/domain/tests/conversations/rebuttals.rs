@@ -81,6 +81,9 @@ async fn a_reply_in_someone_elses_thread_or_to_someone_else_is_left_alone() {
             .all(|c| c.status == ConversationStatus::Ignored),
         "{recorded:?}"
     );
+    // Once an answer asked reviewd's name, a mention of someone else is not even
+    // recorded (no task, no platform call).
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
 }
 
 #[tokio::test]

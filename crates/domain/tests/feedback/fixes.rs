@@ -74,3 +74,37 @@ async fn a_pushed_fix_of_the_commented_line_marks_the_comment_implemented() {
         Some(1.0)
     );
 }
+
+#[tokio::test]
+async fn a_full_review_still_marks_a_fixed_comment_implemented() {
+    let (world, project, on_platform) = world().await;
+    let (review_id, _) = review(&world, &project, 1, "h1").await;
+    world.ai.answer_with(|_| Ok(answer("Fine.", &[])));
+    world.platform.put_merge_request(&on_platform, mr(1, "h2"));
+    let line_2 = "@@ -1,3 +1,3 @@\n let a = 1;\n-let b = 2;\n+let _b = 2;\n let c = 3;\n";
+    world
+        .platform
+        .add_compare(&on_platform, "h1", "h2", vec![modified("src/a.rs", line_2)]);
+    // `review full`: every file again, and the fix of line 2 still seen.
+    let full = world
+        .tasks
+        .enqueue(reviewd_domain::model::NewReviewTask {
+            triggered_by: reviewd_domain::model::TriggeredBy::Manual,
+            full_review: true,
+            ..reviewd_testkit::contract::seed::new_task(&project, 1, "h2")
+        })
+        .await
+        .unwrap()
+        .task()
+        .clone();
+    assert!(matches!(
+        world.run(&full).await,
+        RunOutcome::Completed { .. }
+    ));
+    assert_eq!(
+        records(&world, review_id).await,
+        [pair("implemented", None)]
+    );
+    let rounds = world.stores.review_queries.rounds(review_id).await.unwrap();
+    assert!(rounds.iter().all(|r| !r.is_differential), "{rounds:?}");
+}

@@ -16,7 +16,7 @@ use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::FeedbackItem;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
-    NewFeedback, REJECTED_FINDINGS_READ, RejectedFinding, RepoError,
+    NewFeedback, RejectedFinding, RepoError,
 };
 use reviewd_domain::review::feedback::CONCESSION_NOTE;
 use uuid::Uuid;
@@ -302,6 +302,7 @@ impl FeedbackRepository for PgFeedbackRepository {
     async fn rejected_findings(
         &self,
         project_id: ProjectId,
+        files: &[String],
     ) -> Result<Vec<RejectedFinding>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         // One rejection per comment and user, however many ways they said it.
@@ -313,13 +314,12 @@ impl FeedbackRepository for PgFeedbackRepository {
              JOIN review_comments c ON c.review_id = r.id
              JOIN review_feedbacks f ON f.comment_id = c.id
              WHERE r.project_id = $1 AND f.tracking_status = 'rejected'
-             GROUP BY c.fingerprint
-             ORDER BY max(f.updated_at) DESC
-             LIMIT $3",
+               AND c.file_path = ANY($3)
+             GROUP BY c.fingerprint",
         )
         .bind::<SqlUuid, _>(project_id.0)
         .bind::<Text, _>(CONCESSION_NOTE)
-        .bind::<BigInt, _>(i64::from(REJECTED_FINDINGS_READ))
+        .bind::<Array<Text>, _>(files)
         .load(&mut conn)
         .await
         .map_err(map_diesel_error)?;

@@ -207,7 +207,13 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
 
     // Rejections by fingerprint: one so far for comment 0's; a second one (a user
     // on another review of the project, same fingerprint) makes 2.
-    let rejected = || async move { s.feedback.rejected_findings(project.id).await.unwrap() };
+    let files = &["src/a.rs".to_owned()];
+    let rejected = || async move {
+        s.feedback
+            .rejected_findings(project.id, files)
+            .await
+            .unwrap()
+    };
     let once = rejected().await;
     assert_eq!(once.len(), 1, "{once:?}");
     assert_eq!(once[0].fingerprint, placed[0].fingerprint);
@@ -272,10 +278,19 @@ async fn feedback_is_recorded_once_per_origin_and_summed_per_comment(s: &Stores)
     assert_eq!((conceded[0].rejections, conceded[0].conceded), (3, true));
     assert!(
         s.feedback
-            .rejected_findings(ProjectId::new_v4())
+            .rejected_findings(ProjectId::new_v4(), files)
             .await
             .unwrap()
-            .is_empty()
+            .is_empty(),
+        "another project's"
+    );
+    assert!(
+        s.feedback
+            .rejected_findings(project.id, &["src/b.rs".to_owned()])
+            .await
+            .unwrap()
+            .is_empty(),
+        "another file's"
     );
 }
 

@@ -10,7 +10,7 @@ use reviewd_domain::model::ReviewId;
 use reviewd_domain::model::review_views::FeedbackItem;
 use reviewd_domain::ports::{
     AcceptanceCounts, FeedbackRepository, FeedbackScope, FeedbackSource, FeedbackTarget,
-    NewFeedback, REJECTED_FINDINGS_READ, RejectedFinding, RepoError,
+    NewFeedback, RejectedFinding, RepoError,
 };
 use reviewd_domain::review::feedback::{CONCESSION_NOTE, TrackingStatus};
 use std::collections::{HashMap, HashSet};
@@ -208,19 +208,18 @@ impl FeedbackRepository for MemoryStore {
     async fn rejected_findings(
         &self,
         project_id: ProjectId,
+        files: &[String],
     ) -> Result<Vec<RejectedFinding>, RepoError> {
-        /// One fingerprint's rejections: by whom on which comment, and the last
-        /// one's place in the table (the most recent first).
+        /// One fingerprint's rejections: by whom on which comment.
         struct Rejected<'a> {
             file_path: &'a str,
             message: &'a str,
             by: HashSet<(Uuid, &'a str)>,
             conceded: bool,
-            last: usize,
         }
         let t = self.tables();
         let mut rejected: HashMap<&str, Rejected<'_>> = HashMap::new();
-        for (n, row) in t.feedbacks.iter().enumerate() {
+        for row in &t.feedbacks {
             if row.feedback.tracking_status != TrackingStatus::Rejected {
                 continue;
             }
@@ -231,9 +230,10 @@ impl FeedbackRepository for MemoryStore {
             else {
                 continue;
             };
-            if !t
-                .review(comment.comment.review_id)
-                .is_ok_and(|r| r.detail.item.project_id == project_id)
+            if !files.contains(&comment.comment.file_path)
+                || !t
+                    .review(comment.comment.review_id)
+                    .is_ok_and(|r| r.detail.item.project_id == project_id)
             {
                 continue;
             }
@@ -244,7 +244,6 @@ impl FeedbackRepository for MemoryStore {
                     message: &comment.comment.message,
                     by: HashSet::new(),
                     conceded: false,
-                    last: n,
                 });
             // One rejection per comment and user, however many ways they said it.
             entry.by.insert((
@@ -252,28 +251,16 @@ impl FeedbackRepository for MemoryStore {
                 row.feedback.username.as_deref().unwrap_or(""),
             ));
             entry.conceded |= row.note.as_deref() == Some(CONCESSION_NOTE);
-            entry.last = n;
         }
-        let mut found: Vec<(usize, RejectedFinding)> = rejected
+        Ok(rejected
             .into_iter()
-            .map(|(fingerprint, r)| {
-                (
-                    r.last,
-                    RejectedFinding {
-                        fingerprint: fingerprint.to_owned(),
-                        file_path: r.file_path.to_owned(),
-                        message: r.message.to_owned(),
-                        rejections: r.by.len() as u64,
-                        conceded: r.conceded,
-                    },
-                )
+            .map(|(fingerprint, r)| RejectedFinding {
+                fingerprint: fingerprint.to_owned(),
+                file_path: r.file_path.to_owned(),
+                message: r.message.to_owned(),
+                rejections: r.by.len() as u64,
+                conceded: r.conceded,
             })
-            .collect();
-        found.sort_by_key(|(last, _)| std::cmp::Reverse(*last));
-        Ok(found
-            .into_iter()
-            .take(REJECTED_FINDINGS_READ as usize)
-            .map(|(_, f)| f)
             .collect())
     }
 

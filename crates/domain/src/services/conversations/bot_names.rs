@@ -18,6 +18,18 @@ const KEPT_FOR: Duration = Duration::minutes(10);
 #[derive(Debug, Default)]
 pub(super) struct BotNames(Mutex<HashMap<Uuid, (String, DateTime<Utc>)>>);
 
+impl BotNames {
+    /// The connection's username, when it was asked within [`KEPT_FOR`].
+    pub(super) fn known(&self, config: Uuid, now: DateTime<Utc>) -> Option<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&config)
+            .filter(|(_, at)| now - *at < KEPT_FOR)
+            .map(|(name, _)| name.clone())
+    }
+}
+
 impl ConversationService {
     /// reviewd's username on the project's platform connection.
     pub(super) async fn bot_name(
@@ -27,14 +39,7 @@ impl ConversationService {
     ) -> Result<String, PlatformError> {
         let now = self.parts.clock.now();
         let config = project.platform_config_id;
-        let known = {
-            let names = self.bots.0.lock().unwrap_or_else(PoisonError::into_inner);
-            names
-                .get(&config)
-                .filter(|(_, at)| now - *at < KEPT_FOR)
-                .map(|(name, _)| name.clone())
-        };
-        if let Some(name) = known {
+        if let Some(name) = self.bots.known(config, now) {
             return Ok(name);
         }
         let name = platform.token_identity().await?.username;

@@ -28,13 +28,6 @@ impl ConversationService {
         }
         let (project, platform) = self.parts.projects.with_platform(task.project_id).await?;
         let target = project.platform_ref();
-        let existing = platform.list_comments(&target, conversation.mr_iid).await?;
-        if let Some(posted) = markers::answered(&existing, &conversation.note_id) {
-            tracing::info!(conversation.id = %id, "conversation.answer_found_posted");
-            let end = answered(&posted.body, Some(posted.id.clone()));
-            self.parts.conversations.finish(id, end).await?;
-            return Ok(());
-        }
         let bot = self.bot_name(&project, platform.as_ref()).await?;
         let controls = self
             .parts
@@ -52,19 +45,28 @@ impl ConversationService {
         let Some(asked) = self.asked(&talk).await? else {
             return self.end(&talk, ignored("not addressed to reviewd")).await;
         };
-        match self.hearing(&talk).await? {
-            Hearing::Listen => {}
-            Hearing::Ignore => {
-                return self
-                    .end(
-                        &talk,
-                        ignored("a bot, reviewd itself, or an outsider (refused before, or the project chose silence)"),
-                    )
-                    .await;
-            }
-            Hearing::Refuse => {
-                return self.refuse(&talk, task, worker).await;
-            }
+        // Comments not for reviewd, and those it ignores, cost no more platform
+        // calls than this (a public repository's outsiders can write many).
+        let hearing = self.hearing(&talk).await?;
+        if matches!(hearing, Hearing::Ignore) {
+            return self
+                .end(
+                    &talk,
+                    ignored("a bot, reviewd itself, or an outsider (refused before, or the project chose silence)"),
+                )
+                .await;
+        }
+        // An attempt that died after posting left its answer's marker on the MR.
+        let c = &talk.conversation;
+        let existing = talk.platform.list_comments(&talk.target, c.mr_iid).await?;
+        if let Some(posted) = markers::answered(&existing, &c.note_id) {
+            tracing::info!(conversation.id = %id, "conversation.answer_found_posted");
+            let end = answered(&posted.body, Some(posted.id.clone()));
+            self.parts.conversations.finish(id, end).await?;
+            return Ok(());
+        }
+        if matches!(hearing, Hearing::Refuse) {
+            return self.refuse(&talk, task, worker).await;
         }
         if let Some(why) = self.over_limit(&talk).await? {
             return self.end(&talk, ignored(&why)).await;

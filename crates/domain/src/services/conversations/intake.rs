@@ -39,14 +39,22 @@ impl ConversationService {
             return Ok(Heard::NotForUs);
         };
         let review_commands = self.parts.settings.global().await?.review_commands;
+        // reviewd's name, when a recent answer asked it: then a mention of
+        // someone else is no conversation (no row, no task, no platform call).
+        let bot = self
+            .bots
+            .known(project.platform_config_id, self.parts.clock.now());
         let to = Addressing {
-            bot_username: None,
+            bot_username: bot.as_deref(),
             review_commands: &review_commands,
         };
         let (addressed, command) = match commands::read(&comment.body, to) {
             Some(commands::Said::Command(c)) => (Addressed::Command, Some(c.word().to_owned())),
+            Some(commands::Said::Mention) => (Addressed::Mention, None),
             // `@someone`: the bot, maybe; the task reads it again knowing its name.
-            _ if commands::may_mention(&comment.body) => (Addressed::Mention, None),
+            _ if bot.is_none() && commands::may_mention(&comment.body) => {
+                (Addressed::Mention, None)
+            }
             _ if comment.in_thread && note.thread_id.is_some() => (Addressed::Reply, None),
             _ => return Ok(Heard::NotForUs),
         };

@@ -101,6 +101,10 @@ impl ConversationService {
             full_review: full,
         };
         let said = match self.parts.tasks.enqueue(task).await? {
+            // That one reviews only what changed: the person is told to ask again.
+            Enqueued::AlreadyActive(_) if full => {
+                "A review of this merge request's head is already under way; say `review full` again when it is done to have every file reviewed again."
+            }
             Enqueued::AlreadyActive(_) => {
                 "A review of this merge request's head is already under way."
             }

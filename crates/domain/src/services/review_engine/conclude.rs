@@ -55,7 +55,10 @@ impl ReviewEngine {
         // The rating weighs every comment found; only those at or above the
         // repository's `minSeverity` are kept and posted.
         // So are comments this project's readers rejected often enough.
-        let rejected = self.rejected_on(project).await;
+        let mut files: Vec<String> = all.iter().map(|c| c.file_path.clone()).collect();
+        files.sort_unstable();
+        files.dedup();
+        let rejected = self.rejected_on(project, &files).await;
         let (fresh, left_out): (Vec<PlacedComment>, Vec<PlacedComment>) = all
             .iter()
             .filter(|c| min_severity.is_none_or(|min| c.severity >= min))
@@ -170,14 +173,17 @@ impl ReviewEngine {
 
     /// The findings not to post on `project`; none when feedback is not tracked
     /// or cannot be read (a store hiccup must not hold the review up).
-    async fn rejected_on(&self, project: &Project) -> Suppression {
+    async fn rejected_on(&self, project: &Project, files: &[String]) -> Suppression {
         let Some(feedback) = &self.feedback else {
             return Suppression::none();
         };
-        feedback.suppressed(project).await.unwrap_or_else(|e| {
-            tracing::warn!(project.id = %project.id, error = %e, "review.rejections_unread");
-            Suppression::none()
-        })
+        feedback
+            .suppressed(project, files)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(project.id = %project.id, error = %e, "review.rejections_unread");
+                Suppression::none()
+            })
     }
 
     pub(super) async fn finish_failed(

@@ -105,14 +105,11 @@ impl ReviewEngine {
         }
         // Rounds count from the last completed one: a failed or interrupted round is
         // redone under its own number, and a completed round is never replaced.
-        // Differential only against a head that was fully reviewed, and never when a
-        // person asked for every file again (`review full`).
+        // Differential only against a head that was fully reviewed.
         let last = self.reviews.last_completed_round(review.id).await?;
         let number = last.as_ref().map_or(1, |(n, _)| n + 1);
-        let previous_head = last
-            .map(|(_, h)| h)
-            .filter(|h| *h != head && !task.full_review);
-        let changed = match &previous_head {
+        let previous_head = last.map(|(_, h)| h).filter(|h| *h != head);
+        let compared = match &previous_head {
             Some(prev) => match platform.compare(&target, prev, &head).await {
                 Ok(files) => {
                     self.note_implemented(
@@ -136,6 +133,9 @@ impl ReviewEngine {
             },
             None => None,
         };
+        // `review full`: every file again, though what changed was still compared
+        // (the comments it implemented are marked so).
+        let changed = compared.filter(|_| !task.full_review);
         let round = self
             .reviews
             .start_round(
