@@ -92,19 +92,7 @@ pub async fn kill_mid_answer(mrs: i64) {
         ..Setup::default()
     };
     let mut run = Run::start("kill -9 mid-answer", mrs, setup).await;
-    // The MRs reviewed first: the questions are about reviewed code.
-    run.send_webhooks(1..=mrs).await;
-    let reviewed = run.settle().await;
-    let mut extra = reviewed.violations();
-    let accepted = ask(&run, 1..=mrs).await;
-    if accepted.iter().any(|s| *s != 200) {
-        extra.push(format!("questions not accepted: {accepted:?}"));
-    }
-    let run_ref = &run;
-    run.wait_until("answer posted", Duration::from_secs(60), || async move {
-        (1..=mrs).any(|iid| answers(run_ref, iid) > 0)
-    })
-    .await;
+    let mut extra = asked_once_answered(&mut run, mrs).await;
     run.replicas[0].kill();
     let answered_before = (1..=mrs).filter(|iid| answers(&run, *iid) > 0).count();
     println!(
@@ -133,18 +121,7 @@ pub async fn redis_lost_mid_answer(mrs: i64) {
         ..Setup::default()
     };
     let mut run = Run::start("Redis lost mid-answer", mrs, setup).await;
-    run.send_webhooks(1..=mrs).await;
-    let reviewed = run.settle().await;
-    let mut extra = reviewed.violations();
-    let accepted = ask(&run, 1..=mrs).await;
-    if accepted.iter().any(|s| *s != 200) {
-        extra.push(format!("questions not accepted: {accepted:?}"));
-    }
-    let run_ref = &run;
-    run.wait_until("answer posted", Duration::from_secs(60), || async move {
-        (1..=mrs).any(|iid| answers(run_ref, iid) > 0)
-    })
-    .await;
+    let mut extra = asked_once_answered(&mut run, mrs).await;
     let answered_before = (1..=mrs).filter(|iid| answers(&run, *iid) > 0).count();
     run.redis.restart_empty();
     if answered_before == usize::try_from(mrs).unwrap_or_default() {
@@ -160,6 +137,25 @@ pub async fn redis_lost_mid_answer(mrs: i64) {
     );
     let row = answers_settled(&mut run, mrs).await;
     run.conclude(&row, &extra);
+}
+
+/// Reviews every MR (the questions are about reviewed code), asks each its
+/// question and returns once the first answer is posted; what went wrong so far.
+async fn asked_once_answered(run: &mut Run, mrs: i64) -> Vec<String> {
+    run.send_webhooks(1..=mrs).await;
+    let reviewed = run.settle().await;
+    let mut extra = reviewed.violations();
+    let accepted = ask(run, 1..=mrs).await;
+    if accepted.iter().any(|s| *s != 200) {
+        extra.push(format!("questions not accepted: {accepted:?}"));
+    }
+    let run_ref = &*run;
+    run_ref
+        .wait_until("answer posted", Duration::from_secs(60), || async move {
+            (1..=mrs).any(|iid| answers(run_ref, iid) > 0)
+        })
+        .await;
+    extra
 }
 
 /// Waits (at most two minutes) until no MR has a conversation still queued, then

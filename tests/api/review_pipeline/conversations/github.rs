@@ -81,33 +81,7 @@ async fn github_a_reply_in_a_review_thread_is_answered_there_and_conceded() {
         .filter(|r| r.url.path() == "/api/graphql")
         .any(|r| String::from_utf8_lossy(&r.body).contains("resolveReviewThread"));
     assert!(resolved, "the review thread is resolved through GraphQL");
-    // The model saw the finding's code and the rebuttal; the finding is recorded rejected.
-    let prompts: Vec<String> = ai
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .map(reviewd_testkit::prompt_of)
-        .filter(|p| p.contains("## What you are asked"))
-        .collect();
-    assert_eq!(prompts.len(), 1);
-    assert!(prompts[0].contains("let x = foo().unwrap();") && prompts[0].contains(REBUTTAL));
-    let root = app.root().await;
-    let feedback = crate::helpers::json(
-        root.get(&format!("/api/reviews/{review}/feedbacks")).await,
-        reqwest::StatusCode::OK,
-    )
-    .await;
-    let statuses: Vec<&str> = feedback["data"]["feedbacks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|f| f["trackingStatus"].as_str())
-        .collect();
-    assert!(
-        statuses.contains(&"rejected") && !statuses.contains(&"accepted"),
-        "{statuses:?}"
-    );
+    rebuttal_heard(&app, &ai, &review).await;
     // Redelivered: the same single answer.
     let again = deliver_b(&app, "pull_request_review_comment", &reply).await;
     assert_eq!(again["status"], "ignored", "{again}");

@@ -132,6 +132,40 @@ fn regex_lite(pattern: &str) -> impl Fn(&str) -> bool {
     }
 }
 
+/// The rebuttal's answer was asked with the finding's code and the rebuttal in
+/// its prompt, and the finding is recorded rejected (reviewd's own resolution
+/// accepts nothing).
+pub(super) async fn rebuttal_heard(app: &TestApp, ai: &wiremock::MockServer, review: &str) {
+    let prompts: Vec<String> = ai
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(reviewd_testkit::prompt_of)
+        .filter(|p| p.contains("## What you are asked"))
+        .collect();
+    assert_eq!(prompts.len(), 1);
+    assert!(prompts[0].contains("let x = foo().unwrap();") && prompts[0].contains(REBUTTAL));
+    let feedback = json(
+        app.root()
+            .await
+            .get(&format!("/api/reviews/{review}/feedbacks"))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    let statuses: Vec<&str> = feedback["data"]["feedbacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["trackingStatus"].as_str())
+        .collect();
+    assert!(
+        statuses.contains(&"rejected") && !statuses.contains(&"accepted"),
+        "{statuses:?}"
+    );
+}
+
 /// What the API says of MR `iid`'s conversations (the first project's), and
 /// their statuses in order.
 pub(super) async fn talk_of(app: &TestApp, iid: i64) -> (Value, Vec<String>) {
