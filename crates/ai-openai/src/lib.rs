@@ -92,6 +92,14 @@ fn ai_error(err: HttpError) -> AiError {
         } if message.contains("context") || message.contains("maximum") => {
             AiError::ContextTooLong(message)
         }
+        // An unknown model is a 404: OpenAI's code `model_not_found`, Ollama's
+        // "model ... not found"; a 404 about anything else (a wrong endpoint path,
+        // "Cannot GET /v1/models") stays a refusal.
+        HttpError::Status {
+            status: 404,
+            message,
+            ..
+        } if names_a_missing_model(&message) => AiError::ModelNotFound(message),
         HttpError::Status {
             status: 400 | 404 | 422,
             message,
@@ -105,6 +113,13 @@ fn ai_error(err: HttpError) -> AiError {
         HttpError::Decode(e) => AiError::InvalidResponse(e),
         e @ HttpError::TooLarge(_) => AiError::InvalidResponse(e.to_string()),
     }
+}
+
+/// Whether a 404's message says the model is unknown.
+fn names_a_missing_model(message: &str) -> bool {
+    let m = message.to_lowercase();
+    m.contains("model_not_found")
+        || (m.contains("model") && (m.contains("not found") || m.contains("does not exist")))
 }
 
 #[async_trait]

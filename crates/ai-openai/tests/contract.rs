@@ -123,6 +123,13 @@ impl AiWorld for OpenAiWorld {
                 self.fail(limited).await;
             }
             Next::Down => self.fail(ResponseTemplate::new(503)).await,
+            Next::UnknownModel => {
+                let error = json!({ "error": {
+                    "message": "The model `gpt-test` does not exist or you do not have access to it.",
+                    "type": "invalid_request_error", "param": null, "code": "model_not_found" } });
+                self.fail(ResponseTemplate::new(404).set_body_json(error))
+                    .await;
+            }
         }
     }
 

@@ -29,7 +29,7 @@ async fn retries_429_and_5xx_then_succeeds() {
 
 #[tokio::test]
 async fn bounded_failures_are_reported_by_kind() {
-    let cases: [Case; 5] = [
+    let cases: [Case; 8] = [
         (ResponseTemplate::new(429), |e| {
             matches!(e, AiError::RateLimited { .. })
         }),
@@ -41,6 +41,24 @@ async fn bounded_failures_are_reported_by_kind() {
                 json!({ "message": "This model's maximum context length is 8192 tokens" }),
             ),
             |e| matches!(e, AiError::ContextTooLong(_)),
+        ),
+        // An unknown model (OpenAI's shape, then Ollama's) is told apart from a
+        // wrong path, which is no model's fault.
+        (
+            ResponseTemplate::new(404).set_body_json(json!({ "error": {
+                "message": "The model `gpt-9` does not exist or you do not have access to it.",
+                "type": "invalid_request_error", "code": "model_not_found" } })),
+            |e| matches!(e, AiError::ModelNotFound(_)),
+        ),
+        (
+            ResponseTemplate::new(404).set_body_json(
+                json!({ "error": "model \"llama9\" not found, try pulling it first" }),
+            ),
+            |e| matches!(e, AiError::ModelNotFound(_)),
+        ),
+        (
+            ResponseTemplate::new(404).set_body_string("Cannot POST /v1/models/chat/completions"),
+            |e| matches!(e, AiError::Rejected(_)),
         ),
         (
             ResponseTemplate::new(200).set_body_string("<html>gateway</html>"),

@@ -56,6 +56,10 @@ pub enum AiError {
     InvalidResponse(String),
     #[error("the request was refused: {0}")]
     Rejected(String),
+    /// The configuration names a model the provider does not serve (withdrawn,
+    /// misspelt, or not granted to this key): worth another model, not a retry.
+    #[error("the AI provider has no such model: {0}")]
+    ModelNotFound(String),
 }
 
 #[async_trait]

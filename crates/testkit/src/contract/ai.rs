@@ -21,6 +21,8 @@ pub enum Next {
     RateLimited { retry_after: Duration },
     /// A server error (5xx).
     Down,
+    /// The model is unknown to the provider (OpenAI's 404 `model_not_found`).
+    UnknownModel,
 }
 
 /// A provider and the means to script its answers.
@@ -39,6 +41,7 @@ pub async fn run(world: &impl AiWorld) {
     a_refused_key_is_unauthorized(world).await;
     rate_limiting_is_reported_with_its_hint(world).await;
     a_server_error_is_unavailable(world).await;
+    an_unknown_model_is_told_apart(world).await;
     an_answer_without_content_is_invalid(world).await;
     the_provider_recovers_once_answers_are_good(world).await;
 }
@@ -107,6 +110,12 @@ async fn a_server_error_is_unavailable(world: &impl AiWorld) {
     assert!(matches!(err, AiError::Unavailable(_)), "{err:?}");
 }
 
+async fn an_unknown_model_is_told_apart(world: &impl AiWorld) {
+    world.script(Next::UnknownModel).await;
+    let err = complete_err(world).await;
+    assert!(matches!(err, AiError::ModelNotFound(_)), "{err:?}");
+}
+
 async fn an_answer_without_content_is_invalid(world: &impl AiWorld) {
     world.script(Next::EmptyAnswer).await;
     let err = complete_err(world).await;
@@ -142,6 +151,9 @@ impl AiWorld for ScriptedAi {
                 retry_after: Some(retry_after),
             })),
             Next::Down => self.set_outage(Some(AiError::Unavailable("HTTP 503".into()))),
+            Next::UnknownModel => self.set_outage(Some(AiError::ModelNotFound(
+                "The model `gpt-test` does not exist".into(),
+            ))),
         }
     }
 
