@@ -35,7 +35,7 @@ pub(super) fn fixture(platform: &str, name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
 }
 
-async fn deliver_a(app: &TestApp, event: &str, body: &Value) -> Value {
+pub(super) async fn deliver_a(app: &TestApp, event: &str, body: &Value) -> Value {
     let r = reqwest::Client::new()
         .post(app.url("/api/webhook/hostA"))
         .header("X-Gitlab-Token", "hook-secret-a")
@@ -45,6 +45,18 @@ async fn deliver_a(app: &TestApp, event: &str, body: &Value) -> Value {
         .await
         .unwrap();
     json(r, StatusCode::OK).await["data"].clone()
+}
+
+/// GitHub's `pull_request` "opened" hook (the fixture) for pull request 2 of
+/// `repo` at `head`.
+pub(super) fn opened_pr(repo: &reviewd_domain::ports::ProjectRef, head: &str) -> Value {
+    let mut opened = fixture("hostB", "pull_request.opened.json");
+    opened["repository"]["id"] = json!(repo.id.parse::<u64>().unwrap());
+    opened["repository"]["full_name"] = json!(repo.full_path);
+    opened["pull_request"]["number"] = json!(2);
+    opened["number"] = json!(2);
+    opened["pull_request"]["head"]["sha"] = json!(head);
+    opened
 }
 
 pub(super) async fn deliver_b(app: &TestApp, event: &str, body: &Value) -> Value {
@@ -344,13 +356,7 @@ async fn github_reactions_replies_resolved_threads_and_a_fix_become_feedback() {
     let config = create_github_config(&app, &github).await;
     super::sync_projects(&app, &config).await;
 
-    let mut opened = fixture("hostB", "pull_request.opened.json");
-    opened["repository"]["id"] = json!(repo.id.parse::<u64>().unwrap());
-    opened["repository"]["full_name"] = json!(repo.full_path);
-    opened["pull_request"]["number"] = json!(2);
-    opened["number"] = json!(2);
-    opened["pull_request"]["head"]["sha"] = json!(HEAD_1);
-    let queued = deliver_b(&app, "pull_request", &opened).await;
+    let queued = deliver_b(&app, "pull_request", &opened_pr(&repo, HEAD_1)).await;
     let task = wait_for(&app, queued["taskId"].as_str().unwrap()).await;
     assert_eq!(task["status"], "completed", "{task}");
     let review = task["reviewId"].as_str().unwrap().to_owned();
@@ -443,9 +449,8 @@ async fn github_reactions_replies_resolved_threads_and_a_fix_become_feedback() {
     // The fix is pushed.
     github.add_compare(&repo, HEAD_1, HEAD_2, &fix()).await;
     mount_github_head(&github, &repo.full_path, HEAD_2, DIFF_2).await;
-    let mut pushed = opened.clone();
+    let mut pushed = opened_pr(&repo, HEAD_2);
     pushed["action"] = json!("synchronize");
-    pushed["pull_request"]["head"]["sha"] = json!(HEAD_2);
     let queued = deliver_b(&app, "pull_request", &pushed).await;
     let task = wait_for(&app, queued["taskId"].as_str().unwrap()).await;
     assert_eq!(task["status"], "completed", "{task}");

@@ -5,21 +5,27 @@
 use super::*;
 use reviewd_domain::model::conversation::{ConversationStatus, LearningSource};
 
+/// Reviews MR 1 and has ana rebut its finding in the finding's thread; the thread.
+async fn rebutted(world: &World, project: &Project, on_platform: &ProjectRef) -> String {
+    let thread = reviewed(world, project, on_platform).await;
+    let body = "It is used: the `log!` macro below reads it.";
+    let reply = world.platform.reply_in(&thread, body, "ana").unwrap();
+    deliver(
+        world,
+        project,
+        comment(project, 1, (&reply, Some(&thread)), "ana", body),
+    )
+    .await;
+    thread
+}
+
 #[tokio::test]
 async fn a_rebuttal_the_model_accepts_resolves_the_thread_and_rejects_the_finding() {
     let (world, project, on_platform) = world(
         r#"{"answer":"You're right: `b` is read by the macro below.","finding_stands":false,"lesson":"Variables read only by macros are used."}"#,
     )
     .await;
-    let thread = reviewed(&world, &project, &on_platform).await;
-    let body = "It is used: the `log!` macro below reads it.";
-    let reply = world.platform.reply_in(&thread, body, "ana").unwrap();
-    deliver(
-        &world,
-        &project,
-        comment(&project, 1, (&reply, Some(&thread)), "ana", body),
-    )
-    .await;
+    let thread = rebutted(&world, &project, &on_platform).await;
 
     let on_thread = world.platform.thread(&thread).unwrap();
     assert!(on_thread.resolved.is_some(), "the thread is resolved");
@@ -90,15 +96,7 @@ async fn a_reply_in_someone_elses_thread_or_to_someone_else_is_left_alone() {
 async fn a_conceded_finding_reworded_in_a_later_round_is_not_posted() {
     let (world, project, on_platform) =
         world(r#"{"answer":"You're right.","finding_stands":false}"#).await;
-    let thread = reviewed(&world, &project, &on_platform).await;
-    let body = "It is used: the `log!` macro below reads it.";
-    let reply = world.platform.reply_in(&thread, body, "ana").unwrap();
-    deliver(
-        &world,
-        &project,
-        comment(&project, 1, (&reply, Some(&thread)), "ana", body),
-    )
-    .await;
+    rebutted(&world, &project, &on_platform).await;
 
     // A push changes a.rs; the model says the same thing in other words, and
     // something new about another variable.

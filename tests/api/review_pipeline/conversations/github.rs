@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::helpers::create_github_config;
-use crate::review_pipeline::feedback::deliver_b;
+use crate::review_pipeline::feedback::{deliver_b, opened_pr};
 use crate::review_pipeline::{app_with_ai, fake_ai, wait_for};
 use reviewd_testkit::FakeGithub;
 use reviewd_testkit::contract::hosting::FakeServer;
@@ -24,13 +24,7 @@ async fn github_a_reply_in_a_review_thread_is_answered_there_and_conceded() {
     let app = app_with_ai(&ai, &[]).await;
     let config = create_github_config(&app, &github).await;
     crate::review_pipeline::sync_projects(&app, &config).await;
-    let mut opened = fixture("hostB", "pull_request.opened.json");
-    opened["repository"]["id"] = json!(repo.id.parse::<u64>().unwrap());
-    opened["repository"]["full_name"] = json!(repo.full_path);
-    opened["pull_request"]["number"] = json!(2);
-    opened["number"] = json!(2);
-    opened["pull_request"]["head"]["sha"] = json!(HEAD);
-    let queued = deliver_b(&app, "pull_request", &opened).await;
+    let queued = deliver_b(&app, "pull_request", &opened_pr(&repo, HEAD)).await;
     let task = wait_for(&app, queued["taskId"].as_str().unwrap()).await;
     let review = task["reviewId"].as_str().unwrap().to_owned();
 

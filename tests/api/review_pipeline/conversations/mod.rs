@@ -9,6 +9,7 @@ mod github;
 mod github_commands;
 mod gitlab;
 
+pub(super) use super::feedback::deliver_a;
 use super::feedback::fixture;
 use super::{review_answer, wait_for};
 use crate::helpers::{TestApp, json};
@@ -32,18 +33,6 @@ pub(super) fn answer(prompt: &str) -> Value {
     } else {
         json!({ "answer": "It panics when foo() fails.", "finding_stands": true })
     }
-}
-
-pub(super) async fn deliver_a(app: &TestApp, event: &str, body: &Value) -> Value {
-    let r = reqwest::Client::new()
-        .post(app.url("/api/webhook/hostA"))
-        .header("X-Gitlab-Token", "hook-secret-a")
-        .header("X-Gitlab-Event", event)
-        .json(body)
-        .send()
-        .await
-        .unwrap();
-    json(r, StatusCode::OK).await["data"].clone()
 }
 
 /// A note hook of GitLab's shape: note `id` by `user` in discussion `discussion`.
