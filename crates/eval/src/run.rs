@@ -21,6 +21,7 @@ use reviewd_domain::ports::AiProvider;
 use reviewd_domain::review::file_review::{
     AskSettings, CallRecorder, FileContext, FileReview, ModelCall,
 };
+use reviewd_domain::review::model_chain::{ChainLink, ModelChain};
 use reviewd_domain::review::mr_summary::{self, FileOutcome};
 use reviewd_domain::review::prompt;
 use reviewd_domain::review::repo_config::{self, CONFIG_PATH};
@@ -120,7 +121,13 @@ pub async fn run_case(
             prices,
         } => (provider.clone(), model.clone(), *prices),
     };
-    let ai = Recording::new(inner);
+    let recording = Arc::new(Recording::new(inner));
+    let ai = ModelChain::single(ChainLink {
+        provider: recording.clone(),
+        name: target.name.clone(),
+        model: model_name,
+        prices,
+    });
     let diffs = mr_diff(&case.base, &case.head);
     let mut context_settings = ContextSettings {
         mode: settings.context,
@@ -169,7 +176,6 @@ pub async fn run_case(
     let context_ms = u64::try_from(context_started.elapsed().as_millis()).unwrap_or(u64::MAX);
 
     let ask = AskSettings {
-        model: model_name,
         max_tokens: settings.max_tokens,
         temperature: settings.temperature,
         max_diff_chars: settings.max_diff_chars,
@@ -242,7 +248,7 @@ pub async fn run_case(
         judge,
     )
     .await;
-    let calls = ai.calls();
+    let calls = recording.calls();
     let evidence_reached = case
         .meta
         .findings

@@ -123,6 +123,17 @@ pub fn graphql_endpoint(api: &str) -> String {
 }
 
 impl GithubPlatform {
+    /// Whether it acts as a GitHub App (which has check runs; a token has statuses).
+    pub(crate) fn is_app(&self) -> bool {
+        matches!(
+            &self.setup,
+            Ok(Setup {
+                auth: GithubAuth::App { .. },
+                ..
+            })
+        )
+    }
+
     /// A platform for `connection`. A configuration that cannot work (a base URL
     /// that is no URL, an App key that is no RSA key in PEM) makes a platform whose
     /// every call reports it.

@@ -21,6 +21,7 @@ mod api;
 mod app;
 mod client;
 mod conversation;
+mod gate;
 mod graphql;
 mod platform;
 mod repository;

@@ -6,6 +6,7 @@ use reviewd_domain::model::conversation::CommentAuthor;
 use reviewd_domain::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
 };
+use reviewd_domain::model::gate::CommitGate;
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
     PlatformWebhook, RunnerToken, TokenIdentity,
@@ -366,6 +367,15 @@ impl HostingPlatform for GithubPlatform {
         thread_id: &str,
     ) -> Result<(), PlatformError> {
         self.resolve(project, &repo(project), iid, thread_id).await
+    }
+
+    async fn set_commit_gate(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+        gate: &CommitGate,
+    ) -> Result<(), PlatformError> {
+        self.commit_gate(&repo(project), sha, gate).await
     }
 
     async fn set_description(

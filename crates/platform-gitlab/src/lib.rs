@@ -13,6 +13,7 @@
 mod api;
 mod client;
 mod endpoints;
+mod gate;
 mod ids;
 mod oauth;
 mod platform;

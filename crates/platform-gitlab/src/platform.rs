@@ -20,6 +20,7 @@ use reviewd_domain::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
     ThreadReaction,
 };
+use reviewd_domain::model::gate::CommitGate;
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
     PlatformWebhook, TokenIdentity,
@@ -474,6 +475,15 @@ impl HostingPlatform for GitlabPlatform {
         description: &str,
     ) -> Result<(), PlatformError> {
         self.edit_description(project, iid, description).await
+    }
+
+    async fn set_commit_gate(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+        gate: &CommitGate,
+    ) -> Result<(), PlatformError> {
+        self.commit_status(project, sha, gate).await
     }
 
     async fn assign(

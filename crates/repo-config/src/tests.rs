@@ -1,5 +1,6 @@
 use super::*;
 use reviewd_domain::model::grade::Severity;
+use reviewd_domain::review::gate::RepoGate;
 use reviewd_domain::review::repo_config::{RepoContext, RepoRule, read};
 
 fn parse(text: &str) -> Result<RepoConfig, String> {
@@ -9,7 +10,7 @@ fn parse(text: &str) -> Result<RepoConfig, String> {
 #[test]
 fn every_key_is_read() {
     let config = parse(
-        "ignore: [\"docs/**\", \"*.lock\"]\nrules:\n  - name: SQL\n    paths: [\"src/db/**\"]\n    instructions: Queries must be parameterised.\ntemplate: Security\nminSeverity: warning\nlanguage: French\nskipDrafts: true\ninstructions: Every query goes through db::query.\ncontext:\n  budgetTokens: 8000\n  always: [docs/architecture.md]\n  never: [\"fixtures/**\"]\n",
+        "ignore: [\"docs/**\", \"*.lock\"]\nrules:\n  - name: SQL\n    paths: [\"src/db/**\"]\n    instructions: Queries must be parameterised.\ntemplate: Security\nminSeverity: warning\nlanguage: French\nskipDrafts: true\ninstructions: Every query goes through db::query.\ncontext:\n  budgetTokens: 8000\n  always: [docs/architecture.md]\n  never: [\"fixtures/**\"]\ngate:\n  failOn: warning\n  minRating: B\n",
     )
     .unwrap();
     assert_eq!(
@@ -31,6 +32,11 @@ fn every_key_is_read() {
                 always: vec!["docs/architecture.md".into()],
                 never: vec!["fixtures/**".into()],
             }),
+            gate: Some(RepoGate {
+                enabled: None,
+                fail_on: Some("warning".into()),
+                min_rating: Some("B".into()),
+            }),
         }
     );
     assert_eq!(parse("{}\n").unwrap(), RepoConfig::default());
@@ -46,6 +52,10 @@ fn mistakes_are_named() {
     assert!(!syntax.is_empty());
     let rule_key = parse("rules:\n  - name: a\n    instructions: b\n    path: [x]\n").unwrap_err();
     assert!(rule_key.contains("path"), "{rule_key}");
+    let gate = parse("gate:\n  failOn: fatal\n").unwrap_err();
+    assert!(gate.contains("gate.failOn"), "{gate}");
+    let gate_key = parse("gate:\n  minGrade: B\n").unwrap_err();
+    assert!(gate_key.contains("minGrade"), "{gate_key}");
     let glob = parse("ignore: [\"a/[[\"]\n").unwrap_err();
     assert!(glob.starts_with("ignore: invalid pattern"), "{glob}");
 }

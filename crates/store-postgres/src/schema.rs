@@ -36,6 +36,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    ai_config_fallbacks (config_id, position) {
+        config_id -> Uuid,
+        position -> Int2,
+        fallback_id -> Uuid,
+    }
+}
+
+diesel::table! {
     ai_configs (id) {
         id -> Uuid,
         name -> Text,
@@ -344,6 +352,8 @@ diesel::table! {
         suppress_rejected -> Bool,
         context_budget_tokens -> Nullable<Int4>,
         refuse_outsiders -> Bool,
+        gate_enabled -> Bool,
+        gate_min_rating -> Nullable<Text>,
     }
 }
 
@@ -697,6 +707,7 @@ diesel::joinable!(webhook_deliveries -> review_tasks (task_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     ai_call_logs,
+    ai_config_fallbacks,
     ai_configs,
     ai_cost_daily,
     ai_cost_project_daily,

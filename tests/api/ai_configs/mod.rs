@@ -3,6 +3,7 @@
 
 mod cost;
 mod crud;
+mod fallback;
 mod health;
 mod permissions;
 mod routing;

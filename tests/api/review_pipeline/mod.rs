@@ -9,6 +9,7 @@ mod context;
 mod conversations;
 mod failures;
 mod feedback;
+mod gate;
 mod github;
 mod github_app;
 mod recovery;

@@ -22,6 +22,8 @@ pub const MAX_CONCURRENCY: u32 = 64;
 pub const DEFAULT_TIMEOUT_SECS: u32 = 120;
 /// The longest HTTP attempt a configuration may allow (an hour).
 pub const MAX_TIMEOUT_SECS: u32 = 3_600;
+/// The most fallbacks a configuration may list.
+pub const MAX_FALLBACKS: usize = 3;
 
 /// The API a configuration speaks. Today only OpenAI's Chat Completions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,6 +83,9 @@ pub struct AiConfig {
     pub output_price_per_mtok: Option<f64>,
     /// The one configuration projects without their own use.
     pub is_default: bool,
+    /// Configurations tried in this order when a call to this one fails (the
+    /// provider down, rate limiting past its retries, the model withdrawn).
+    pub fallback_ids: Vec<Uuid>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -98,6 +103,7 @@ pub struct NewAiConfig {
     pub input_price_per_mtok: Option<f64>,
     pub output_price_per_mtok: Option<f64>,
     pub is_default: bool,
+    pub fallback_ids: Vec<Uuid>,
 }
 
 /// Changes to a configuration; `None` keeps the stored value, and for nullable
@@ -113,6 +119,8 @@ pub struct AiConfigChanges {
     pub timeout_secs: Option<u32>,
     pub input_price_per_mtok: Option<Option<f64>>,
     pub output_price_per_mtok: Option<Option<f64>>,
+    /// Replaces the list.
+    pub fallback_ids: Option<Vec<Uuid>>,
 }
 
 /// Where a target's settings come from.

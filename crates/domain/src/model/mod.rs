@@ -6,6 +6,7 @@ pub mod budget_stop;
 pub mod conversation;
 pub mod cost;
 pub mod diff;
+pub mod gate;
 pub mod grade;
 pub mod health;
 pub mod ids;

@@ -81,6 +81,11 @@ pub struct Project {
     /// Whether someone without developer access who speaks to reviewd gets one
     /// polite refusal per merge request (on by default) or silence.
     pub refuse_outsiders: bool,
+    /// Whether reviewd posts its merge gate (a `reviewd` commit status or check
+    /// run) on the MR's commits (on by default).
+    pub gate_enabled: bool,
+    /// A round graded below this fails the gate; `None`: the grade alone never does.
+    pub gate_min_rating: Option<Rating>,
     /// Tokens of context per prompt besides the diff; `None` inherits the server's
     /// `REVIEW_CONTEXT_TOKENS` (a repository's `.reviewd.yml` wins over both).
     pub context_budget_tokens: Option<u32>,
@@ -118,6 +123,9 @@ pub struct ProjectSettingsChanges {
     pub monthly_budget_usd: Option<Option<f64>>,
     pub suppress_rejected: Option<bool>,
     pub refuse_outsiders: Option<bool>,
+    pub gate_enabled: Option<bool>,
+    /// `Some(None)` removes the grade bar.
+    pub gate_min_rating: Option<Option<Rating>>,
     /// `Some(None)` returns to the server's budget.
     pub context_budget_tokens: Option<Option<u32>>,
 }

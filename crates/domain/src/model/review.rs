@@ -47,6 +47,10 @@ pub struct Review {
     pub round_number: i32,
     pub summary_comment_id: Option<String>,
     pub comment_count: i32,
+    /// The last completed round's grade and score (what the merge gate weighs).
+    pub grade: Option<(Rating, u32)>,
+    /// Why the review failed, when it did.
+    pub error_message: Option<String>,
 }
 
 #[derive(Debug, Clone)]

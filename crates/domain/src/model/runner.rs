@@ -131,6 +131,10 @@ pub struct RunnerAssignment {
     /// assignments: the defaults).
     #[serde(default)]
     pub context: Option<crate::context::ContextSettings>,
+    /// `.reviewd.yml`'s `gate:` at the head, laid over the project's policy when
+    /// the result comes back (absent: the project's).
+    #[serde(default)]
+    pub gate: Option<crate::review::gate::RepoGate>,
 }
 
 /// Outcome of a runner task (and of each file).

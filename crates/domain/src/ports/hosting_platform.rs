@@ -5,6 +5,7 @@ use crate::model::conversation::CommentAuthor;
 use crate::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
 };
+use crate::model::gate::CommitGate;
 use crate::model::{
     MergeRequest, MrState, OAuthTokens, PlatformConnection, PlatformPage, PlatformProject,
     PlatformType, PlatformUser, PlatformWebhook, RunnerToken, TokenIdentity,
@@ -291,6 +292,23 @@ pub trait HostingPlatform: Send + Sync {
     ) -> Result<(), PlatformError> {
         let _ = (project, iid, description);
         Err(PlatformError::Unsupported("editing descriptions"))
+    }
+
+    /// Posts reviewd's merge gate for commit `sha` (a commit status named
+    /// `reviewd`, or a check run on hostB with an App): each call replaces what the
+    /// previous one said for that commit.
+    ///
+    /// # Errors
+    /// `Forbidden` when the credentials may not set statuses; `Unsupported` on
+    /// platforms without them.
+    async fn set_commit_gate(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+        gate: &CommitGate,
+    ) -> Result<(), PlatformError> {
+        let _ = (project, sha, gate);
+        Err(PlatformError::Unsupported("commit statuses"))
     }
 
     /// Sets assignees and reviewers: platform user ids on hostA, logins on hostB

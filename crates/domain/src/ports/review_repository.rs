@@ -5,6 +5,7 @@ use crate::model::review::{
     RoundRef,
 };
 use crate::model::{ReviewFileId, ReviewId};
+use crate::review::gate::StandingFindings;
 use async_trait::async_trait;
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -137,6 +138,13 @@ pub trait ReviewRepository: Send + Sync {
         head_sha: &str,
         outcome: ReviewOutcome,
     ) -> Result<(), RepoError>;
+
+    /// The review's findings that still stand (none implemented, resolved or
+    /// rejected, in any round), by severity: what the merge gate weighs.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn standing_findings(&self, review_id: ReviewId) -> Result<StandingFindings, RepoError>;
 
     /// # Errors
     /// Store failures.

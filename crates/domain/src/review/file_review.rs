@@ -4,18 +4,18 @@
 //! file reviewed on a runner gets exactly the prompts and placement of the server.
 
 use super::diff_lines::{DiffLines, Placement};
+use super::model_chain::{ChainLink, ModelChain};
 use super::output::{self, ProposedComment};
 use super::{chunking, prompt};
 use crate::context::{ContextReport, RoundContext, secrets};
 use crate::model::diff::ChangeType;
-use crate::ports::{ActiveRule, AiCompletion, AiError, AiProvider, AiRequest};
+use crate::ports::{ActiveRule, AiCompletion, AiError, AiRequest};
 use async_trait::async_trait;
 use std::time::{Duration, Instant};
 
 /// How the model is asked.
 #[derive(Debug, Clone)]
 pub struct AskSettings {
-    pub model: String,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
     /// Largest diff piece sent in one prompt, in characters.
@@ -39,6 +39,8 @@ pub struct FileContext<'a> {
 #[derive(Debug)]
 pub struct ModelCall<'a> {
     pub file_path: &'a str,
+    /// The model that was asked (a fallback's when the ones before it failed).
+    pub by: &'a ChainLink,
     pub completion: Option<&'a AiCompletion>,
     /// Why the call (or its answer) failed.
     pub error: Option<String>,
@@ -106,10 +108,11 @@ impl FileReview {
         self.pieces.len()
     }
 
-    /// Asks the model about each piece in turn; stops at the first failure.
+    /// Asks the model about each piece in turn (a fallback when the model fails
+    /// it); stops at the first failure.
     pub async fn run(
         &self,
-        ai: &dyn AiProvider,
+        ai: &ModelChain,
         settings: &AskSettings,
         context: FileContext<'_>,
         recorder: &dyn CallRecorder,
@@ -174,9 +177,10 @@ pub fn place(lines: &DiffLines, path: &str, c: ProposedComment) -> Option<Propos
     })
 }
 
-/// One prompt, retried when the answer is unusable; every call is reported.
+/// One prompt to the first model of the chain that answers it; every call is
+/// reported.
 async fn ask(
-    ai: &dyn AiProvider,
+    ai: &ModelChain,
     settings: &AskSettings,
     context: FileContext<'_>,
     gathered: &str,
@@ -185,7 +189,7 @@ async fn ask(
 ) -> Result<output::FileAnswer, AiError> {
     let (piece, _) = secrets::mask_diff(piece);
     let request = AiRequest {
-        model: settings.model.clone(),
+        model: String::new(),
         system: context.system.to_owned(),
         shared: Some(context.round.shared().to_owned()).filter(|s| !s.is_empty()),
         user: prompt::user_prompt(
@@ -199,27 +203,56 @@ async fn ask(
         temperature: settings.temperature,
         json_schema: Some(("file_review".into(), output::schema())),
     };
+    let (request, attempts) = (&request, settings.answer_attempts);
+    ai.first_answer(|link| async move {
+        let request = AiRequest {
+            model: link.model.clone(),
+            ..request.clone()
+        };
+        ask_model(
+            link,
+            &request,
+            attempts,
+            (context.path, recorder),
+            |content| output::parse(content).map_err(|e| e.to_string()),
+        )
+        .await
+    })
+    .await
+}
+
+/// One prompt to one model, asked again (up to `attempts` calls in all) while
+/// `parse` finds the answer unusable; each call is reported under `path`.
+pub(crate) async fn ask_model<T>(
+    link: &ChainLink,
+    request: &AiRequest,
+    attempts: u32,
+    (file_path, recorder): (&str, &dyn CallRecorder),
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<T, AiError> {
     let mut last = AiError::InvalidResponse("no attempt made".into());
-    for _ in 0..settings.answer_attempts.max(1) {
+    for _ in 0..attempts.max(1) {
         let started = Instant::now();
-        let answer = match ai.complete(&request).await {
+        let answer = match link.provider.complete(request).await {
             Ok(completion) => {
-                let parsed = output::parse(&completion.content);
-                let error = parsed.as_ref().err().map(ToString::to_string);
+                let parsed = parse(&completion.content);
+                let error = parsed.as_ref().err().cloned();
                 recorder
                     .record(ModelCall {
-                        file_path: context.path,
+                        file_path,
+                        by: link,
                         completion: Some(&completion),
                         error,
                         elapsed: started.elapsed(),
                     })
                     .await;
-                parsed.map_err(|e| AiError::InvalidResponse(e.to_string()))
+                parsed.map_err(AiError::InvalidResponse)
             }
             Err(e) => {
                 recorder
                     .record(ModelCall {
-                        file_path: context.path,
+                        file_path,
+                        by: link,
                         completion: None,
                         error: Some(e.to_string()),
                         elapsed: started.elapsed(),

@@ -7,11 +7,11 @@ use super::output::defuse;
 use super::rating::Severity;
 use crate::context::RoundContext;
 use crate::context::render::fenced;
-use crate::ports::{AiError, AiProvider, AiRequest};
+use crate::ports::{AiError, AiRequest};
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
 
-use super::file_review::{AskSettings, CallRecorder, ModelCall};
+use super::file_review::{AskSettings, CallRecorder, ask_model};
+use super::model_chain::ModelChain;
 
 /// The system prompt of the summary call.
 pub const SUMMARY_FRAME: &str = "You write the summary note of a merge request for its reviewers, from the review of each of its files. \
@@ -240,19 +240,20 @@ pub fn fallback(files: &[FileOutcome]) -> MrSummary {
 }
 
 /// Asks the model for the MR's summary (one attempt more when the answer is
-/// off-schema); the call is reported to `recorder` under the path `(summary)`.
+/// off-schema, a fallback model when the model fails); each call is reported to
+/// `recorder` under the path `(summary)`.
 ///
 /// # Errors
 /// The provider's failure, or an answer still off-schema after the attempts.
 pub async fn summarize(
-    ai: &dyn AiProvider,
+    ai: &ModelChain,
     settings: &AskSettings,
     round: &RoundContext,
     files: &[FileOutcome],
     recorder: &dyn CallRecorder,
 ) -> Result<MrSummary, AiError> {
     let request = AiRequest {
-        model: settings.model.clone(),
+        model: String::new(),
         system: SUMMARY_FRAME.to_owned(),
         shared: Some(round.shared().to_owned()).filter(|s| !s.is_empty()),
         user: prompt(files),
@@ -260,39 +261,22 @@ pub async fn summarize(
         temperature: settings.temperature,
         json_schema: Some(("mr_summary".into(), schema())),
     };
-    let mut last = AiError::InvalidResponse("no attempt made".into());
-    for _ in 0..settings.answer_attempts.max(1) {
-        let started = Instant::now();
-        match ai.complete(&request).await {
-            Ok(completion) => {
-                let parsed = parse(&completion.content, files);
-                recorder
-                    .record(ModelCall {
-                        file_path: SUMMARY_PATH,
-                        completion: Some(&completion),
-                        error: parsed.as_ref().err().cloned(),
-                        elapsed: started.elapsed(),
-                    })
-                    .await;
-                match parsed {
-                    Ok(summary) => return Ok(summary),
-                    Err(e) => last = AiError::InvalidResponse(e),
-                }
-            }
-            Err(e) => {
-                recorder
-                    .record(ModelCall {
-                        file_path: SUMMARY_PATH,
-                        completion: None,
-                        error: Some(e.to_string()),
-                        elapsed: started.elapsed(),
-                    })
-                    .await;
-                return Err(e);
-            }
-        }
-    }
-    Err(last)
+    let (request, attempts) = (&request, settings.answer_attempts);
+    ai.first_answer(|link| async move {
+        let request = AiRequest {
+            model: link.model.clone(),
+            ..request.clone()
+        };
+        ask_model(
+            link,
+            &request,
+            attempts,
+            (SUMMARY_PATH, recorder),
+            |content| parse(content, files),
+        )
+        .await
+    })
+    .await
 }
 
 /// The path the summary call is logged under.

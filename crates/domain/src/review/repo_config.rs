@@ -8,6 +8,7 @@
 //! added to the prompt. `docs/reviewd-yml.md` says the same for users, and
 //! `docs/reviewd-yml.schema.json` is the file's JSON Schema.
 
+use super::gate::RepoGate;
 use super::globs::Patterns;
 use crate::model::grade::Severity;
 use crate::ports::ActiveRule;
@@ -57,6 +58,9 @@ pub struct RepoConfig {
     /// What context the reviewer reads beyond the diff.
     #[serde(default)]
     pub context: Option<RepoContext>,
+    /// The merge gate's policy for this repository, over the project's.
+    #[serde(default)]
+    pub gate: Option<RepoGate>,
 }
 
 /// `context:` of the file.
@@ -154,6 +158,9 @@ impl RepoConfig {
             if n == 0 || n > MAX_GUIDANCE {
                 return Err(format!("instructions: 1 to {MAX_GUIDANCE} characters"));
             }
+        }
+        if let Some(gate) = &self.gate {
+            gate.check()?;
         }
         if let Some(context) = &self.context {
             if let Some(budget) = context.budget_tokens

@@ -13,6 +13,7 @@ use crate::ports::{
     HostingPlatform, PlatformClients, PlatformConfigRepository, ProjectRepository, RepoError,
     SettingsRepository,
 };
+use crate::review::gate::GatePolicy;
 use crate::{Page, PageRequest};
 use std::sync::Arc;
 use uuid::Uuid;
@@ -57,6 +58,8 @@ pub struct ResolvedProjectConfig {
     pub suppress_rejected: bool,
     /// One polite refusal per MR for outsiders who speak to reviewd, or silence.
     pub refuse_outsiders: bool,
+    /// The project's merge gate (a repository's `.reviewd.yml` may change it).
+    pub gate: GatePolicy,
     /// The project's context budget; `None` inherits the server's.
     pub context_budget_tokens: Option<u32>,
 }
@@ -262,6 +265,11 @@ impl ProjectService {
             monthly_budget_usd: project.monthly_budget_usd,
             suppress_rejected: project.suppress_rejected,
             refuse_outsiders: project.refuse_outsiders,
+            gate: GatePolicy {
+                enabled: project.gate_enabled,
+                min_rating: project.gate_min_rating,
+                ..GatePolicy::default()
+            },
             context_budget_tokens: project.context_budget_tokens,
         })
     }

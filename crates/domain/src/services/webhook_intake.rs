@@ -64,6 +64,8 @@ pub struct FollowUp {
     /// A GitHub App installation that changed, for the configs whose secret
     /// signed the delivery: their project lists are brought up to date.
     pub installation: Option<(Vec<Uuid>, InstallationEvent)>,
+    /// A review task just queued: its commit's merge gate goes `pending`.
+    pub gate_pending: Option<Uuid>,
 }
 
 impl From<Option<AssignmentPlan>> for FollowUp {
@@ -329,7 +331,18 @@ impl WebhookIntake {
                 global.send_to_platform,
             )
             .await?;
-        Ok((outcome, assignment.into()))
+        let gate_pending = match &outcome {
+            IntakeOutcome::Queued { task_id } if send_to_platform => Some(*task_id),
+            _ => None,
+        };
+        Ok((
+            outcome,
+            FollowUp {
+                assignment,
+                gate_pending,
+                ..FollowUp::default()
+            },
+        ))
     }
 
     /// A reaction or a resolution on a comment whose text the payload carries.

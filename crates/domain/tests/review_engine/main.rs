@@ -1,6 +1,7 @@
 //! The review engine on the in-memory adapters: what a round posts and records,
 //! across rounds, with rules, ignore globs, failures and supersedes.
 
+mod gate;
 mod leases;
 mod outcomes;
 mod retries;

@@ -14,12 +14,14 @@ use convert::{active_rule, severity};
 use futures_util::StreamExt;
 use reviewd_ai_openai::OpenAiProvider;
 use reviewd_domain::context::{self, CodeReader, ContextCaches, RoundContext, RoundRequest};
+use reviewd_domain::model::AiPrices;
 use reviewd_domain::model::SecretString;
 use reviewd_domain::model::diff::FileDiff;
-use reviewd_domain::ports::{ActiveRule, AiProvider, SyntaxAnalyzer};
+use reviewd_domain::ports::{ActiveRule, SyntaxAnalyzer};
 use reviewd_domain::review::file_review::{
     AskSettings, CallRecorder, FileContext, FileReview, ModelCall,
 };
+use reviewd_domain::review::model_chain::{ChainLink, ModelChain};
 use reviewd_domain::review::mr_summary::{self, FileOutcome};
 use reviewd_domain::review::rating::{rating, score};
 use reviewd_domain::review::rules;

@@ -87,9 +87,15 @@ impl Work<'_> {
             .min(task.ai.max_concurrency.unwrap_or(usize::MAX))
             .max(1);
         let http = HttpClient::new(policy).map_err(|e| e.to_string())?;
-        let ai = OpenAiProvider::new(http, &task.ai.provider, &endpoint, key);
-        let settings = AskSettings {
+        // The server's fallbacks are not sent to runners: a runner asks its one model,
+        // and the server retries the round when every file found it unavailable.
+        let ai = ModelChain::single(ChainLink {
+            provider: Arc::new(OpenAiProvider::new(http, &task.ai.provider, &endpoint, key)),
+            name: task.ai.provider.clone(),
             model: task.ai.model.clone(),
+            prices: AiPrices::default(),
+        });
+        let settings = AskSettings {
             max_tokens: task.ai.max_tokens,
             temperature: task.ai.temperature,
             max_diff_chars: task.ai.max_diff_chars.max(1_000),
@@ -199,7 +205,7 @@ impl Work<'_> {
     /// call or the call fails (the server then uses the files' own summaries).
     async fn summarize(
         &self,
-        ai: &dyn AiProvider,
+        ai: &ModelChain,
         settings: &AskSettings,
         round: &RoundContext,
         files: &[RunnerFileResult],
@@ -238,7 +244,7 @@ impl Work<'_> {
     /// One file; the second member says the provider was unavailable.
     async fn review_file(
         &self,
-        ai: &dyn AiProvider,
+        ai: &ModelChain,
         settings: &AskSettings,
         round: &RoundContext,
         file: &AssignedFile,

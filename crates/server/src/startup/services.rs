@@ -313,6 +313,7 @@ fn engine_settings(config: &Config) -> EngineSettings {
             index_repository: config.review_context_index,
             ..ContextSettings::default()
         },
+        app_url: Some(config.app_url.clone()),
         ..EngineSettings::default()
     }
 }

@@ -1,6 +1,7 @@
 //! AI configurations, their keys sealed at rest, with at most one default (the
 //! partial unique index `ai_configs_single_default_idx`).
 
+use super::ai_fallbacks::{attach, attach_one, replace};
 use super::{conn, found};
 use crate::PgPool;
 use crate::cache::{ConfigCache, Slot};
@@ -43,6 +44,18 @@ impl PgAiConfigRepository {
     }
 }
 
+impl PgAiConfigRepository {
+    /// The row as a configuration, with its fallbacks.
+    async fn with_fallbacks(
+        &self,
+        conn: &mut diesel_async::AsyncPgConnection,
+        row: AiConfigRow,
+    ) -> Result<AiConfig, RepoError> {
+        let config = row.into_config(&self.secrets)?;
+        attach_one(conn, config).await.map_err(map_diesel_error)
+    }
+}
+
 /// Stored as INTEGER under CHECKs of 1..=64 and 1..=3600, so always in range.
 fn int(v: u32) -> i32 {
     i32::try_from(v).unwrap_or(i32::MAX)
@@ -74,7 +87,7 @@ async fn clear_any_default(conn: &mut diesel_async::AsyncPgConnection) -> QueryR
 impl AiConfigRepository for PgAiConfigRepository {
     async fn list(&self) -> Result<Vec<AiConfig>, RepoError> {
         let mut conn = conn(&self.pool).await?;
-        ai_configs::table
+        let configs = ai_configs::table
             .select(AiConfigRow::as_select())
             .order((ai_configs::created_at.asc(), ai_configs::id.asc()))
             .load(&mut conn)
@@ -82,7 +95,8 @@ impl AiConfigRepository for PgAiConfigRepository {
             .map_err(map_diesel_error)?
             .into_iter()
             .map(|r| r.into_config(&self.secrets))
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        attach(&mut conn, configs).await.map_err(map_diesel_error)
     }
 
     async fn get(&self, id: Uuid) -> Result<AiConfig, RepoError> {
@@ -99,6 +113,9 @@ impl AiConfigRepository for PgAiConfigRepository {
             .await
             .map_err(map_diesel_error)?
             .into_config(&self.secrets)?;
+        let config = attach_one(&mut conn, config)
+            .await
+            .map_err(map_diesel_error)?;
         self.configs.put(ticket, key, &Some(config.clone()));
         Ok(config)
     }
@@ -119,21 +136,23 @@ impl AiConfigRepository for PgAiConfigRepository {
                     ai_configs::output_price_per_mtok.eq(c.output_price_per_mtok),
                     ai_configs::is_default.eq(c.is_default),
                 );
-                let is_default = c.is_default;
+                let (is_default, list) = (c.is_default, c.fallback_ids);
                 let row: AiConfigRow = conn
                     .transaction::<_, diesel::result::Error, _>(async move |conn| {
                         if is_default {
                             clear_any_default(conn).await?;
                         }
-                        diesel::insert_into(ai_configs::table)
+                        let row: AiConfigRow = diesel::insert_into(ai_configs::table)
                             .values(values)
                             .returning(AiConfigRow::as_returning())
                             .get_result(conn)
-                            .await
+                            .await?;
+                        replace(conn, row.id, &list).await?;
+                        Ok(row)
                     })
                     .await
                     .map_err(map_diesel_error)?;
-                row.into_config(&self.secrets)
+                self.with_fallbacks(&mut conn, row).await
             })
             .await
     }
@@ -155,15 +174,25 @@ impl AiConfigRepository for PgAiConfigRepository {
                     input_price_per_mtok: c.input_price_per_mtok,
                     output_price_per_mtok: c.output_price_per_mtok,
                 };
-                // `updated_at` is set here rather than by the row trigger: an update that
-                // changes nothing still stamps it (and diesel refuses an empty changeset).
-                diesel::update(ai_configs::table.find(id))
-                    .set((changeset, ai_configs::updated_at.eq(diesel::dsl::now)))
-                    .returning(AiConfigRow::as_returning())
-                    .get_result(&mut conn)
+                let list = c.fallback_ids;
+                let row: AiConfigRow = conn
+                    .transaction::<_, diesel::result::Error, _>(async move |conn| {
+                        // `updated_at` is set here rather than by the row trigger: an
+                        // update that changes nothing still stamps it (and diesel
+                        // refuses an empty changeset).
+                        let row = diesel::update(ai_configs::table.find(id))
+                            .set((changeset, ai_configs::updated_at.eq(diesel::dsl::now)))
+                            .returning(AiConfigRow::as_returning())
+                            .get_result(conn)
+                            .await?;
+                        if let Some(list) = list {
+                            replace(conn, id, &list).await?;
+                        }
+                        Ok(row)
+                    })
                     .await
-                    .map_err(map_diesel_error)?
-                    .into_config(&self.secrets)
+                    .map_err(map_diesel_error)?;
+                self.with_fallbacks(&mut conn, row).await
             })
             .await
     }
@@ -190,7 +219,7 @@ impl AiConfigRepository for PgAiConfigRepository {
                     })
                     .await
                     .map_err(map_diesel_error)?;
-                row.into_config(&self.secrets)
+                self.with_fallbacks(&mut conn, row).await
             })
             .await
     }
@@ -199,13 +228,13 @@ impl AiConfigRepository for PgAiConfigRepository {
         self.cache
             .after(async {
                 let mut conn = conn(&self.pool).await?;
-                diesel::update(ai_configs::table.find(id))
+                let row = diesel::update(ai_configs::table.find(id))
                     .set(ai_configs::is_default.eq(false))
                     .returning(AiConfigRow::as_returning())
                     .get_result(&mut conn)
                     .await
-                    .map_err(map_diesel_error)?
-                    .into_config(&self.secrets)
+                    .map_err(map_diesel_error)?;
+                self.with_fallbacks(&mut conn, row).await
             })
             .await
     }
@@ -225,6 +254,10 @@ impl AiConfigRepository for PgAiConfigRepository {
             .map_err(map_diesel_error)?
             .map(|r| r.into_config(&self.secrets))
             .transpose()?;
+        let config = match config {
+            Some(c) => Some(attach_one(&mut conn, c).await.map_err(map_diesel_error)?),
+            None => None,
+        };
         self.configs.put(ticket, None, &config);
         Ok(config)
     }

@@ -2,6 +2,7 @@
 //! (`page`), advisory locks (`locks`) and small conversions.
 
 mod ai_configs;
+mod ai_fallbacks;
 mod api_keys;
 mod catalog;
 mod conversations;
@@ -21,6 +22,7 @@ mod reviews;
 mod runners;
 mod sessions;
 mod settings;
+mod standing;
 mod tasks;
 mod users;
 mod wipe;

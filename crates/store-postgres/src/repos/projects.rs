@@ -102,6 +102,8 @@ struct SettingsChangeset {
     monthly_budget_usd: Option<Option<f64>>,
     suppress_rejected: Option<bool>,
     refuse_outsiders: Option<bool>,
+    gate_enabled: Option<bool>,
+    gate_min_rating: Option<Option<String>>,
     context_budget_tokens: Option<Option<i32>>,
     updated_at: DateTime<Utc>,
 }
@@ -239,6 +241,8 @@ impl ProjectRepository for PgProjectRepository {
                     monthly_budget_usd: c.monthly_budget_usd,
                     suppress_rejected: c.suppress_rejected,
                     refuse_outsiders: c.refuse_outsiders,
+                    gate_enabled: c.gate_enabled,
+                    gate_min_rating: c.gate_min_rating.map(|r| r.map(|r| r.as_str().to_owned())),
                     context_budget_tokens: c
                         .context_budget_tokens
                         .map(|b| b.map(|n| i32::try_from(n).unwrap_or(i32::MAX))),

@@ -18,6 +18,7 @@ use reviewd_domain::model::review::{
 };
 use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::{RepoError, ReviewRepository};
+use reviewd_domain::review::gate::StandingFindings;
 use std::collections::HashSet;
 use uuid::Uuid;
 
@@ -393,6 +394,13 @@ impl ReviewRepository for PgReviewRepository {
         })
         .await
         .map_err(map_diesel_error)
+    }
+
+    async fn standing_findings(&self, review_id: ReviewId) -> Result<StandingFindings, RepoError> {
+        let mut conn = conn(&self.pool).await?;
+        super::standing::standing_findings(&mut conn, review_id.0)
+            .await
+            .map_err(map_diesel_error)
     }
 
     async fn log_ai_call(&self, call: AiCallRecord) -> Result<(), RepoError> {

@@ -50,6 +50,8 @@ impl AiConfigRow {
             input_price_per_mtok: self.input_price_per_mtok,
             output_price_per_mtok: self.output_price_per_mtok,
             is_default: self.is_default,
+            // Kept in `ai_config_fallbacks`: the repository reads them beside the row.
+            fallback_ids: Vec::new(),
             created_at: self.created_at,
             updated_at: self.updated_at,
         })

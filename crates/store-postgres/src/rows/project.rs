@@ -44,6 +44,8 @@ pub(crate) struct ProjectRow {
     pub suppress_rejected: bool,
     pub context_budget_tokens: Option<i32>,
     pub refuse_outsiders: bool,
+    pub gate_enabled: bool,
+    pub gate_min_rating: Option<String>,
 }
 
 impl TryFrom<ProjectRow> for Project {
@@ -76,6 +78,11 @@ impl TryFrom<ProjectRow> for Project {
             monthly_budget_usd: r.monthly_budget_usd,
             suppress_rejected: r.suppress_rejected,
             refuse_outsiders: r.refuse_outsiders,
+            gate_enabled: r.gate_enabled,
+            gate_min_rating: r
+                .gate_min_rating
+                .map(|g| g.parse().map_err(|e: String| corrupt(e)))
+                .transpose()?,
             context_budget_tokens: r
                 .context_budget_tokens
                 .map(|n| u32::try_from(n).map_err(|e| corrupt(e.to_string())))

@@ -19,6 +19,9 @@ pub(crate) struct ReviewRow {
     round_number: i32,
     summary_comment_id: Option<String>,
     comment_count: i32,
+    overall_rating: Option<String>,
+    score: Option<i32>,
+    error_message: Option<String>,
 }
 
 impl TryFrom<ReviewRow> for Review {
@@ -31,7 +34,16 @@ impl TryFrom<ReviewRow> for Review {
             "failed" => ReviewStatus::Failed,
             other => return Err(corrupt(format!("review {}: status `{other}`", r.id))),
         };
+        let grade = match (r.overall_rating.as_deref(), r.score) {
+            (Some(rating), Some(score)) => Some((
+                rating.parse().map_err(|e: String| corrupt(e))?,
+                u32::try_from(score).unwrap_or(0),
+            )),
+            _ => None,
+        };
         Ok(Review {
+            grade,
+            error_message: r.error_message,
             id: r.id.into(),
             project_id: r.project_id.into(),
             mr_iid: r.mr_iid,

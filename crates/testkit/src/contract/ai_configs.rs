@@ -14,6 +14,7 @@ pub async fn run(s: &Stores) {
     list_is_in_creation_order(s).await;
     deleting_unbinds_projects_and_hands_the_default_to_no_one(s).await;
     unknown_ids_are_not_found(s).await;
+    super::ai_fallbacks::run(s).await;
 }
 
 async fn default_id(s: &Stores) -> Option<Uuid> {

@@ -10,6 +10,7 @@
 
 pub mod ai;
 pub mod ai_configs;
+mod ai_fallbacks;
 pub mod api_keys;
 pub mod catalog;
 pub mod clock;

@@ -4,6 +4,7 @@
 
 use super::{Stores, seed};
 use reviewd_domain::model::ProjectId;
+use reviewd_domain::model::grade::Rating;
 use reviewd_domain::model::review::ReviewStatus;
 use reviewd_domain::model::runner::RunnerRegistration;
 use reviewd_domain::model::{
@@ -184,6 +185,8 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
         first.refuse_outsiders,
         "outsiders are refused once by default"
     );
+    assert!(first.gate_enabled, "the merge gate is posted by default");
+    assert_eq!(first.gate_min_rating, None);
     assert!(first.last_synced_at.is_some());
 
     s.projects
@@ -199,6 +202,8 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
                 monthly_budget_usd: Some(Some(12.5)),
                 suppress_rejected: Some(false),
                 refuse_outsiders: Some(false),
+                gate_enabled: Some(false),
+                gate_min_rating: Some(Some(Rating::C)),
                 context_budget_tokens: Some(Some(9_000)),
             },
         )
@@ -240,6 +245,10 @@ async fn a_sync_refreshes_platform_fields_and_keeps_settings(s: &Stores) {
     assert_eq!(again.monthly_budget_usd, Some(12.5));
     assert!(!again.suppress_rejected);
     assert!(!again.refuse_outsiders);
+    assert_eq!(
+        (again.gate_enabled, again.gate_min_rating),
+        (false, Some(Rating::C))
+    );
     assert_eq!(
         again.context_budget_tokens,
         Some(9_000),

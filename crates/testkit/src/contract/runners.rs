@@ -364,6 +364,7 @@ async fn only_the_holder_moves_a_held_task(s: &Stores) {
     let review = seed::review(s, &project, 1, "aaa").await;
     let assignment = RunnerAssignment {
         min_severity: None,
+        gate: None,
         review_id: review.id,
         round_id: Uuid::new_v4(),
         round_number: 1,
@@ -632,6 +633,7 @@ fn prepared_assignment(review_id: ReviewId, round_id: Uuid, head: &str) -> Runne
         ai_model: Some("model-1".into()),
         min_severity: None,
         context: None,
+        gate: None,
     }
 }
 

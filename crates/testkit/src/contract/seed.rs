@@ -69,6 +69,7 @@ pub fn new_ai_config(is_default: bool) -> NewAiConfig {
         input_price_per_mtok: Some(0.15),
         output_price_per_mtok: Some(0.6),
         is_default,
+        fallback_ids: Vec::new(),
     }
 }
 

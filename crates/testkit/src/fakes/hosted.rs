@@ -25,6 +25,8 @@ pub(crate) struct Hosted {
     /// the list routes serve, with the ids the posting routes answered.
     comments: Vec<HostedComment>,
     hooks: Vec<(String, Value)>,
+    /// Commit statuses and check runs as received: (project, commit, body).
+    gates: Vec<(String, String, Value)>,
     last_id: u64,
 }
 
@@ -82,8 +84,23 @@ impl Hosted {
             posts: Vec::new(),
             comments: Vec::new(),
             hooks: Vec::new(),
+            gates: Vec::new(),
             last_id,
         }))
+    }
+
+    /// Records a commit status or check run posted for `sha`.
+    pub fn gate(&mut self, project: &str, sha: &str, body: Value) {
+        self.gates.push((project.to_owned(), sha.to_owned(), body));
+    }
+
+    /// The statuses and check runs posted for `sha`, oldest first, as sent.
+    pub fn gates(&self, sha: &str) -> Vec<Value> {
+        self.gates
+            .iter()
+            .filter(|(_, s, _)| s == sha)
+            .map(|(_, _, body)| body.clone())
+            .collect()
     }
 
     pub fn next_id(&mut self) -> u64 {

@@ -1,6 +1,7 @@
 //! AI configurations: at most one default (a new or elected default replaces the
 //! old one); deleting a configuration unbinds its projects, as the foreign key's
-//! `ON DELETE SET NULL` does, and hands the default to no one.
+//! `ON DELETE SET NULL` does, hands the default to no one, and leaves the
+//! fallback lists of others (`ON DELETE CASCADE` of `ai_config_fallbacks`).
 
 use super::MemoryStore;
 use super::Tables;
@@ -40,6 +41,7 @@ fn apply(c: &mut AiConfig, changes: AiConfigChanges) {
         timeout_secs,
         input_price_per_mtok,
         output_price_per_mtok,
+        fallback_ids,
     } = changes;
     set(&mut c.name, name);
     set(&mut c.provider, provider);
@@ -50,6 +52,7 @@ fn apply(c: &mut AiConfig, changes: AiConfigChanges) {
     set(&mut c.timeout_secs, timeout_secs);
     set(&mut c.input_price_per_mtok, input_price_per_mtok);
     set(&mut c.output_price_per_mtok, output_price_per_mtok);
+    set(&mut c.fallback_ids, fallback_ids);
 }
 
 #[async_trait]
@@ -81,6 +84,7 @@ impl AiConfigRepository for MemoryStore {
             input_price_per_mtok: c.input_price_per_mtok,
             output_price_per_mtok: c.output_price_per_mtok,
             is_default: c.is_default,
+            fallback_ids: c.fallback_ids,
             created_at: now,
             updated_at: now,
         };
@@ -146,6 +150,9 @@ impl AiConfigRepository for MemoryStore {
         let mut tables = self.tables();
         tables.ai_config_mut(id)?;
         tables.ai_configs.retain(|c| c.id != id);
+        for config in &mut tables.ai_configs {
+            config.fallback_ids.retain(|f| *f != id);
+        }
         for project in tables
             .projects
             .iter_mut()

@@ -140,6 +140,8 @@ fn new_project(
         context_budget_tokens: None,
         suppress_rejected: true,
         refuse_outsiders: true,
+        gate_enabled: true,
+        gate_min_rating: None,
         webhook_id: None,
         webhook_url: None,
         webhook_status: None,
@@ -347,6 +349,8 @@ impl ProjectRepository for MemoryStore {
         set(&mut project.monthly_budget_usd, c.monthly_budget_usd);
         set(&mut project.suppress_rejected, c.suppress_rejected);
         set(&mut project.refuse_outsiders, c.refuse_outsiders);
+        set(&mut project.gate_enabled, c.gate_enabled);
+        set(&mut project.gate_min_rating, c.gate_min_rating);
         set(&mut project.context_budget_tokens, c.context_budget_tokens);
         project.updated_at = now;
         Ok(project.clone())

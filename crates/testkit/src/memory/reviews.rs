@@ -17,6 +17,8 @@ use reviewd_domain::model::review_views::{
 };
 use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::{RepoError, ReviewRepository};
+use reviewd_domain::review::feedback::TrackingStatus;
+use reviewd_domain::review::gate::StandingFindings;
 use std::collections::HashSet;
 use uuid::Uuid;
 
@@ -35,6 +37,11 @@ fn to_review(row: &ReviewRow) -> Review {
         round_number: d.round_number,
         summary_comment_id: row.summary_comment_id.clone(),
         comment_count: d.item.comment_count,
+        grade: d
+            .item
+            .overall_rating
+            .zip(d.score.map(|s| u32::try_from(s).unwrap_or(0))),
+        error_message: d.error_message.clone(),
     }
 }
 
@@ -445,6 +452,28 @@ impl ReviewRepository for MemoryStore {
             r.round.file_count = files;
         }
         Ok(())
+    }
+
+    async fn standing_findings(&self, review_id: ReviewId) -> Result<StandingFindings, RepoError> {
+        let reviews = self.tables();
+        let settled = |comment: Uuid| {
+            reviews.feedbacks.iter().any(|f| {
+                f.comment_id == Some(comment)
+                    && (matches!(
+                        f.feedback.tracking_status,
+                        TrackingStatus::Rejected | TrackingStatus::Implemented
+                    ) || f.source == "resolved")
+            })
+        };
+        let mut standing = StandingFindings::default();
+        for row in reviews
+            .comments
+            .iter()
+            .filter(|r| r.comment.review_id == review_id && !settled(r.comment.id))
+        {
+            standing.add(row.comment.severity, 1);
+        }
+        Ok(standing)
     }
 
     async fn log_ai_call(&self, call: AiCallRecord) -> Result<(), RepoError> {

@@ -10,6 +10,7 @@ use crate::session::{Viewer, state};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
+use reviewd_api::state::AppState;
 use reviewd_domain::model::ai_config::BUILTIN_NAME;
 use reviewd_domain::model::{AiConfig, AiProviderKind, BuiltinAi, MASK, Permission};
 use reviewd_domain::services::{
@@ -40,6 +41,19 @@ struct ListPage {
     /// The `PROVIDERA_*` configuration, while it is the default (no stored one is).
     builtin: Option<BuiltinAi>,
     builtin_name: &'static str,
+}
+
+impl ListPage {
+    /// "b (gpt-4o) then c (llama3)": a configuration's fallbacks in order.
+    fn fallbacks(&self, config: &AiConfig) -> String {
+        config
+            .fallback_ids
+            .iter()
+            .filter_map(|id| self.configs.iter().find(|c| c.id == *id))
+            .map(|c| format!("{} ({})", c.name, c.model))
+            .collect::<Vec<_>>()
+            .join(" then ")
+    }
 }
 
 async fn list(req: HttpRequest, viewer: Viewer) -> Result<HttpResponse, PageError> {
@@ -78,6 +92,13 @@ struct ConfigForm {
     #[serde(default)]
     output_price_per_mtok: String,
     is_default: Option<String>,
+    /// The fallbacks' ids in order, an empty one for "none".
+    #[serde(default)]
+    fallback_1: String,
+    #[serde(default)]
+    fallback_2: String,
+    #[serde(default)]
+    fallback_3: String,
 }
 
 /// What the API's request body checks before the domain sees it (lengths, one line,
@@ -88,6 +109,7 @@ struct Checked {
     timeout_secs: Option<i64>,
     input_price: Option<f64>,
     output_price: Option<f64>,
+    fallback_ids: Vec<Uuid>,
 }
 
 /// The longest name or model the API takes (`CreateAiConfigBody`).
@@ -154,7 +176,21 @@ impl ConfigForm {
         };
         let whole = "a whole number";
         let dollars = "a number of US dollars per million tokens, 0 or more";
+        let mut fallback_ids = Vec::new();
+        for chosen in [&self.fallback_1, &self.fallback_2, &self.fallback_3] {
+            match chosen.trim() {
+                "" => {}
+                text => match text.parse() {
+                    Ok(id) => fallback_ids.push(id),
+                    Err(_) => errors.push(FieldError::new(
+                        "fallbackIds",
+                        "choose stored AI models from the lists",
+                    )),
+                },
+            }
+        }
         let checked = Checked {
+            fallback_ids,
             provider,
             max_concurrency: number(&mut errors, "maxConcurrency", &self.max_concurrency, whole),
             timeout_secs: number(&mut errors, "timeoutSecs", &self.timeout_secs, whole),
@@ -202,9 +238,22 @@ struct FormPage {
     errors: Vec<FieldError>,
     message: Option<String>,
     test_result: Option<(bool, String)>,
+    /// The stored configurations it may fall back on (every other one): id, name
+    /// and model.
+    choices: Vec<(Uuid, String, String)>,
 }
 
 impl FormPage {
+    /// Whether the `slot`th fallback list (1..=3) shows `id` as chosen.
+    fn chosen(&self, slot: &usize, id: &Uuid) -> bool {
+        let value = match *slot {
+            1 => &self.form.fallback_1,
+            2 => &self.form.fallback_2,
+            _ => &self.form.fallback_3,
+        };
+        value.trim() == id.to_string()
+    }
+
     fn error(&self, field: &str) -> Option<&str> {
         self.errors
             .iter()
@@ -213,13 +262,27 @@ impl FormPage {
     }
 }
 
-fn form_page(viewer: &Viewer, id: Option<Uuid>, form: ConfigForm) -> FormPage {
+/// The form, with the configurations it may name as fallbacks.
+async fn form_page(
+    state: &AppState,
+    viewer: &Viewer,
+    id: Option<Uuid>,
+    form: ConfigForm,
+) -> Result<FormPage, PageError> {
+    let choices = state
+        .ai_configs
+        .list()
+        .await?
+        .into_iter()
+        .filter(|c| Some(c.id) != id)
+        .map(|c| (c.id, c.name, c.model))
+        .collect();
     let title = if id.is_some() {
         "Edit AI model"
     } else {
         "Add an AI model"
     };
-    FormPage {
+    Ok(FormPage {
         chrome: Chrome::new(viewer, "ai-configs", title),
         id,
         form,
@@ -228,10 +291,22 @@ fn form_page(viewer: &Viewer, id: Option<Uuid>, form: ConfigForm) -> FormPage {
         errors: Vec::new(),
         message: None,
         test_result: None,
-    }
+        choices,
+    })
 }
 
-fn stored_form(viewer: &Viewer, config: &AiConfig) -> FormPage {
+async fn stored_form(
+    state: &AppState,
+    viewer: &Viewer,
+    config: &AiConfig,
+) -> Result<FormPage, PageError> {
+    let fallback = |i: usize| {
+        config
+            .fallback_ids
+            .get(i)
+            .map(ToString::to_string)
+            .unwrap_or_default()
+    };
     let price = |p: Option<f64>| p.map(|v| v.to_string()).unwrap_or_default();
     let form = ConfigForm {
         name: config.name.clone(),
@@ -245,10 +320,13 @@ fn stored_form(viewer: &Viewer, config: &AiConfig) -> FormPage {
         input_price_per_mtok: price(config.input_price_per_mtok),
         output_price_per_mtok: price(config.output_price_per_mtok),
         is_default: config.is_default.then(|| "on".to_owned()),
+        fallback_1: fallback(0),
+        fallback_2: fallback(1),
+        fallback_3: fallback(2),
     };
-    let mut page = form_page(viewer, Some(config.id), form);
+    let mut page = form_page(state, viewer, Some(config.id), form).await?;
     page.has_key = config.api_key.is_some();
-    page
+    Ok(page)
 }
 
 /// Re-shows the form with the complaints beside their fields (400).
@@ -269,13 +347,14 @@ fn invalid(mut page: FormPage, err: ServiceError) -> Result<HttpResponse, PageEr
     render::html(StatusCode::BAD_REQUEST, &page)
 }
 
-async fn new_form(viewer: Viewer) -> Result<HttpResponse, PageError> {
+async fn new_form(req: HttpRequest, viewer: Viewer) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigCreate)?;
     let form = ConfigForm {
         provider: AiProviderKind::OpenAiCompatible.as_str().to_owned(),
         ..ConfigForm::default()
     };
-    render::page(&form_page(&viewer, None, form))
+    let state = state(&req)?;
+    render::page(&form_page(&state, &viewer, None, form).await?)
 }
 
 async fn create(
@@ -288,7 +367,7 @@ async fn create(
     let f = form.fields;
     let checked = match f.check() {
         Ok(checked) => checked,
-        Err(errors) => return refused(form_page(&viewer, None, f), errors),
+        Err(errors) => return refused(form_page(&state, &viewer, None, f).await?, errors),
     };
     let input = AiConfigInput {
         name: f.name.clone(),
@@ -301,13 +380,14 @@ async fn create(
         input_price_per_mtok: checked.input_price,
         output_price_per_mtok: checked.output_price,
         is_default: Some(f.is_default.is_some()),
+        fallback_ids: Some(checked.fallback_ids),
     };
     match state.ai_configs.create(input).await {
         Ok(config) => Ok(render::redirect_with(
             "/ai-configs",
             &format!("Added “{}”.", config.name),
         )),
-        Err(err) => invalid(form_page(&viewer, None, f), err),
+        Err(err) => invalid(form_page(&state, &viewer, None, f).await?, err),
     }
 }
 
@@ -317,8 +397,9 @@ async fn edit_form(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, PageError> {
     viewer.require(Permission::ConfigUpdate)?;
-    let config = state(&req)?.ai_configs.get(*id).await?;
-    render::page(&stored_form(&viewer, &config))
+    let state = state(&req)?;
+    let config = state.ai_configs.get(*id).await?;
+    render::page(&stored_form(&state, &viewer, &config).await?)
 }
 
 async fn update(
@@ -331,7 +412,7 @@ async fn update(
     let state = state(&req)?;
     let stored = state.ai_configs.get(*id).await?;
     let f = form.fields;
-    let mut page = stored_form(&viewer, &stored);
+    let mut page = stored_form(&state, &viewer, &stored).await?;
     page.form = f.clone();
     let checked = match f.check() {
         Ok(checked) => checked,
@@ -350,6 +431,7 @@ async fn update(
         input_price_per_mtok: Some(checked.input_price),
         output_price_per_mtok: Some(checked.output_price),
         is_default: Some(f.is_default.is_some()),
+        fallback_ids: Some(checked.fallback_ids),
     };
     match state.ai_configs.update(*id, patch).await {
         Ok(config) => Ok(render::redirect_with(
@@ -384,7 +466,7 @@ async fn test_settings(
         .find(|(k, _)| k == "id")
         .and_then(|(_, v)| v.parse::<Uuid>().ok());
     let f = form.fields;
-    let mut page = form_page(&viewer, id, f.clone());
+    let mut page = form_page(&state, &viewer, id, f.clone()).await?;
     let stored = match id {
         Some(id) => Some(state.ai_configs.get(id).await?),
         None => None,

@@ -10,6 +10,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::ProjectId;
+use reviewd_domain::model::grade::Rating;
 use reviewd_domain::model::review_views::TemplateItem;
 use reviewd_domain::model::{
     AiConfig, Permission, PipelineEntry, PipelineFilter, PlatformConfig, PlatformUser, Project,
@@ -266,6 +267,8 @@ struct DetailPage {
     spent_this_month: String,
     /// How readers judged the project's comments, in words.
     acceptance: String,
+    /// The grades the gate's bar may be set to.
+    ratings: &'static [Rating],
 }
 
 impl DetailPage {
@@ -351,6 +354,7 @@ async fn detail(
             .unwrap_or_default(),
         spent_this_month,
         acceptance,
+        ratings: &Rating::ALL,
         chrome: Chrome::new(&viewer, "projects", project.full_path.clone()),
         ignore_patterns: project
             .file_ignore_patterns
@@ -387,6 +391,21 @@ struct SettingsForm {
     context_budget: String,
     suppress_rejected: Option<String>,
     refuse_outsiders: Option<String>,
+    gate_enabled: Option<String>,
+    /// A grade, or blank for none.
+    #[serde(default)]
+    gate_min_rating: String,
+}
+
+/// The form's grade bar of the merge gate: blank for none.
+fn rating_choice(value: &str) -> Result<Option<Rating>, ServiceError> {
+    match value.trim() {
+        "" => Ok(None),
+        grade => grade
+            .parse()
+            .map(Some)
+            .map_err(|_| ServiceError::invalid("gateMinRating", "choose a grade from the list")),
+    }
 }
 
 /// The form's AI configuration: `inherit` (the default one) or an id.
@@ -456,9 +475,10 @@ async fn save_settings(
             ai,
             budget_choice(&f.monthly_budget)?,
             context_budget_choice(&f.context_budget)?,
+            rating_choice(&f.gate_min_rating)?,
         ))
     });
-    let (ai_config_id, monthly_budget_usd, context_budget_tokens) = match choices {
+    let (ai_config_id, monthly_budget_usd, context_budget_tokens, gate_min_rating) = match choices {
         Ok(choices) => choices,
         Err(e) => return render::after(Err::<(), _>(e), &back, |_| String::new()),
     };
@@ -480,6 +500,8 @@ async fn save_settings(
         monthly_budget_usd: Some(monthly_budget_usd),
         suppress_rejected: Some(f.suppress_rejected.is_some()),
         refuse_outsiders: Some(f.refuse_outsiders.is_some()),
+        gate_enabled: Some(f.gate_enabled.is_some()),
+        gate_min_rating: Some(gate_min_rating),
         context_budget_tokens: Some(context_budget_tokens),
     };
     let saved = state.projects.update_settings(*id, changes).await;

@@ -22,7 +22,7 @@ async fn a_configuration_is_stored_with_its_key_encrypted_and_shown_masked() {
             "id": id, "name": "Team B", "provider": "openai-compatible",
             "endpoint": "https://ai-b.example.com/v1", "apiKey": "***", "model": "model-b",
             "maxConcurrency": 5, "timeoutSecs": 30, "inputPricePerMTok": 0.15,
-            "outputPricePerMTok": 0.6, "isDefault": false,
+            "outputPricePerMTok": 0.6, "isDefault": false, "fallbackIds": [],
             "createdAt": created["createdAt"], "updatedAt": created["updatedAt"]
         })
     );

@@ -6,6 +6,7 @@
 mod adding;
 mod costs;
 mod default_and_delete;
+mod fallbacks;
 mod refusals;
 mod safety;
 

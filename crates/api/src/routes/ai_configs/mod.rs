@@ -71,6 +71,8 @@ pub struct AiConfigDto {
     /// What projects without an `aiConfigId` use; with none, the `PROVIDERA_*`
     /// configuration.
     is_default: bool,
+    /// Configurations tried in this order when a call to this one fails.
+    fallback_ids: Vec<Uuid>,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
 }
@@ -89,6 +91,7 @@ impl From<AiConfig> for AiConfigDto {
             input_price_per_mtok: c.input_price_per_mtok,
             output_price_per_mtok: c.output_price_per_mtok,
             is_default: c.is_default,
+            fallback_ids: c.fallback_ids,
             created_at: c.created_at,
             updated_at: c.updated_at,
         }

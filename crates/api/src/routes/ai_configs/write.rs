@@ -61,6 +61,11 @@ pub(super) struct CreateAiConfigBody {
     /// `true` makes it the default in place of the current one; absent or `false`:
     /// not the default.
     is_default: Option<bool>,
+    /// Stored configurations tried in this order when a call to this one fails
+    /// (5xx, 429 past its retries, a timeout, a model not found): at most 3, each
+    /// once. None when absent.
+    #[schema(max_items = 3)]
+    fallback_ids: Option<Vec<Uuid>>,
 }
 
 /// Creates a configuration (`config:create`).
@@ -88,6 +93,7 @@ pub(super) async fn create_ai_config(
             input_price_per_mtok: b.input_price_per_mtok,
             output_price_per_mtok: b.output_price_per_mtok,
             is_default: b.is_default,
+            fallback_ids: b.fallback_ids,
         })
         .await?;
     Ok(envelope::ok(AiConfigEnvelope::from(config)))
@@ -140,6 +146,10 @@ pub(super) struct UpdateAiConfigBody {
     /// `true` makes it the default; `false` on the default leaves no stored default
     /// (projects without an `aiConfigId` use `PROVIDERA_*` again).
     is_default: Option<bool>,
+    /// Replaces the fallbacks (`[]` removes them): stored configurations other than
+    /// this one, at most 3, each once.
+    #[schema(max_items = 3)]
+    fallback_ids: Option<Vec<Uuid>>,
 }
 
 /// Updates a configuration (`config:update`).
@@ -166,6 +176,7 @@ pub(super) async fn update_ai_config(
         input_price_per_mtok: b.input_price_per_mtok,
         output_price_per_mtok: b.output_price_per_mtok,
         is_default: b.is_default,
+        fallback_ids: b.fallback_ids,
     };
     let config = state.ai_configs.update(*id, patch).await?;
     Ok(envelope::ok(AiConfigEnvelope::from(config)))

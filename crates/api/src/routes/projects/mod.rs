@@ -113,6 +113,10 @@ struct ProjectDto {
     refuse_outsiders: bool,
     /// Tokens of context per prompt besides the diff; `null` inherits the server's.
     context_budget_tokens: Option<u32>,
+    /// Whether reviewd posts its merge gate (a `reviewd` commit status or check run).
+    gate_enabled: bool,
+    /// A round graded below this fails the gate; `null` for no grade bar.
+    gate_min_rating: Option<&'static str>,
     #[schema(schema_with = nullable_webhook_status_schema)]
     webhook_status: Option<&'static str>,
     webhook_id: Option<String>,
@@ -147,6 +151,8 @@ impl From<Project> for ProjectDto {
             suppress_rejected: p.suppress_rejected,
             refuse_outsiders: p.refuse_outsiders,
             context_budget_tokens: p.context_budget_tokens,
+            gate_enabled: p.gate_enabled,
+            gate_min_rating: p.gate_min_rating.map(|r| r.as_str()),
             webhook_status: p.webhook_status.map(WebhookStatus::as_str),
             webhook_id: p.webhook_id,
             webhook_url: p.webhook_url,

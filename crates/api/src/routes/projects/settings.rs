@@ -11,8 +11,10 @@ use actix_web::{HttpResponse, get, patch, web};
 use reviewd_domain::context::settings::BUDGET_RANGE;
 use reviewd_domain::model::ProjectId;
 use reviewd_domain::model::ProjectSettingsChanges;
+use reviewd_domain::model::grade::Rating;
 use reviewd_domain::services::ResolvedProjectConfig;
 use reviewd_domain::services::projects::MAX_MONTHLY_BUDGET_USD;
+use reviewd_domain::services::{FieldError, ServiceError};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
@@ -106,6 +108,20 @@ struct UpdateProjectBody {
     #[serde(default, deserialize_with = "double_option")]
     #[schema(schema_with = context_budget_schema)]
     context_budget_tokens: Option<Option<u32>>,
+    /// Whether reviewd posts its merge gate, a `reviewd` commit status (or check
+    /// run for a GitHub App) on each MR head; on by default.
+    gate_enabled: Option<bool>,
+    /// A round graded below this (`A`-`F`) fails the gate besides an open error;
+    /// `null` removes the bar. A repository's `.reviewd.yml` (`gate.minRating`)
+    /// wins over it.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(schema_with = gate_rating_schema)]
+    gate_min_rating: Option<Option<String>>,
+}
+
+/// `gateMinRating`: a grade, or `null`.
+fn gate_rating_schema() -> utoipa::openapi::Object {
+    crate::routes::dto::nullable_string_enum(Rating::ALL.iter().map(|r| r.as_str()))
 }
 
 /// `contextBudgetTokens`: `null` or tokens from 0 to 100000.
@@ -148,6 +164,14 @@ pub(super) async fn update_project(
     body: ValidatedJson<UpdateProjectBody>,
 ) -> Result<HttpResponse, ApiError> {
     let b = body.0;
+    let gate_min_rating = match b.gate_min_rating {
+        Some(Some(text)) => {
+            Some(Some(text.parse::<Rating>().map_err(|e| {
+                ServiceError::Invalid(vec![FieldError::new("gateMinRating", e)])
+            })?))
+        }
+        other => other.map(|_| None),
+    };
     let changes = ProjectSettingsChanges {
         enabled: b.enabled,
         auto_review: b.auto_review,
@@ -158,6 +182,8 @@ pub(super) async fn update_project(
         monthly_budget_usd: b.monthly_budget,
         suppress_rejected: b.suppress_rejected,
         refuse_outsiders: b.refuse_outsiders,
+        gate_enabled: b.gate_enabled,
+        gate_min_rating,
         context_budget_tokens: b.context_budget_tokens,
     };
     let project = state
@@ -218,6 +244,10 @@ struct ResolvedProjectConfigDto {
     refuse_outsiders: bool,
     /// The project's context budget per prompt; `null` inherits the server's.
     context_budget_tokens: Option<u32>,
+    /// Whether the merge gate is posted (before a repository's `.reviewd.yml`).
+    gate_enabled: bool,
+    /// The grade below which the gate fails; `null` for none.
+    gate_min_rating: Option<&'static str>,
 }
 
 impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
@@ -240,6 +270,8 @@ impl From<ResolvedProjectConfig> for ResolvedProjectConfigDto {
             suppress_rejected: c.suppress_rejected,
             refuse_outsiders: c.refuse_outsiders,
             context_budget_tokens: c.context_budget_tokens,
+            gate_enabled: c.gate.enabled,
+            gate_min_rating: c.gate.min_rating.map(Rating::as_str),
         }
     }
 }

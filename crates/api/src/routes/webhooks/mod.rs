@@ -125,6 +125,10 @@ fn spawn_follow_up(state: &web::Data<AppState>, follow_up: FollowUp) {
         actix_web::rt::spawn(async move { budgets.announce(&stop).await });
     }
     spawn_assignment(state, follow_up.assignment);
+    if let Some(task_id) = follow_up.gate_pending {
+        let engine = state.engine.clone();
+        actix_web::rt::spawn(async move { engine.gate_queued(task_id).await });
+    }
     if let Some((config_ids, event)) = follow_up.installation {
         let installations = state.installations.clone();
         actix_web::rt::spawn(async move {

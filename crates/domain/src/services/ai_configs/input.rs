@@ -31,6 +31,8 @@ pub struct AiConfigInput {
     pub output_price_per_mtok: Option<f64>,
     /// A new configuration is the default only when this says so.
     pub is_default: Option<bool>,
+    /// Stored configurations to fall back on, in order (none when absent).
+    pub fallback_ids: Option<Vec<Uuid>>,
 }
 
 /// A partial update: `None` keeps a field. The key sent back as `***` (what
@@ -49,6 +51,8 @@ pub struct AiConfigPatch {
     /// `true` makes it the default; `false` on the default leaves no stored default
     /// (the `PROVIDERA_*` configuration applies again).
     pub is_default: Option<bool>,
+    /// Replaces the fallbacks; `[]` removes them.
+    pub fallback_ids: Option<Vec<Uuid>>,
 }
 
 /// Settings to try (`POST /api/ai-configs/test`); nothing is stored. With `id`, a
@@ -179,6 +183,7 @@ impl AiConfigInput {
             input_price_per_mtok: p.price("inputPricePerMTok", self.input_price_per_mtok),
             output_price_per_mtok: p.price("outputPricePerMTok", self.output_price_per_mtok),
             is_default: self.is_default.unwrap_or(false),
+            fallback_ids: self.fallback_ids.unwrap_or_default(),
         };
         p.finish(config)
     }
@@ -209,6 +214,7 @@ impl AiConfigPatch {
             output_price_per_mtok: self
                 .output_price_per_mtok
                 .map(|v| p.price("outputPricePerMTok", v)),
+            fallback_ids: self.fallback_ids,
         };
         p.finish(changes)
     }

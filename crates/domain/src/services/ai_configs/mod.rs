@@ -3,6 +3,7 @@
 //! the project's own, else the default, else the `PROVIDERA_*` built-in one).
 //! Trying settings and the health check's list are in `targets`.
 
+mod chain;
 mod input;
 mod targets;
 
@@ -76,7 +77,9 @@ impl AiConfigService {
     /// # Errors
     /// `Invalid` naming each bad field.
     pub async fn create(&self, input: AiConfigInput) -> Result<AiConfig, ServiceError> {
-        let config = self.configs.create(input.validate()?).await?;
+        let new = input.validate()?;
+        self.check_fallbacks(None, &new.fallback_ids).await?;
+        let config = self.configs.create(new).await?;
         tracing::info!(ai_config.id = %config.id, default = config.is_default, "ai_config.created");
         Ok(config)
     }
@@ -86,6 +89,10 @@ impl AiConfigService {
     pub async fn update(&self, id: Uuid, patch: AiConfigPatch) -> Result<AiConfig, ServiceError> {
         let is_default = patch.is_default;
         let changes = patch.validate()?;
+        if let Some(ids) = &changes.fallback_ids {
+            self.get(id).await?;
+            self.check_fallbacks(Some(id), ids).await?;
+        }
         let mut config = self.configs.update(id, changes).await.map_err(not_found)?;
         config = match is_default {
             Some(true) if !config.is_default => {

@@ -6,10 +6,11 @@ use super::ConversationService;
 use super::talk::Talk;
 use crate::model::MergeRequest;
 use crate::model::diff::MergeRequestDiff;
-use crate::model::review::AiCallRecord;
-use crate::ports::AiRequest;
+use crate::ports::{AiError, AiRequest};
 use crate::review::answer;
 use crate::services::review_engine::Failure;
+use crate::services::review_engine::ai_log::AiCallLog;
+use std::time::Instant;
 
 impl ConversationService {
     /// The MR and its diff for a model call; `None` when the project's budget is
@@ -29,19 +30,20 @@ impl ConversationService {
         Ok(Some((mr, diff)))
     }
 
-    /// One model call with the answer's system prompt, logged against the MR's
-    /// review (so that it counts in the project's AI costs and budget).
+    /// One model call with the answer's system prompt (a fallback model when the
+    /// configuration's fails), each call logged against the MR's review (so that
+    /// it counts in the project's AI costs and budget).
     pub(super) async fn complete(&self, talk: &Talk, user: String) -> Result<String, Failure> {
         let config = self.parts.projects.resolved_config(talk.project.id).await?;
         let target = self.parts.ai.target(config.ai_config_id).await?;
-        let provider = self.parts.ai.provider(&target).map_err(|e| {
+        let chain = self.parts.ai.chain(&target).await.map_err(|e| {
             Failure::permanent(format!(
                 "the AI configuration `{}` is unusable: {e}",
                 target.name
             ))
         })?;
         let request = AiRequest {
-            model: target.model.clone(),
+            model: String::new(),
             system: answer::SYSTEM.to_owned(),
             shared: None,
             user,
@@ -49,8 +51,6 @@ impl ConversationService {
             temperature: Some(0.2),
             json_schema: None,
         };
-        let started = std::time::Instant::now();
-        let result = provider.complete(&request).await;
         let review = self
             .parts
             .reviews
@@ -58,33 +58,27 @@ impl ConversationService {
             .await
             .ok()
             .flatten();
-        let (usage, model) = result
-            .as_ref()
-            .map_or((Default::default(), target.model.clone()), |c| {
-                (c.usage, c.model.clone())
-            });
-        let record = AiCallRecord {
+        let log = AiCallLog {
+            reviews: self.parts.reviews.as_ref(),
             review_id: review.map(|r| r.id),
-            file_path: None,
-            provider: provider.name().to_owned(),
-            model,
-            success: result.is_ok(),
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            prompt_tokens: usage.prompt,
-            completion_tokens: usage.completion,
-            total_tokens: usage.total,
-            cached_tokens: usage.cached,
-            cost_usd: target.prices.cost_usd(usage.prompt, usage.completion),
-            error_message: result.as_ref().err().map(ToString::to_string),
         };
-        if let Err(e) = self.parts.reviews.log_ai_call(record).await {
-            tracing::warn!(error = %e, "conversation.ai_log_failed");
-        }
+        let (request, log) = (&request, &log);
+        let result = chain
+            .first_answer(|link| async move {
+                let request = AiRequest {
+                    model: link.model.clone(),
+                    ..request.clone()
+                };
+                let started = Instant::now();
+                let result = link.provider.complete(&request).await;
+                let error = result.as_ref().err().map(ToString::to_string);
+                log.log(None, link, (result.as_ref().ok(), error), started.elapsed())
+                    .await;
+                result
+            })
+            .await;
         result.map(|c| c.content).map_err(|e| {
-            let transient = matches!(
-                e,
-                crate::ports::AiError::Unavailable(_) | crate::ports::AiError::RateLimited { .. }
-            );
+            let transient = matches!(e, AiError::Unavailable(_) | AiError::RateLimited { .. });
             if transient {
                 Failure::transient(e.to_string())
             } else {

@@ -168,6 +168,11 @@ impl ReviewEngine {
         };
         self.reviews.finish(review.id, round, head, outcome).await?;
         self.finished(review.id, ReviewStatus::Completed);
+        if task.send_to_platform {
+            let at = (platform.as_ref(), project);
+            self.post_verdict(at, head, review.id, plan.gate, (grade, value))
+                .await;
+        }
         Ok(review.id)
     }
 

@@ -9,8 +9,9 @@ use crate::context::{
     self, CodeReader, ContextSettings, PlatformCodeSource, RoundContext, RoundRequest,
 };
 use crate::model::diff::MergeRequestDiff;
-use crate::model::{AiTarget, MergeRequest, Project};
-use crate::ports::{AiProvider, HostingPlatform};
+use crate::model::{MergeRequest, Project};
+use crate::ports::HostingPlatform;
+use crate::review::model_chain::ModelChain;
 use crate::review::mr_summary::{self, FileOutcome, MrSummary};
 use crate::review::repo_config::RepoConfig;
 use std::sync::Arc;
@@ -107,7 +108,7 @@ impl ReviewEngine {
         &self,
         plan: &RoundPlan,
         gathered: &RoundContext,
-        (ai, target): (&dyn AiProvider, &AiTarget),
+        ai: &ModelChain,
         results: &[FileResult],
     ) -> MrSummary {
         let outcomes = outcomes(results);
@@ -116,19 +117,9 @@ impl ReviewEngine {
         }
         let recorder = AiCallLog {
             reviews: self.reviews.as_ref(),
-            review_id: plan.review.id,
-            provider: &target.name,
-            model: &target.model,
-            prices: target.prices,
+            review_id: Some(plan.review.id),
         };
-        match mr_summary::summarize(
-            ai,
-            &self.ask_settings(&target.model),
-            gathered,
-            &outcomes,
-            &recorder,
-        )
-        .await
+        match mr_summary::summarize(ai, &self.ask_settings(), gathered, &outcomes, &recorder).await
         {
             Ok(summary) => summary,
             Err(e) => {

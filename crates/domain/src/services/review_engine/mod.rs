@@ -2,9 +2,10 @@
 //! the platform and a finished review record. Entry points and the outcome of an
 //! attempt are here; the steps are in the submodules.
 
-mod ai_log;
+pub(crate) mod ai_log;
 mod conclude;
 mod context;
+mod gate;
 mod guidance;
 mod repo_file;
 mod retry;
@@ -43,6 +44,9 @@ pub struct EngineSettings {
     /// The context read beyond each file's diff (a project's budget and the
     /// repository's `.reviewd.yml` refine it per round).
     pub context: crate::context::ContextSettings,
+    /// The dashboard's address (`APP_URL`): the merge gate links to the review's
+    /// page under it.
+    pub app_url: Option<String>,
 }
 
 impl Default for EngineSettings {
@@ -55,6 +59,7 @@ impl Default for EngineSettings {
             answer_attempts: 2,
             attempt_lease: std::time::Duration::from_secs(60),
             context: crate::context::ContextSettings::default(),
+            app_url: None,
         }
     }
 }
@@ -272,6 +277,9 @@ impl ReviewEngine {
         match self.reviews.find_for_mr(task.project_id, task.mr_iid).await {
             Ok(Some(review)) if review.status == ReviewStatus::Failed => {
                 self.finished(review.id, ReviewStatus::Failed);
+                if task.send_to_platform {
+                    self.gate_after_failure(task, false, message).await;
+                }
             }
             Ok(Some(review)) if review.status == ReviewStatus::Pending => {
                 if let Err(e) = self.abandon(task, message).await {
@@ -355,6 +363,9 @@ impl ReviewEngine {
             }
             Err(f) if f.transient && task.attempts < task.max_attempts => {
                 tracing::warn!(task.id = %task.id, attempt = task.attempts, error = %f.message, "review.retrying");
+                if task.send_to_platform {
+                    self.gate_after_failure(&task, true, &f.message).await;
+                }
                 RunOutcome::Retry { error: f.message }
             }
             Err(f) => {
@@ -435,6 +446,9 @@ impl ReviewEngine {
             tracing::warn!(review.id = %review.id, task.id = %task.id, error = %message, "review.abandoned");
             self.finished(review.id, ReviewStatus::Failed);
         }
+        if task.send_to_platform {
+            self.gate_after_failure(task, false, message).await;
+        }
         Ok(())
     }
 
@@ -456,19 +470,15 @@ impl ReviewEngine {
             Begun::Round(plan, ai) => (plan, ai),
         };
         // A provider that cannot be built will not be built on a later attempt either.
-        let provider = self.ai.provider(&ai).map_err(|e| {
+        let chain = self.ai.chain(&ai).await.map_err(|e| {
             Failure::permanent(format!(
                 "the AI configuration `{}` is unusable: {e}",
                 ai.name
             ))
         })?;
         let gathered = self.gather_context(&plan).await;
-        let results = self
-            .review_files(&plan, &gathered, provider.as_ref(), &ai)
-            .await;
-        let summary = self
-            .summarize(&plan, &gathered, (provider.as_ref(), &ai), &results)
-            .await;
+        let results = self.review_files(&plan, &gathered, &chain).await;
+        let summary = self.summarize(&plan, &gathered, &chain, &results).await;
         // The model's work can outlast the lease (a frozen or cut-off process, whose
         // task another worker took over): post only while the attempt is still ours.
         if !self.tasks.renew_attempt(task.id, worker).await? {

@@ -48,7 +48,7 @@ impl ReviewEngine {
         let guidance = self.guidance(project.template_id, project.id).await?;
         // The configuration the project uses now, not the one of the first round.
         let ai = self.ai.target(config.ai_config_id).await?;
-        let provider = self.ai.provider(&ai).map_err(|e| {
+        let chain = self.ai.chain(&ai).await.map_err(|e| {
             ServiceError::Unavailable(format!("the AI configuration `{}`: {e}", ai.name))
         })?;
         let settings = self.context_settings(
@@ -65,14 +65,7 @@ impl ReviewEngine {
             )
             .await;
         let result = self
-            .review_file(
-                review_id,
-                file_id,
-                file,
-                &gathered,
-                &guidance,
-                (provider.as_ref(), &ai),
-            )
+            .review_file(review_id, file_id, file, &gathered, &guidance, &chain)
             .await;
         if !result.ok {
             return Err(ServiceError::Unavailable(format!(

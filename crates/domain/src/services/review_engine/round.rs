@@ -8,15 +8,18 @@ use super::{Failure, ReviewEngine};
 use crate::context::secrets::is_secret_file;
 use crate::context::{ContextSettings, RoundContext};
 use crate::model::diff::{ChangeType, FileDiff, MergeRequestDiff};
+use crate::model::gate::GateState;
 use crate::model::review::FileStatus;
 use crate::model::review::{
     FileProgress, NewReview, NewReviewFile, PlacedComment, Review, ReviewStatus, RoundRef,
 };
 use crate::model::{AiTarget, MergeRequest, Project, ReviewTask};
 use crate::model::{ReviewFileId, ReviewId};
-use crate::ports::{AiProvider, HostingPlatform, PlatformError, ProjectRef};
+use crate::ports::{HostingPlatform, PlatformError, ProjectRef};
 use crate::review::file_review::{AskSettings, FileContext, FileReview};
+use crate::review::gate::{GatePolicy, RepoGate};
 use crate::review::globs::Patterns;
+use crate::review::model_chain::ModelChain;
 use crate::review::{fingerprint::fingerprint, rules};
 use futures_util::StreamExt;
 use std::collections::HashSet;
@@ -50,6 +53,10 @@ pub(super) struct RoundPlan {
     pub(super) min_severity: Option<crate::model::grade::Severity>,
     /// What context the round reads.
     pub(super) context: ContextSettings,
+    /// The merge gate's policy: the project's, with `.reviewd.yml`'s over it.
+    pub(super) gate: GatePolicy,
+    /// `.reviewd.yml`'s `gate:` as written (kept with a runner's assignment).
+    pub(super) file_gate: Option<RepoGate>,
 }
 
 pub(super) enum Begun {
@@ -83,13 +90,31 @@ impl ReviewEngine {
             && task.triggered_by == crate::model::TriggeredBy::Auto
         {
             tracing::info!(review.id = %review.id, "review.head_already_reviewed");
+            if task.send_to_platform && config.gate.enabled {
+                self.repost_verdict((platform.as_ref(), &project), task, config.gate)
+                    .await;
+            }
             return Ok(Begun::AlreadyReviewed(review.id));
         }
         let file = self
             .repo_config(platform.as_ref(), &project, task, &head)
             .await?;
+        let file_gate = file.as_ref().and_then(|f| f.gate.clone());
+        let gate = file_gate
+            .as_ref()
+            .map_or(config.gate, |g| g.over(config.gate));
         if mr.draft && file.as_ref().is_some_and(|f| f.skip_drafts) {
             tracing::info!(task.id = %task.id, mr.iid = task.mr_iid, head, reason = "draft, and .reviewd.yml sets skipDrafts", "review.not_reviewed");
+            if task.send_to_platform && config.gate.enabled {
+                let text = "a draft: not reviewed (.reviewd.yml skipDrafts)";
+                self.post_gate(
+                    (platform.as_ref(), &project),
+                    &head,
+                    (GateState::Passed, text),
+                    None,
+                )
+                .await;
+            }
             return Ok(Begun::NotReviewed);
         }
         let review = match existing {
@@ -219,24 +244,27 @@ impl ReviewEngine {
             .collect();
         applied.sort();
         applied.dedup();
-        Ok(Begun::Round(
-            Box::new(RoundPlan {
-                project,
-                platform,
-                mr,
-                diff,
-                review,
-                round,
-                number,
-                head,
-                guidance,
-                to_review,
-                applied,
-                min_severity: file.and_then(|f| f.min_severity),
-                context,
-            }),
-            ai,
-        ))
+        let plan = Box::new(RoundPlan {
+            project,
+            platform,
+            mr,
+            diff,
+            review,
+            round,
+            number,
+            head,
+            guidance,
+            to_review,
+            applied,
+            min_severity: file.and_then(|f| f.min_severity),
+            context,
+            gate,
+            file_gate,
+        });
+        if task.send_to_platform {
+            self.gate_round_begun(&plan, config.gate).await;
+        }
+        Ok(Begun::Round(plan, ai))
     }
 
     /// Earlier rounds' comments whose lines the code since changed are
@@ -265,21 +293,13 @@ impl ReviewEngine {
         &self,
         plan: &RoundPlan,
         gathered: &RoundContext,
-        ai: &dyn AiProvider,
-        target: &AiTarget,
+        ai: &ModelChain,
     ) -> Vec<FileResult> {
         let (review_id, guidance_ref) = (plan.review.id, &plan.guidance);
         futures_util::stream::iter(plan.to_review.iter().cloned())
             .map(move |(file_id, file)| async move {
-                self.review_file(
-                    review_id,
-                    file_id,
-                    &file,
-                    gathered,
-                    guidance_ref,
-                    (ai, target),
-                )
-                .await
+                self.review_file(review_id, file_id, &file, gathered, guidance_ref, ai)
+                    .await
             })
             .buffer_unordered(self.settings.file_concurrency.max(1))
             .collect()
@@ -320,7 +340,7 @@ impl ReviewEngine {
         file: &FileDiff,
         gathered: &RoundContext,
         guidance: &Guidance,
-        (ai, target): (&dyn AiProvider, &AiTarget),
+        ai: &ModelChain,
     ) -> FileResult {
         let file_rules = rules::for_file(&guidance.rules, &file.new_path);
         let review = FileReview::new(
@@ -351,13 +371,10 @@ impl ReviewEngine {
         };
         let recorder = AiCallLog {
             reviews: self.reviews.as_ref(),
-            review_id,
-            provider: &target.name,
-            model: &target.model,
-            prices: target.prices,
+            review_id: Some(review_id),
         };
         let verdict = review
-            .run(ai, &self.ask_settings(&target.model), context, &recorder)
+            .run(ai, &self.ask_settings(), context, &recorder)
             .await;
         let ai_unavailable = verdict.ai_unavailable();
         let comments: Vec<PlacedComment> = verdict
@@ -401,9 +418,8 @@ impl ReviewEngine {
         }
     }
 
-    pub(super) fn ask_settings(&self, model: &str) -> AskSettings {
+    pub(super) fn ask_settings(&self) -> AskSettings {
         AskSettings {
-            model: model.to_owned(),
             max_tokens: self.settings.max_tokens,
             temperature: self.settings.temperature,
             max_diff_chars: self.settings.max_diff_chars,

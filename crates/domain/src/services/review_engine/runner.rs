@@ -76,6 +76,7 @@ impl ReviewEngine {
                 ai_model: Some(ai.model.clone()),
                 min_severity: plan.min_severity,
                 context: Some(plan.context.clone()),
+                gate: plan.file_gate.clone(),
             },
             project: plan.project.clone(),
             mr: plan.mr.clone(),
@@ -184,6 +185,7 @@ impl ReviewEngine {
         {
             tracing::warn!(error = %e, "review.ai_log_failed");
         }
+        let project_gate = self.projects.resolved_config(project.id).await?.gate;
         let plan = RoundPlan {
             project,
             platform,
@@ -201,6 +203,11 @@ impl ReviewEngine {
             applied: assignment.applied_rule_ids.clone(),
             min_severity: assignment.min_severity,
             context: ContextSettings::default(),
+            gate: assignment
+                .gate
+                .as_ref()
+                .map_or(project_gate, |g| g.over(project_gate)),
+            file_gate: assignment.gate.clone(),
         };
         // The runner wrote the note's summary with its model; an older runner
         // did not, and its files' summaries stand in.

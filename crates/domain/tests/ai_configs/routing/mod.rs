@@ -4,6 +4,7 @@
 
 mod bound;
 mod choice;
+mod fallbacks;
 mod runners;
 
 use super::*;

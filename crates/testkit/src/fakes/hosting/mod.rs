@@ -20,6 +20,7 @@ use reviewd_domain::model::diff::{
     CommentThread, ExistingComment, FileDiff, InlineComment, Resolution, ThreadReaction,
     ThreadReply,
 };
+use reviewd_domain::model::gate::{CommitGate, GateState};
 use reviewd_domain::model::{PlatformProject, PlatformType, PlatformWebhook, TokenIdentity};
 use reviewd_domain::ports::{PlatformError, ProjectRef};
 use reviewd_domain::review::standing::Standing;
@@ -56,6 +57,7 @@ pub enum Op {
     ReplyInThread,
     ResolveThread,
     SetDescription,
+    SetCommitGate,
 }
 
 /// Something the platform accepted on a merge request.
@@ -130,6 +132,8 @@ struct State {
     last_id: u64,
     /// People's standing on every project, by username (others are outsiders).
     standings: HashMap<String, Standing>,
+    /// Every merge gate posted, oldest first: (project id, commit, gate).
+    gates: Vec<(String, String, CommitGate)>,
 }
 
 impl State {
@@ -173,6 +177,7 @@ impl ScriptedPlatform {
                 calls: Vec::new(),
                 last_id: 1000,
                 standings: HashMap::new(),
+                gates: Vec::new(),
             })),
             token_known: true,
         }
@@ -404,6 +409,26 @@ impl ScriptedPlatform {
 
     /// Every call made, failed ones included, in order.
     #[must_use]
+    /// The states of the merge gate posted for `sha`, oldest first.
+    pub fn gates(&self, sha: &str) -> Vec<GateState> {
+        self.lock()
+            .gates
+            .iter()
+            .filter(|(_, s, _)| s == sha)
+            .map(|(_, _, g)| g.state)
+            .collect()
+    }
+
+    /// The last gate posted for `sha`.
+    pub fn last_gate(&self, sha: &str) -> Option<CommitGate> {
+        self.lock()
+            .gates
+            .iter()
+            .rev()
+            .find(|(_, s, _)| s == sha)
+            .map(|(_, _, g)| g.clone())
+    }
+
     pub fn calls(&self) -> Vec<Op> {
         self.lock().calls.clone()
     }

@@ -9,6 +9,7 @@ use reviewd_domain::model::conversation::CommentAuthor;
 use reviewd_domain::model::diff::{
     CommentThread, DiffRefs, ExistingComment, FileDiff, InlineComment, MergeRequestDiff,
 };
+use reviewd_domain::model::gate::CommitGate;
 use reviewd_domain::model::{
     MergeRequest, MrState, PlatformPage, PlatformProject, PlatformType, PlatformUser,
     PlatformWebhook, TokenIdentity,
@@ -410,6 +411,18 @@ impl HostingPlatform for ScriptedPlatform {
         thread_id: &str,
     ) -> Result<(), PlatformError> {
         self.resolve_in(project, iid, thread_id)
+    }
+
+    async fn set_commit_gate(
+        &self,
+        project: &ProjectRef,
+        sha: &str,
+        gate: &CommitGate,
+    ) -> Result<(), PlatformError> {
+        let mut state = self.begin(Op::SetCommitGate)?;
+        let id = self.project(&state, project)?.info.id.clone();
+        state.gates.push((id, sha.to_owned(), gate.clone()));
+        Ok(())
     }
 
     async fn set_description(

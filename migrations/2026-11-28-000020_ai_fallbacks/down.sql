@@ -1,0 +1,1 @@
+DROP TABLE ai_config_fallbacks;
