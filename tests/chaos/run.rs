@@ -429,6 +429,7 @@ impl Run {
         };
         tally::outcomes(&mut row, &tasks);
         tally::comments(&mut row, &self.outside);
+        tally::gates(&mut row, &self.outside);
         row.unexpected_5xx = tally::unexpected_5xx(&self.answers, &self.outages);
         row.recovery = self.fault_end.map(|end| {
             let last = tasks

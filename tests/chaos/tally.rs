@@ -27,6 +27,10 @@ pub struct Row {
     pub stuck: usize,
     /// 5xx answers to webhooks, other than 503s while a store was down.
     pub unexpected_5xx: usize,
+    /// MRs whose merge gate does not end on the verdict: a review concluded (its
+    /// summary posted) and the last `reviewd` status on the head is not `success`
+    /// (the fake model finds warnings only), or is still pending or running.
+    pub gate_wrong: usize,
     /// From the fault's end to the last review done.
     pub recovery: Option<Duration>,
 }
@@ -34,7 +38,7 @@ pub struct Row {
 /// Rows of the scenarios run so far, printed as a table at the end.
 pub static TABLE: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-pub const HEADER: &str = "| scenario | MRs | completed | failed | no outcome | duplicates | missing | stuck | unexpected 5xx | recovery |\n|---|---|---|---|---|---|---|---|---|---|";
+pub const HEADER: &str = "| scenario | MRs | completed | failed | no outcome | duplicates | missing | stuck | unexpected 5xx | gate wrong | recovery |\n|---|---|---|---|---|---|---|---|---|---|---|";
 
 impl Row {
     pub fn line(&self) -> String {
@@ -42,7 +46,7 @@ impl Row {
             .recovery
             .map_or_else(|| "-".to_owned(), |d| format!("{:.1} s", d.as_secs_f64()));
         format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {recovery} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {recovery} |",
             self.name,
             self.mrs,
             self.completed,
@@ -51,7 +55,8 @@ impl Row {
             self.duplicates,
             self.missing,
             self.stuck,
-            self.unexpected_5xx
+            self.unexpected_5xx,
+            self.gate_wrong
         )
     }
 
@@ -81,6 +86,13 @@ impl Row {
             (
                 self.unexpected_5xx > 0,
                 format!("{} unexpected 5xx answers", self.unexpected_5xx),
+            ),
+            (
+                self.gate_wrong > 0,
+                format!(
+                    "{} MRs whose merge gate is not the verdict",
+                    self.gate_wrong
+                ),
             ),
         ];
         for (broken, what) in checks {
@@ -150,6 +162,35 @@ pub fn comments(row: &mut Row, outside: &Outside) {
         }
         row.duplicates += lines.values().map(|n| n - 1).sum::<usize>() + summaries.max(1) - 1;
         row.missing += FILES.saturating_sub(lines.len()) + usize::from(summaries == 0);
+    }
+}
+
+/// Counts MRs whose last `reviewd` status is not the verdict: with warnings only,
+/// `success` once the review concluded (its summary is posted); never left
+/// `pending` or `running` over it.
+pub fn gates(row: &mut Row, outside: &Outside) {
+    for iid in 1..=row.mrs {
+        let concluded = outside
+            .posted(iid)
+            .iter()
+            .any(|p| matches!(p, Posted::Comment { .. }));
+        let statuses = outside.gitlab.statuses(outside.head(iid));
+        let last = statuses
+            .last()
+            .map(|s| s["state"].as_str().unwrap_or_default().to_owned());
+        let wrong = match (concluded, last.as_deref()) {
+            (true, Some("success")) | (false, None) => false,
+            (true, _) => true,
+            // No review concluded: a status may stand only while one is due.
+            (false, Some(state)) => state == "success" || state == "failed",
+        };
+        if wrong {
+            println!(
+                "chaos: MR {iid}: gate {last:?} after {} status(es), concluded: {concluded}",
+                statuses.len()
+            );
+        }
+        row.gate_wrong += usize::from(wrong);
     }
 }
 

@@ -136,6 +136,7 @@ fn the_schema_names_exactly_the_keys_the_parser_knows() {
         keys,
         [
             "context",
+            "gate",
             "ignore",
             "instructions",
             "language",
@@ -156,6 +157,7 @@ fn the_schema_names_exactly_the_keys_the_parser_knows() {
                 "context: {budgetTokens: 4000, always: [docs/arch.md], never: [\"fixtures/**\"]}\n"
                     .to_owned()
             }
+            "gate" => "gate: {enabled: true, failOn: warning, minRating: C}\n".to_owned(),
             other => format!("{other}: English\n"),
         };
         assert!(schema_accepts(&yaml) && parser_accepts(&yaml), "{yaml}");
@@ -188,6 +190,11 @@ fn schema_and_parser_refuse_the_same_mistakes() {
         ("context: {budget: 8000}\n", false),
         ("context: {always: docs/arch.md}\n", false),
         ("context: {never: [\"fixtures/**\"]}\n", true),
+        ("gate: {failOn: never}\n", true),
+        ("gate: {failOn: fatal}\n", false),
+        ("gate: {minRating: E}\n", false),
+        ("gate: {minGrade: B}\n", false),
+        ("gate: {enabled: \"no\"}\n", false),
     ];
     for (yaml, valid) in cases {
         assert_eq!(schema_accepts(yaml), valid, "schema on {yaml}");
