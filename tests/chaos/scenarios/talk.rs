@@ -195,6 +195,8 @@ async fn answers_settled(run: &mut Run, mrs: i64) -> Row {
         missing: counts.iter().filter(|n| **n == 0).count(),
         stuck: usize::try_from(open).unwrap_or_default(),
         unexpected_5xx: 0,
+        // The reviews before the questions were tallied, their gates with them.
+        gate_wrong: 0,
         recovery: None,
     }
 }
