@@ -4,7 +4,7 @@ use crate::api::{
 };
 use crate::client::GitlabPlatform;
 use crate::endpoints::{CreateReviewHook, MergeRequestChanges, OAuthTokenInfo, ProjectUsers};
-use crate::ids::{gl_id, parsed_id, user_ids};
+use crate::ids::{gl_id, parsed_id};
 use crate::rest::{OffsetPaged, built, gl_error};
 use crate::suggestion::comment_body;
 use async_trait::async_trait;
@@ -493,22 +493,8 @@ impl HostingPlatform for GitlabPlatform {
         assignee_ids: &[String],
         reviewer_ids: &[String],
     ) -> Result<(), PlatformError> {
-        if assignee_ids.is_empty() && reviewer_ids.is_empty() {
-            return Ok(());
-        }
-        let mut edit = mr::EditMergeRequest::builder();
-        edit.project(project.id.as_str())
-            .merge_request(gl_id(iid, "merge request")?);
-        // `assignee_ids[]` / `reviewer_ids[]`, even for one id (`assignee_id` is the
-        // older single-assignee field).
-        if !assignee_ids.is_empty() {
-            edit.assignees(user_ids(assignee_ids)?.into_iter());
-        }
-        if !reviewer_ids.is_empty() {
-            edit.reviewers(user_ids(reviewer_ids)?.into_iter());
-        }
-        let edit = edit.build().map_err(built)?;
-        ignore(edit).query_async(&self.rest).await.map_err(gl_error)
+        self.edit_assignment(project, iid, assignee_ids, reviewer_ids)
+            .await
     }
 
     async fn list_webhooks(

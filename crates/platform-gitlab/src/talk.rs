@@ -1,11 +1,11 @@
 //! What reviewd needs to talk in a merge request: a member's access level
 //! (inherited memberships included), replies in discussions, resolving one, and
-//! the description `describe` writes.
+//! the description `describe` writes, and the assignment of a new MR.
 
 use crate::api::{GlMember, GlNote};
 use crate::client::GitlabPlatform;
 use crate::endpoints::{ReplyInDiscussion, ResolveDiscussion};
-use crate::ids::{gl_id, parsed_id};
+use crate::ids::{gl_id, parsed_id, user_ids};
 use crate::rest::{built, gl_error};
 use gitlab::api::projects::merge_requests as mr;
 use gitlab::api::projects::{self as p};
@@ -82,6 +82,32 @@ impl GitlabPlatform {
             .description(description)
             .build()
             .map_err(built)?;
+        ignore(edit).query_async(&self.rest).await.map_err(gl_error)
+    }
+
+    /// Assignees and reviewers by user id; nothing is sent when both are empty.
+    pub(crate) async fn edit_assignment(
+        &self,
+        project: &ProjectRef,
+        iid: i64,
+        assignee_ids: &[String],
+        reviewer_ids: &[String],
+    ) -> Result<(), PlatformError> {
+        if assignee_ids.is_empty() && reviewer_ids.is_empty() {
+            return Ok(());
+        }
+        let mut edit = mr::EditMergeRequest::builder();
+        edit.project(project.id.as_str())
+            .merge_request(gl_id(iid, "merge request")?);
+        // `assignee_ids[]` / `reviewer_ids[]`, even for one id (`assignee_id` is the
+        // older single-assignee field).
+        if !assignee_ids.is_empty() {
+            edit.assignees(user_ids(assignee_ids)?.into_iter());
+        }
+        if !reviewer_ids.is_empty() {
+            edit.reviewers(user_ids(reviewer_ids)?.into_iter());
+        }
+        let edit = edit.build().map_err(built)?;
         ignore(edit).query_async(&self.rest).await.map_err(gl_error)
     }
 }

@@ -7,6 +7,7 @@ mod access;
 mod app;
 pub use app::TokenMint;
 mod feedback;
+mod gates;
 mod graphql;
 mod hosted;
 mod people;

@@ -4,6 +4,7 @@
 mod feedback;
 mod hosted;
 mod oauth;
+mod statuses;
 
 use crate::fakes::hosted::{Hosted, Shared, body_json};
 use serde_json::{Value, json};
