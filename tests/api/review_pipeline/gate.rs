@@ -1,7 +1,7 @@
 //! The merge gate end to end: on the fake GitLab a `reviewd` commit status, on
 //! the fake GitHub (a token) a commit status, each going pending or running then
-//! failed while the review's error stands, linked to the review's page; the
-//! project's gate settings through the API.
+//! failed while the review's error stands, linked to the review's page (which
+//! shows the gate too); the project's gate settings through the API.
 
 use super::feedback::{deliver_a, deliver_b, opened_pr};
 use super::{
@@ -33,6 +33,15 @@ fn states(gates: &[Value], field: &str) -> Vec<String> {
         .iter()
         .map(|g| g[field].as_str().unwrap_or_default().to_owned())
         .collect()
+}
+
+/// The review's page on the dashboard.
+async fn page_of(root: &crate::helpers::Session, review: &str) -> String {
+    root.get(&format!("/reviews/{review}"))
+        .await
+        .text()
+        .await
+        .unwrap()
 }
 
 async fn review_id(app: &TestApp, delivered: &Value) -> String {
@@ -80,8 +89,17 @@ async fn gitlab_shows_a_reviewd_status_that_fails_while_the_error_stands() {
         format!("http://reviewd.test/reviews/{review}")
     );
 
-    // The project's policy through the API: a grade bar, then the gate off.
+    // The review's page says where the gate stands, in the same words.
     let root = app.root().await;
+    let shown = page_of(&root, &review).await;
+    assert!(
+        shown.contains("id=\"merge-gate\"")
+            && shown.contains("<span class=\"badge failed\">failed</span>")
+            && shown.contains("1 error is open"),
+        "{shown}"
+    );
+
+    // The project's policy through the API: a grade bar, then the gate off.
     let id = app.sql("SELECT id FROM projects LIMIT 1");
     let refused = root
         .patch(
@@ -132,6 +150,10 @@ async fn gitlab_shows_a_reviewd_status_that_fails_while_the_error_stands() {
         gitlab.statuses(HEAD_1).len(),
         before,
         "no status once the gate is off"
+    );
+    assert!(
+        !page_of(&root, &review).await.contains("merge-gate"),
+        "nor a gate on the page"
     );
 }
 

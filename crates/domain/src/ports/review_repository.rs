@@ -139,8 +139,9 @@ pub trait ReviewRepository: Send + Sync {
         outcome: ReviewOutcome,
     ) -> Result<(), RepoError>;
 
-    /// The review's findings that still stand (none implemented, resolved or
-    /// rejected, in any round), by severity: what the merge gate weighs.
+    /// The review's findings that still stand (in any round; not implemented, not
+    /// resolved, not conceded by reviewd: a reader's rejection does not settle
+    /// one), by severity: what the merge gate weighs.
     ///
     /// # Errors
     /// Only store failures.

@@ -6,11 +6,14 @@ use crate::model::gate::GateState;
 use crate::model::grade::{Rating, Severity};
 use serde::{Deserialize, Serialize};
 
-/// `gate:` of `.reviewd.yml`: what it names replaces the project's setting.
+/// `gate:` of `.reviewd.yml`. The file is read at the MR's head, which the MR's
+/// author writes: it may make the gate stricter than the project's policy, never
+/// laxer (a pull request cannot turn its own gate green).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RepoGate {
-    /// `false`: no status is posted for this repository's MRs.
+    /// `true` posts the gate where the project does not; `false` is not heard
+    /// (the file cannot switch off what the project requires).
     #[serde(default)]
     pub enabled: Option<bool>,
     /// `error` (the default), `warning`, `info`, or `never` (findings alone never
@@ -44,22 +47,23 @@ impl RepoGate {
         Ok(())
     }
 
-    /// `project`'s policy with what the file names laid over it (values the file
-    /// checked on reading; one that is not understood keeps the project's).
+    /// `project`'s policy made stricter by what the file names: the lower of the
+    /// two severities that fail, the better of the two grades required; a laxer
+    /// value (`never`, a lower grade, `enabled: false`) keeps the project's.
     #[must_use]
     pub fn over(&self, project: GatePolicy) -> GatePolicy {
+        let file_fails: Option<Severity> = self.fail_on.as_deref().and_then(|s| s.parse().ok());
+        let file_grade: Option<Rating> = self.min_rating.as_deref().and_then(|r| r.parse().ok());
         GatePolicy {
-            enabled: self.enabled.unwrap_or(project.enabled),
-            fail_on: match self.fail_on.as_deref() {
-                Some("never") => None,
-                Some(s) => s.parse().ok().or(project.fail_on),
-                None => project.fail_on,
+            enabled: project.enabled || self.enabled == Some(true),
+            fail_on: match (project.fail_on, file_fails) {
+                (Some(p), Some(f)) => Some(p.min(f)),
+                (p, f) => p.or(f),
             },
-            min_rating: self
-                .min_rating
-                .as_deref()
-                .and_then(|r| r.parse().ok())
-                .or(project.min_rating),
+            min_rating: match (project.min_rating, file_grade) {
+                (Some(p), Some(f)) => Some(if rank(f) < rank(p) { f } else { p }),
+                (p, f) => p.or(f),
+            },
         }
     }
 }
@@ -88,7 +92,8 @@ impl Default for GatePolicy {
 }
 
 /// The review's findings that still stand: not implemented, not resolved, not
-/// rejected (nor conceded by reviewd), whatever round found them.
+/// conceded by reviewd in their thread, whatever round found them. A reader's 👎
+/// does not settle one (anyone may react, the MR's author included).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StandingFindings {
     pub errors: u32,
@@ -191,30 +196,41 @@ mod tests {
     }
 
     #[test]
-    fn the_repositorys_file_overrides_what_it_names() {
+    fn the_repositorys_file_makes_the_gate_stricter_never_laxer() {
         let project = GatePolicy {
             min_rating: Some(Rating::C),
             ..GatePolicy::default()
         };
-        let file = RepoGate {
-            fail_on: Some("never".into()),
-            ..RepoGate::default()
-        };
-        assert_eq!(
-            file.over(project),
-            GatePolicy {
-                enabled: true,
-                fail_on: None,
-                min_rating: Some(Rating::C)
-            }
-        );
-        let off = RepoGate {
+        // Laxer values are not heard: the MR's author writes the file.
+        let lax = RepoGate {
             enabled: Some(false),
+            fail_on: Some("never".into()),
+            min_rating: Some("F".into()),
+        };
+        assert_eq!(lax.over(project), project);
+        // Stricter ones are.
+        let strict = RepoGate {
+            fail_on: Some("warning".into()),
             min_rating: Some("A".into()),
             ..RepoGate::default()
         };
-        assert_eq!(off.over(project).min_rating, Some(Rating::A));
-        assert!(!off.over(project).enabled);
+        assert_eq!(
+            strict.over(project),
+            GatePolicy {
+                enabled: true,
+                fail_on: Some(Severity::Warning),
+                min_rating: Some(Rating::A)
+            }
+        );
+        let off = GatePolicy {
+            enabled: false,
+            ..GatePolicy::default()
+        };
+        let on = RepoGate {
+            enabled: Some(true),
+            ..RepoGate::default()
+        };
+        assert!(on.over(off).enabled, "a repository may ask for the gate");
         let bad = RepoGate {
             fail_on: Some("fatal".into()),
             ..RepoGate::default()

@@ -1,11 +1,13 @@
 //! A review's findings that still stand, for the merge gate: every round's
-//! comments but those a reader rejected, a later round found implemented, or a
-//! resolved thread settled.
+//! comments but those a later round found implemented, whose thread was resolved,
+//! or that reviewd conceded in their thread. A reader's 👎 or "won't fix" does not
+//! settle one: anyone may react, the MR's author included.
 
 use crate::schema::{review_comments as c, review_feedbacks as f};
 use diesel::dsl::{count_star, exists, not};
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use reviewd_domain::review::feedback::CONCESSION_NOTE;
 use reviewd_domain::review::gate::StandingFindings;
 use uuid::Uuid;
 
@@ -14,9 +16,9 @@ pub(super) async fn standing_findings(
     review_id: Uuid,
 ) -> QueryResult<StandingFindings> {
     let settled = f::table.filter(f::comment_id.eq(c::id.nullable())).filter(
-        f::tracking_status
-            .eq_any(["rejected", "implemented"])
-            .or(f::source.eq("resolved")),
+        f::source
+            .eq_any(["implemented", "resolved"])
+            .or(f::note.eq(CONCESSION_NOTE)),
     );
     let rows: Vec<(String, i64)> = c::table
         .filter(c::review_id.eq(review_id))

@@ -17,7 +17,7 @@ use reviewd_domain::model::review_views::{
 };
 use reviewd_domain::model::{ReviewFileId, ReviewId};
 use reviewd_domain::ports::{RepoError, ReviewRepository};
-use reviewd_domain::review::feedback::TrackingStatus;
+use reviewd_domain::review::feedback::CONCESSION_NOTE;
 use reviewd_domain::review::gate::StandingFindings;
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -459,10 +459,8 @@ impl ReviewRepository for MemoryStore {
         let settled = |comment: Uuid| {
             reviews.feedbacks.iter().any(|f| {
                 f.comment_id == Some(comment)
-                    && (matches!(
-                        f.feedback.tracking_status,
-                        TrackingStatus::Rejected | TrackingStatus::Implemented
-                    ) || f.source == "resolved")
+                    && (matches!(f.source, "implemented" | "resolved")
+                        || f.note.as_deref() == Some(CONCESSION_NOTE))
             })
         };
         let mut standing = StandingFindings::default();

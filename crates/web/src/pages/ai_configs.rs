@@ -244,6 +244,19 @@ struct FormPage {
 }
 
 impl FormPage {
+    /// `checked`, when every fallback chosen is one the lists offered.
+    fn offered(&self, checked: Checked) -> Result<Checked, Vec<FieldError>> {
+        let known = |id: &Uuid| self.choices.iter().any(|(c, _, _)| c == id);
+        if checked.fallback_ids.iter().all(known) {
+            Ok(checked)
+        } else {
+            Err(vec![FieldError::new(
+                "fallbackIds",
+                "choose stored AI models from the lists",
+            )])
+        }
+    }
+
     /// Whether the `slot`th fallback list (1..=3) shows `id` as chosen.
     fn chosen(&self, slot: &usize, id: &Uuid) -> bool {
         let value = match *slot {
@@ -365,9 +378,10 @@ async fn create(
     viewer.require(Permission::ConfigCreate)?;
     let state = state(&req)?;
     let f = form.fields;
-    let checked = match f.check() {
+    let page = form_page(&state, &viewer, None, f.clone()).await?;
+    let checked = match f.check().and_then(|c| page.offered(c)) {
         Ok(checked) => checked,
-        Err(errors) => return refused(form_page(&state, &viewer, None, f).await?, errors),
+        Err(errors) => return refused(page, errors),
     };
     let input = AiConfigInput {
         name: f.name.clone(),
@@ -387,7 +401,7 @@ async fn create(
             "/ai-configs",
             &format!("Added “{}”.", config.name),
         )),
-        Err(err) => invalid(form_page(&state, &viewer, None, f).await?, err),
+        Err(err) => invalid(page, err),
     }
 }
 
@@ -414,7 +428,7 @@ async fn update(
     let f = form.fields;
     let mut page = stored_form(&state, &viewer, &stored).await?;
     page.form = f.clone();
-    let checked = match f.check() {
+    let checked = match f.check().and_then(|c| page.offered(c)) {
         Ok(checked) => checked,
         Err(errors) => return refused(page, errors),
     };

@@ -141,6 +141,9 @@ struct DetailPage {
     /// How readers judged the review's comments, in words.
     acceptance: String,
     running: bool,
+    /// The merge gate as the project's policy judges the review now (a badge's
+    /// class and the words); `None` when the project posts none.
+    gate: Option<(&'static str, String)>,
 }
 
 impl DetailPage {
@@ -215,6 +218,11 @@ async fn detail(
                 .await?;
             crate::format::acceptance(judged.helped, judged.judged)
         },
+        gate: state
+            .engine
+            .gate_view(*id)
+            .await?
+            .map(|(gate, text)| (gate.as_str(), text)),
         review,
         files,
         files_done,

@@ -73,7 +73,10 @@ async fn fallbacks_are_chosen_from_the_other_models_and_shown_in_order() {
     unknown.push(("fallback_1", &stranger));
     let (status, shown) = submit(&root, &format!("/ai-configs/{id}"), &unknown).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(shown.contains("which is no AI configuration"), "{shown}");
+    assert!(
+        shown.contains("choose stored AI models from the lists"),
+        "{shown}"
+    );
     let again = listed(&root).await;
     let big = again.iter().find(|c| c["name"] == "Big").unwrap();
     assert_eq!(big["fallbackIds"], json!([tiny_id, small_id]));

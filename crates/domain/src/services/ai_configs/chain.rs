@@ -51,7 +51,8 @@ impl AiConfigService {
     /// most three stored configurations, each once, not itself.
     ///
     /// # Errors
-    /// `Invalid` on `fallbackIds`, naming what is wrong; store failures.
+    /// `Invalid` on `fallbackIds` (too many, itself, twice); `NotFound` for an id
+    /// of no configuration; store failures.
     pub(super) async fn check_fallbacks(
         &self,
         config: Option<Uuid>,
@@ -79,9 +80,8 @@ impl AiConfigService {
             }
             match self.configs.get(id).await {
                 Ok(_) => {}
-                Err(RepoError::NotFound) => {
-                    return invalid(format!("names {id}, which is no AI configuration"));
-                }
+                // As a project's `aiConfigId` naming none: a 404 for the one named.
+                Err(RepoError::NotFound) => return Err(ServiceError::NotFound("AI configuration")),
                 Err(e) => return Err(e.into()),
             }
         }

@@ -4,6 +4,7 @@ use super::round::{FileResult, RoundPlan};
 use super::{Failure, ReviewEngine};
 use crate::model::ReviewId;
 use crate::model::diff::{InlineComment, MergeRequestDiff};
+use crate::model::gate::GateState;
 use crate::model::review::{PlacedComment, Review, ReviewOutcome, ReviewStatus, RoundRef};
 use crate::model::{Project, ReviewTask};
 use crate::ports::{HostingPlatform, PlatformError};
@@ -168,10 +169,18 @@ impl ReviewEngine {
         };
         self.reviews.finish(review.id, round, head, outcome).await?;
         self.finished(review.id, ReviewStatus::Completed);
-        if task.send_to_platform {
+        if task.send_to_platform && plan.gate.enabled {
             let at = (platform.as_ref(), project);
-            self.post_verdict(at, head, review.id, plan.gate, (grade, value))
-                .await;
+            if failed > 0 {
+                // Code nobody reviewed does not pass: the file's retry (or the
+                // next push) brings the verdict.
+                let text = format!("{failed} of {reviewed} file(s) could not be reviewed");
+                let state = (GateState::Errored, text.as_str());
+                self.post_gate(at, head, state, Some(review.id)).await;
+            } else {
+                self.post_verdict(at, head, review.id, plan.gate, (grade, value))
+                    .await;
+            }
         }
         Ok(review.id)
     }

@@ -8,12 +8,55 @@ use super::ReviewEngine;
 use super::round::RoundPlan;
 use crate::model::gate::{CommitGate, GateState};
 use crate::model::grade::Rating;
+use crate::model::review::Review;
+use crate::model::review::ReviewStatus;
 use crate::model::{Project, ReviewId, ReviewTask, TaskStatus};
 use crate::ports::HostingPlatform;
 use crate::review::gate::{GatePolicy, verdict};
 use uuid::Uuid;
 
+/// What a failed review's gate says (the reason is on the review's page).
+const FAILED_TEXT: &str = "the review did not finish: see the review's page";
+
 impl ReviewEngine {
+    /// Where the review's merge gate stands as the project's policy judges it now
+    /// (for the review's page; a repository's `.reviewd.yml` may have judged the
+    /// posted one otherwise): `None` when the project posts no gate.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown review; store failures.
+    pub async fn gate_view(
+        &self,
+        review_id: ReviewId,
+    ) -> Result<Option<(GateState, String)>, crate::services::ServiceError> {
+        let review = self
+            .reviews
+            .get(review_id)
+            .await
+            .map_err(|e| crate::services::ServiceError::from_repo(e, "review"))?;
+        let config = self.projects.resolved_config(review.project_id).await?;
+        if !config.gate.enabled || !config.send_to_platform {
+            return Ok(None);
+        }
+        Ok(Some(match (review.status, review.grade) {
+            (ReviewStatus::Pending, _) => (GateState::Running, "a round is under way".to_owned()),
+            (ReviewStatus::Completed, Some((grade, score))) => {
+                let standing = self.reviews.standing_findings(review_id).await?;
+                verdict(&config.gate, standing, grade, score)
+            }
+            _ => (
+                GateState::Errored,
+                format!(
+                    "the review did not finish: {}",
+                    review
+                        .error_message
+                        .as_deref()
+                        .unwrap_or("no reason recorded")
+                ),
+            ),
+        }))
+    }
+
     /// The review's page, for the status's link.
     fn review_url(&self, review_id: Option<ReviewId>) -> Option<String> {
         let base = self.settings.app_url.as_deref()?.trim_end_matches('/');
@@ -46,8 +89,10 @@ impl ReviewEngine {
     }
 
     /// `pending` for a task the webhook just queued, posted off the request's
-    /// path. A worker may have taken the task meanwhile: then what it came to is
-    /// posted again after, so a late `pending` never stands over it.
+    /// path. A worker may have concluded meanwhile (its verdict posted before this
+    /// `pending` landed): the review is read again after posting, and a concluded
+    /// round of this head has its verdict posted again, so a late `pending` never
+    /// stands over it. A round still under way posts its verdict itself, later.
     pub async fn gate_queued(&self, task_id: Uuid) {
         let Ok(task) = self.tasks.get(task_id).await else {
             return;
@@ -55,6 +100,9 @@ impl ReviewEngine {
         if task.status != TaskStatus::Queued || task.conversation_id.is_some() {
             return;
         }
+        let Some(sha) = task.head_sha.clone() else {
+            return;
+        };
         let Ok((project, platform)) = self.projects.with_platform(task.project_id).await else {
             return;
         };
@@ -65,9 +113,6 @@ impl ReviewEngine {
             return;
         }
         let at = (platform.as_ref(), &project);
-        let Some(sha) = task.head_sha.clone() else {
-            return;
-        };
         self.post_gate(
             at,
             &sha,
@@ -75,39 +120,37 @@ impl ReviewEngine {
             task.review_id,
         )
         .await;
-        let Ok(now) = self.tasks.get(task_id).await else {
-            return;
-        };
-        match now.status {
-            TaskStatus::Queued => {}
-            TaskStatus::Processing => {
-                self.post_gate(at, &sha, (GateState::Running, "reviewing"), now.review_id)
-                    .await;
-            }
-            _ => self.repost_verdict(at, &now, config.gate).await,
+        if let Ok(Some(review)) = self.reviews.find_for_mr(task.project_id, task.mr_iid).await
+            && review.status == ReviewStatus::Completed
+            && review.head_commit_sha == sha
+        {
+            // The policy the round concluded under: the project's, made stricter
+            // by the file at this head.
+            let file = self
+                .repo_config(at.0, at.1, &task, &sha)
+                .await
+                .ok()
+                .flatten();
+            let policy = file
+                .and_then(|f| f.gate)
+                .map_or(config.gate, |g| g.over(config.gate));
+            self.repost_verdict(at, &review, policy).await;
         }
     }
 
-    /// The verdict of the review of `task`'s MR again (its head already reviewed,
-    /// or a late `pending` to cover): from what stands now and the last grade.
+    /// The verdict of `review`'s last round again (its head already reviewed, or a
+    /// late `pending` to cover): from what stands now and that round's grade.
     pub(super) async fn repost_verdict(
         &self,
         at: (&dyn HostingPlatform, &Project),
-        task: &ReviewTask,
+        review: &Review,
         policy: GatePolicy,
     ) {
-        let Ok(Some(review)) = self.reviews.find_for_mr(task.project_id, task.mr_iid).await else {
-            return;
-        };
         let Some((grade, score)) = review.grade else {
-            let message = review
-                .error_message
-                .as_deref()
-                .unwrap_or("the review did not finish");
             self.post_gate(
                 at,
                 &review.head_commit_sha,
-                (GateState::Errored, message),
+                (GateState::Errored, FAILED_TEXT),
                 Some(review.id),
             )
             .await;
@@ -152,34 +195,28 @@ impl ReviewEngine {
             .await;
     }
 
-    /// `running` as a round begins; when `.reviewd.yml` turned the gate off for
-    /// this repository, the `pending` the webhook posted is closed instead.
-    pub(super) async fn gate_round_begun(&self, plan: &RoundPlan, project_policy: GatePolicy) {
-        let at = (plan.platform.as_ref(), &plan.project);
-        let review = Some(plan.review.id);
+    /// `running` as a round begins.
+    pub(super) async fn gate_round_begun(&self, plan: &RoundPlan) {
         if plan.gate.enabled {
+            let at = (plan.platform.as_ref(), &plan.project);
             let text = format!(
                 "round {}: reviewing {} file(s)",
                 plan.number,
                 plan.to_review.len()
             );
-            self.post_gate(at, &plan.head, (GateState::Running, &text), review)
-                .await;
-        } else if project_policy.enabled {
-            let text = "the gate is off for this repository (.reviewd.yml gate.enabled: false)";
-            self.post_gate(at, &plan.head, (GateState::Passed, text), review)
-                .await;
+            self.post_gate(
+                at,
+                &plan.head,
+                (GateState::Running, &text),
+                Some(plan.review.id),
+            )
+            .await;
         }
     }
 
     /// `pending` again for a task queued for another attempt, or `errored` for one
     /// that failed for good.
-    pub(super) async fn gate_after_failure(
-        &self,
-        task: &ReviewTask,
-        retrying: bool,
-        message: &str,
-    ) {
+    pub(super) async fn gate_after_failure(&self, task: &ReviewTask, retrying: bool) {
         if task.conversation_id.is_some() {
             return;
         }
@@ -192,10 +229,12 @@ impl ReviewEngine {
         if !config.gate.enabled {
             return;
         }
+        // The reason stays behind the review's link: a status is public on a public
+        // repository, and a provider's error can name hosts and configurations.
         let (state, text) = if retrying {
-            (GateState::Pending, format!("queued again: {message}"))
+            (GateState::Pending, "an attempt failed; queued again")
         } else {
-            (GateState::Errored, format!("the review failed: {message}"))
+            (GateState::Errored, FAILED_TEXT)
         };
         let review = self
             .reviews
@@ -203,17 +242,19 @@ impl ReviewEngine {
             .await
             .ok()
             .flatten();
-        let Some(sha) = review
-            .as_ref()
-            .map(|r| r.head_commit_sha.clone())
-            .or_else(|| task.head_sha.clone())
+        // The task's own head: the review's is the last *concluded* round's, an
+        // older commit once a later round began.
+        let Some(sha) = task
+            .head_sha
+            .clone()
+            .or_else(|| review.as_ref().map(|r| r.head_commit_sha.clone()))
         else {
             return;
         };
         self.post_gate(
             (platform.as_ref(), &project),
             &sha,
-            (state, &text),
+            (state, text),
             review.map(|r| r.id),
         )
         .await;

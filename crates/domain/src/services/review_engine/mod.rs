@@ -278,7 +278,7 @@ impl ReviewEngine {
             Ok(Some(review)) if review.status == ReviewStatus::Failed => {
                 self.finished(review.id, ReviewStatus::Failed);
                 if task.send_to_platform {
-                    self.gate_after_failure(task, false, message).await;
+                    self.gate_after_failure(task, false).await;
                 }
             }
             Ok(Some(review)) if review.status == ReviewStatus::Pending => {
@@ -286,7 +286,13 @@ impl ReviewEngine {
                     tracing::warn!(task.id = %task.id, error = %e, "review.failure_not_recorded");
                 }
             }
-            Ok(_) => {}
+            // No review yet, or the last one concluded: the task's head is left
+            // `pending` by the webhook unless it is closed here.
+            Ok(_) => {
+                if task.send_to_platform {
+                    self.gate_after_failure(task, false).await;
+                }
+            }
             Err(e) => tracing::warn!(task.id = %task.id, error = %e, "review.failure_not_reported"),
         }
     }
@@ -364,7 +370,7 @@ impl ReviewEngine {
             Err(f) if f.transient && task.attempts < task.max_attempts => {
                 tracing::warn!(task.id = %task.id, attempt = task.attempts, error = %f.message, "review.retrying");
                 if task.send_to_platform {
-                    self.gate_after_failure(&task, true, &f.message).await;
+                    self.gate_after_failure(&task, true).await;
                 }
                 RunOutcome::Retry { error: f.message }
             }
@@ -447,7 +453,7 @@ impl ReviewEngine {
             self.finished(review.id, ReviewStatus::Failed);
         }
         if task.send_to_platform {
-            self.gate_after_failure(task, false, message).await;
+            self.gate_after_failure(task, false).await;
         }
         Ok(())
     }

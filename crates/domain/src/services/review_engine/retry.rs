@@ -97,6 +97,13 @@ impl ReviewEngine {
         self.reviews
             .add_comment_count(review_id, i32::try_from(fresh.len()).unwrap_or(i32::MAX))
             .await?;
+        // The gate said the round left files unreviewed: judge it again, with the
+        // project's policy (a stricter `.reviewd.yml` is heard at the next round).
+        if config.send_to_platform && config.gate.enabled {
+            let review = self.reviews.get(review_id).await?;
+            self.repost_verdict((platform.as_ref(), &project), &review, config.gate)
+                .await;
+        }
         tracing::info!(review.id = %review_id, file = %path, new_comments = fresh.len(), "review.file_retried");
         Ok(fresh.len())
     }

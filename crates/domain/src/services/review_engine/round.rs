@@ -82,6 +82,13 @@ impl ReviewEngine {
         let diff = platform.merge_request_diff(&target, task.mr_iid).await?;
         let head = diff.refs.head_sha.clone();
 
+        let file = self
+            .repo_config(platform.as_ref(), &project, task, &head)
+            .await?;
+        let file_gate = file.as_ref().and_then(|f| f.gate.clone());
+        let gate = file_gate
+            .as_ref()
+            .map_or(config.gate, |g| g.over(config.gate));
         let existing = self.reviews.find_for_mr(project.id, task.mr_iid).await?;
         if let Some(review) = &existing
             && review.head_commit_sha == head
@@ -90,27 +97,22 @@ impl ReviewEngine {
             && task.triggered_by == crate::model::TriggeredBy::Auto
         {
             tracing::info!(review.id = %review.id, "review.head_already_reviewed");
-            if task.send_to_platform && config.gate.enabled {
-                self.repost_verdict((platform.as_ref(), &project), task, config.gate)
+            if task.send_to_platform && gate.enabled {
+                self.repost_verdict((platform.as_ref(), &project), review, gate)
                     .await;
             }
             return Ok(Begun::AlreadyReviewed(review.id));
         }
-        let file = self
-            .repo_config(platform.as_ref(), &project, task, &head)
-            .await?;
-        let file_gate = file.as_ref().and_then(|f| f.gate.clone());
-        let gate = file_gate
-            .as_ref()
-            .map_or(config.gate, |g| g.over(config.gate));
         if mr.draft && file.as_ref().is_some_and(|f| f.skip_drafts) {
             tracing::info!(task.id = %task.id, mr.iid = task.mr_iid, head, reason = "draft, and .reviewd.yml sets skipDrafts", "review.not_reviewed");
-            if task.send_to_platform && config.gate.enabled {
-                let text = "a draft: not reviewed (.reviewd.yml skipDrafts)";
+            if task.send_to_platform && gate.enabled {
+                // Not green: nothing was reviewed. The next push after the draft is
+                // marked ready (or a manual review) brings the verdict.
+                let text = "a draft: reviewed once it is marked ready (.reviewd.yml skipDrafts)";
                 self.post_gate(
                     (platform.as_ref(), &project),
                     &head,
-                    (GateState::Passed, text),
+                    (GateState::Pending, text),
                     None,
                 )
                 .await;
@@ -262,7 +264,7 @@ impl ReviewEngine {
             file_gate,
         });
         if task.send_to_platform {
-            self.gate_round_begun(&plan, config.gate).await;
+            self.gate_round_begun(&plan).await;
         }
         Ok(Begun::Round(plan, ai))
     }
