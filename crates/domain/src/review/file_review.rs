@@ -203,20 +203,33 @@ async fn ask(
         temperature: settings.temperature,
         json_schema: Some(("file_review".into(), output::schema())),
     };
-    let (request, attempts) = (&request, settings.answer_attempts);
+    let reported = (context.path, recorder);
+    ask_chain(
+        ai,
+        &request,
+        settings.answer_attempts,
+        reported,
+        |content| output::parse(content).map_err(|e| e.to_string()),
+    )
+    .await
+}
+
+/// `request` to each model of the chain in turn (each asked for its own model)
+/// until one gives an answer `parse` takes, or fails in a way the next would share.
+pub(crate) async fn ask_chain<T>(
+    ai: &ModelChain,
+    request: &AiRequest,
+    attempts: u32,
+    reported: (&str, &dyn CallRecorder),
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<T, AiError> {
+    let parse = &parse;
     ai.first_answer(|link| async move {
         let request = AiRequest {
             model: link.model.clone(),
             ..request.clone()
         };
-        ask_model(
-            link,
-            &request,
-            attempts,
-            (context.path, recorder),
-            |content| output::parse(content).map_err(|e| e.to_string()),
-        )
-        .await
+        ask_model(link, &request, attempts, reported, parse).await
     })
     .await
 }

@@ -10,7 +10,7 @@ use crate::context::render::fenced;
 use crate::ports::{AiError, AiRequest};
 use serde::{Deserialize, Serialize};
 
-use super::file_review::{AskSettings, CallRecorder, ask_model};
+use super::file_review::{AskSettings, CallRecorder, ask_chain};
 use super::model_chain::ModelChain;
 
 /// The system prompt of the summary call.
@@ -261,21 +261,14 @@ pub async fn summarize(
         temperature: settings.temperature,
         json_schema: Some(("mr_summary".into(), schema())),
     };
-    let (request, attempts) = (&request, settings.answer_attempts);
-    ai.first_answer(|link| async move {
-        let request = AiRequest {
-            model: link.model.clone(),
-            ..request.clone()
-        };
-        ask_model(
-            link,
-            &request,
-            attempts,
-            (SUMMARY_PATH, recorder),
-            |content| parse(content, files),
-        )
-        .await
-    })
+    let reported = (SUMMARY_PATH, recorder);
+    ask_chain(
+        ai,
+        &request,
+        settings.answer_attempts,
+        reported,
+        |content| parse(content, files),
+    )
     .await
 }
 

@@ -10,9 +10,10 @@ use crate::model::gate::{CommitGate, GateState};
 use crate::model::grade::Rating;
 use crate::model::review::Review;
 use crate::model::review::ReviewStatus;
-use crate::model::{Project, ReviewId, ReviewTask, TaskStatus};
+use crate::model::{Project, ProjectId, ReviewId, ReviewTask, TaskStatus};
 use crate::ports::HostingPlatform;
 use crate::review::gate::{GatePolicy, verdict};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// What a failed review's gate says (the reason is on the review's page).
@@ -55,6 +56,20 @@ impl ReviewEngine {
                 ),
             ),
         }))
+    }
+
+    /// The project, its platform and its gate's policy, when it posts a gate (a
+    /// store or platform hiccup reading them posts nothing: best effort).
+    async fn gated(
+        &self,
+        project_id: ProjectId,
+    ) -> Option<(Project, Arc<dyn HostingPlatform>, GatePolicy)> {
+        let (project, platform) = self.projects.with_platform(project_id).await.ok()?;
+        let config = self.projects.resolved_config(project.id).await.ok()?;
+        config
+            .gate
+            .enabled
+            .then_some((project, platform, config.gate))
     }
 
     /// The review's page, for the status's link.
@@ -103,15 +118,9 @@ impl ReviewEngine {
         let Some(sha) = task.head_sha.clone() else {
             return;
         };
-        let Ok((project, platform)) = self.projects.with_platform(task.project_id).await else {
+        let Some((project, platform, project_gate)) = self.gated(task.project_id).await else {
             return;
         };
-        let Ok(config) = self.projects.resolved_config(project.id).await else {
-            return;
-        };
-        if !config.gate.enabled {
-            return;
-        }
         let at = (platform.as_ref(), &project);
         self.post_gate(
             at,
@@ -133,7 +142,7 @@ impl ReviewEngine {
                 .flatten();
             let policy = file
                 .and_then(|f| f.gate)
-                .map_or(config.gate, |g| g.over(config.gate));
+                .map_or(project_gate, |g| g.over(project_gate));
             self.repost_verdict(at, &review, policy).await;
         }
     }
@@ -220,15 +229,9 @@ impl ReviewEngine {
         if task.conversation_id.is_some() {
             return;
         }
-        let Ok((project, platform)) = self.projects.with_platform(task.project_id).await else {
+        let Some((project, platform, _)) = self.gated(task.project_id).await else {
             return;
         };
-        let Ok(config) = self.projects.resolved_config(project.id).await else {
-            return;
-        };
-        if !config.gate.enabled {
-            return;
-        }
         // The reason stays behind the review's link: a status is public on a public
         // repository, and a provider's error can name hosts and configurations.
         let (state, text) = if retrying {
