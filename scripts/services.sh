@@ -223,6 +223,31 @@ reviewd_ensure_browser() {
     fi
 }
 
+# The analyzers the runner's tests run for real, installed when missing: ruff and semgrep
+# from PyPI (into their own virtual environment, REVIEWD_TOOLS_VENV, default
+# ~/.cache/reviewd/tools-venv) and the shellcheck package from Debian. Exports REVIEWD_ANALYZERS_PATH (the directories that
+# hold them) unless it is already set.
+REVIEWD_RUFF_VERSION="0.17.6"
+REVIEWD_SEMGREP_VERSION="1.185.0"
+reviewd_ensure_analyzers() {
+    if [ -n "${REVIEWD_ANALYZERS_PATH:-}" ]; then
+        return 0
+    fi
+    if ! command -v shellcheck >/dev/null 2>&1; then
+        _reviewd_apt_install shellcheck || return 1
+    fi
+    local venv="${REVIEWD_TOOLS_VENV:-$HOME/.cache/reviewd/tools-venv}"
+    if ! "$venv/bin/ruff" --version 2>/dev/null | grep -qF "$REVIEWD_RUFF_VERSION" ||
+        ! "$venv/bin/semgrep" --version 2>/dev/null | grep -qF "$REVIEWD_SEMGREP_VERSION"; then
+        reviewd_info "installing ruff $REVIEWD_RUFF_VERSION and semgrep $REVIEWD_SEMGREP_VERSION into $venv"
+        python3 -m venv "$venv" || return 1
+        "$venv/bin/pip" install --quiet --disable-pip-version-check \
+            "ruff==$REVIEWD_RUFF_VERSION" "semgrep==$REVIEWD_SEMGREP_VERSION" || return 1
+    fi
+    REVIEWD_ANALYZERS_PATH="$venv/bin:$(dirname "$(command -v shellcheck)")"
+    export REVIEWD_ANALYZERS_PATH
+}
+
 # ---------------------------------------------------------------- modes
 
 # reviewd_services test|run: ensures what the mode needs and exports its URLs.
@@ -243,6 +268,7 @@ reviewd_services() {
             export REVIEWD_TEST_REDIS_URL="$REVIEWD_LOCAL_REDIS_URL"
         fi
         reviewd_ensure_browser || return 1
+        reviewd_ensure_analyzers || return 1
         ;;
     run)
         if [ -n "${DATABASE_URL:-}" ]; then

@@ -40,6 +40,8 @@ pub struct AppState {
     pub engine: Arc<ReviewEngine>,
     /// Conversations in merge requests, MRs' controls and projects' learnings.
     pub talk: Arc<reviewd_domain::services::ConversationService>,
+    /// Analyzers' results uploaded from CI.
+    pub analysis: Arc<reviewd_domain::services::AnalysisService>,
     /// Dependencies reported by `GET /api/health/detailed`.
     pub probes: Vec<Arc<dyn HealthProbe>>,
     pub started_at: Instant,

@@ -200,6 +200,10 @@ pub async fn run_case(
                         rules: &[],
                         path: &file.new_path,
                         change_type: file.change_type,
+                        // The cases measure the model alone; the secrets scan
+                        // needs none and would score itself.
+                        tools: &[],
+                        post: reviewd_domain::review::tools::PostMode::default(),
                     },
                     &Quiet,
                 )

@@ -162,4 +162,8 @@ pub struct ClaimedTask {
     /// the runner's defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<crate::ContextSettings>,
+    /// The analyzers to run in the checkout (absent from older servers: the
+    /// runner's defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<crate::RunnerTools>,
 }

@@ -81,6 +81,10 @@ pub struct ContextReport {
     pub pieces: Vec<ContextPiece>,
     pub dropped: u32,
     pub masked: u32,
+    /// The analyzers' findings on the file's changed lines (left out by older
+    /// runners).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<crate::RunnerToolEvidence>,
 }
 
 /// What gathering a round's context cost and found on the runner.

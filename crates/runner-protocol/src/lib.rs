@@ -23,6 +23,7 @@ mod claim;
 mod context;
 mod report;
 mod runner;
+mod tools;
 
 pub use claim::{
     AssignedFile, ChangeType, ClaimedTask, CloneCredentials, PendingTasksQuery, RunnerAiConfig,
@@ -41,6 +42,7 @@ pub use runner::{
     DEFAULT_CONCURRENCY, Heartbeat, HeartbeatAck, MAX_CONCURRENCY, MAX_CURRENT_JOBS,
     MAX_RUNNER_ID_LEN, MIN_CONCURRENCY, Runner, RunnerDeregistered, RunnerStatus, headers,
 };
+pub use tools::{RunnerToolCommand, RunnerToolEvidence, RunnerTools};
 
 #[cfg(test)]
 mod tests {

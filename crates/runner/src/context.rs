@@ -4,6 +4,8 @@
 
 use reviewd_domain::context as domain;
 use reviewd_domain::review::mr_summary;
+use reviewd_domain::review::tools::settings::{RepoTools, ToolCommand};
+use reviewd_domain::review::tools::{Outcome, PostMode};
 use reviewd_runner_protocol as protocol;
 
 /// Reads from the clone per task: local reads cost no platform quota, so the
@@ -68,6 +70,53 @@ pub fn report(r: domain::ContextReport) -> protocol::ContextReport {
             .collect(),
         dropped: r.dropped,
         masked: r.masked,
+        tools: r
+            .tools
+            .into_iter()
+            .map(|e| protocol::RunnerToolEvidence {
+                tool: e.tool,
+                rule: e.rule,
+                line: e.line,
+                severity: crate::job::convert::severity_dto(e.severity),
+                message: e.message,
+                outcome: match e.outcome {
+                    Outcome::Posted => "posted",
+                    Outcome::Merged => "merged",
+                    Outcome::Dismissed => "dismissed",
+                    Outcome::Unconfirmed => "unconfirmed",
+                }
+                .into(),
+                reason: e.reason,
+            })
+            .collect(),
+    }
+}
+
+/// The task's `tools:` (an older server sends none: the defaults).
+#[must_use]
+pub fn tools(t: Option<protocol::RunnerTools>) -> RepoTools {
+    let Some(t) = t else {
+        return RepoTools::default();
+    };
+    RepoTools {
+        run: t.run,
+        post: if t.post == "all" {
+            PostMode::All
+        } else {
+            PostMode::Confirmed
+        },
+        timeout_secs: Some(t.timeout_secs),
+        memory_mb: Some(t.memory_mb),
+        semgrep_rules: t.semgrep_rules,
+        commands: t
+            .commands
+            .into_iter()
+            .map(|c| ToolCommand {
+                name: c.name,
+                run: c.run,
+                sarif: c.sarif,
+            })
+            .collect(),
     }
 }
 

@@ -91,6 +91,31 @@ impl Workspace {
         Ok(out)
     }
 
+    /// Writes `head`'s files into the workspace, for the analyzers to read.
+    ///
+    /// # Errors
+    /// git failed (the commit was not fetched).
+    pub async fn check_out(&self, head: &str) -> Result<Output, GitError> {
+        self.run(
+            "checkout",
+            &[
+                "-c",
+                "advice.detachedHead=false",
+                "checkout",
+                "--quiet",
+                "--force",
+                head,
+            ],
+        )
+        .await
+    }
+
+    /// The directory the checkout is in.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The unified diff of one file between the two commits, hunks only (as the
     /// platforms show it); `None` for a binary file.
     ///

@@ -9,6 +9,7 @@ mod git;
 mod job;
 mod logs;
 mod server;
+mod tools;
 
 use clap::Parser;
 use tracing_subscriber::EnvFilter;

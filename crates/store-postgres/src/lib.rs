@@ -18,9 +18,9 @@ pub use health::PgHealthProbe;
 pub use migrate::{MigrateError, revert_all_migrations, run_migrations};
 pub use pool::{ConnectError, PgPool, connect, ping};
 pub use repos::{
-    PgAiConfigRepository, PgApiKeyRepository, PgCatalogRepository, PgConversationRepository,
-    PgDataWipe, PgFeedbackRepository, PgHealthCheckRepository, PgJobLedger, PgMonitoringRepository,
-    PgNotificationRepository, PgPlatformConfigRepository, PgProjectRepository, PgReviewQueries,
-    PgReviewRepository, PgRunnerRepository, PgSessionRepository, PgSettingsRepository,
-    PgTaskRepository, PgUserRepository,
+    PgAiConfigRepository, PgAnalysisRepository, PgApiKeyRepository, PgCatalogRepository,
+    PgConversationRepository, PgDataWipe, PgFeedbackRepository, PgHealthCheckRepository,
+    PgJobLedger, PgMonitoringRepository, PgNotificationRepository, PgPlatformConfigRepository,
+    PgProjectRepository, PgReviewQueries, PgReviewRepository, PgRunnerRepository,
+    PgSessionRepository, PgSettingsRepository, PgTaskRepository, PgUserRepository,
 };

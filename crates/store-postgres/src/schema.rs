@@ -86,6 +86,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    analysis_uploads (id) {
+        id -> Uuid,
+        project_id -> Uuid,
+        commit_sha -> Text,
+        tools -> Jsonb,
+        findings -> Jsonb,
+        finding_count -> Int4,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     api_keys (id) {
         id -> Uuid,
         user_id -> Uuid,
@@ -672,6 +684,7 @@ diesel::table! {
 }
 
 diesel::joinable!(ai_call_logs -> reviews (review_id));
+diesel::joinable!(analysis_uploads -> projects (project_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(budget_notes -> projects (project_id));
 diesel::joinable!(conversations -> projects (project_id));
@@ -711,6 +724,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     ai_configs,
     ai_cost_daily,
     ai_cost_project_daily,
+    analysis_uploads,
     api_keys,
     api_metrics,
     budget_notes,

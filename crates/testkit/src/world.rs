@@ -117,7 +117,8 @@ impl World {
             .observed_by(observer.clone())
             .tracks_feedback(feedback.clone())
             .answers_with(talk.clone())
-            .learns_from(stores.learnings.clone()),
+            .learns_from(stores.learnings.clone())
+            .reads_uploads(stores.analysis.clone()),
         );
         Self {
             clock,

@@ -5,6 +5,7 @@
 
 mod failures;
 mod review;
+mod tools;
 
 use crate::helpers::{TestApp, json};
 use crate::review_pipeline::{
@@ -148,11 +149,25 @@ impl RunnerProcess {
         work_dir: &Path,
         output: PathBuf,
     ) -> Self {
+        let path = std::env::var("PATH").unwrap_or_default();
+        Self::start_with_path(app, key, id, work_dir, output, &path).await
+    }
+
+    /// As [`RunnerProcess::start`], with `path` as the runner's `PATH` (where it
+    /// finds the analyzers).
+    pub(super) async fn start_with_path(
+        app: &TestApp,
+        key: &str,
+        id: &str,
+        work_dir: &Path,
+        output: PathBuf,
+        path: &str,
+    ) -> Self {
         let binary = tokio::task::spawn_blocking(runner_binary).await.unwrap();
         let log = std::fs::File::create(&output).unwrap();
         let child = Command::new(binary)
             .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("PATH", path)
             .env("RUNNER_SERVER_URL", &app.base_url)
             .env("RUNNER_TOKEN", key)
             .env("RUNNER_NAME", id)

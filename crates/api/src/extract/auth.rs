@@ -156,7 +156,8 @@ pub mod perm {
         ConfigCreate,
         ConfigUpdate,
         ConfigDelete,
-        NotificationDelete
+        NotificationDelete,
+        AnalysisUpload
     );
 }
 

@@ -6,6 +6,7 @@ mod choices;
 mod dates;
 mod json;
 mod pagination;
+mod raw_body;
 mod text;
 
 pub use auth::{
@@ -19,4 +20,5 @@ pub use json::{
     json_config_limited, path_config, query_config,
 };
 pub use pagination::PageParams;
+pub use raw_body::read_limited;
 pub use text::{SingleLine, single_line};

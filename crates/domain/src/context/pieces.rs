@@ -97,6 +97,10 @@ pub struct ContextReport {
     pub dropped: u32,
     /// Secret-shaped strings masked in what was sent.
     pub masked: u32,
+    /// The analyzers' findings on the file's changed lines, and what became of
+    /// each (absent from reports stored before tools).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<crate::review::tools::ToolEvidence>,
 }
 
 impl ContextReport {
@@ -106,6 +110,7 @@ impl ContextReport {
         self.budget = self.budget.max(other.budget);
         self.dropped += other.dropped;
         self.masked += other.masked;
+        self.tools.extend(other.tools);
         for piece in other.pieces {
             if !self.pieces.contains(&piece) {
                 self.pieces.push(piece);

@@ -155,6 +155,7 @@ impl RoundContext {
             masked: self.shared_masked,
             tokens: self.stats.shared_tokens,
             dropped: 0,
+            tools: Vec::new(),
         };
         if self.mode == ContextMode::None {
             return PieceContext {

@@ -64,26 +64,39 @@ pub fn is_secret_file(path: &str) -> bool {
 /// What a masked value reads as.
 pub const MASK: &str = "[secret masked by reviewd]";
 
-/// Token shapes of the common providers, and private key blocks.
-static TOKENS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+/// Token shapes of the common providers, and private key blocks, each with the
+/// name a finding gives it.
+static TOKENS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
     [
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|\z)",
-        r"\b(AKIA|ASIA)[0-9A-Z]{16}\b",
-        r"\bgh[pousr]_[A-Za-z0-9]{30,}\b",
-        r"\bgithub_pat_[A-Za-z0-9_]{30,}\b",
-        r"\bglpat-[A-Za-z0-9_\-]{20,}",
-        r"\bglrt-[A-Za-z0-9_\-]{20,}",
-        r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
-        r"\bsk-(proj-|ant-)?[A-Za-z0-9_\-]{20,}",
-        r"\b[rs]k_(live|test)_[A-Za-z0-9]{16,}",
-        r"\bAIza[0-9A-Za-z_\-]{35}\b",
-        r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
-        r"\bnpm_[A-Za-z0-9]{36}\b",
-        r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+",
-        r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s:/@]{3,}@",
+        (
+            "private key",
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|\z)",
+        ),
+        ("AWS access key", r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
+        ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}\b"),
+        ("GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{30,}\b"),
+        ("GitLab token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
+        ("GitLab runner token", r"\bglrt-[A-Za-z0-9_\-]{20,}"),
+        ("Slack token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+        ("AI provider key", r"\bsk-(proj-|ant-)?[A-Za-z0-9_\-]{20,}"),
+        ("Stripe key", r"\b[rs]k_(live|test)_[A-Za-z0-9]{16,}"),
+        ("Google API key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
+        (
+            "JSON web token",
+            r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+        ),
+        ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        (
+            "Slack webhook",
+            r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+",
+        ),
+        (
+            "password in a URL",
+            r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s:/@]{3,}@",
+        ),
     ]
     .iter()
-    .filter_map(|p| Regex::new(p).ok())
+    .filter_map(|(name, p)| Regex::new(p).ok().map(|re| (*name, re)))
     .collect()
 });
 
@@ -101,7 +114,7 @@ static ASSIGNED: LazyLock<Option<Regex>> = LazyLock::new(|| {
 pub fn mask(text: &str) -> (String, usize) {
     let mut out = text.to_owned();
     let mut count = 0;
-    for re in TOKENS.iter() {
+    for (_, re) in TOKENS.iter() {
         if re.is_match(&out) {
             count += re.find_iter(&out).count();
             out = re.replace_all(&out, MASK).into_owned();
@@ -126,6 +139,29 @@ pub fn mask(text: &str) -> (String, usize) {
         count += n;
     }
     (out, count)
+}
+
+/// The kinds of secret `text` holds (a token's provider, or "secret assignment"
+/// for a named value that is not a placeholder), each once, in the order found.
+#[must_use]
+pub fn kinds(text: &str) -> Vec<&'static str> {
+    let mut found: Vec<&'static str> = Vec::new();
+    for (name, re) in TOKENS.iter() {
+        if re.is_match(text) && !found.contains(name) {
+            found.push(name);
+        }
+    }
+    let assigned = ASSIGNED.as_ref().is_some_and(|re| {
+        re.captures_iter(text).any(|c| {
+            &c[5] != MASK
+                && !looks_like_placeholder(&c[5])
+                && !TOKENS.iter().any(|(_, t)| t.is_match(&c[5]))
+        })
+    });
+    if assigned {
+        found.push("secret assignment");
+    }
+    found
 }
 
 /// A unified diff with its secrets masked line by line, so every line keeps its

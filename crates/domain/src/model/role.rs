@@ -14,10 +14,12 @@ pub enum Permission {
     ConfigUpdate,
     ConfigDelete,
     NotificationDelete,
+    /// Uploading analyzers' results (SARIF) from CI.
+    AnalysisUpload,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 8] = [
+    pub const ALL: [Permission; 9] = [
         Permission::ReviewCreate,
         Permission::ProjectCreate,
         Permission::ProjectUpdate,
@@ -26,6 +28,7 @@ impl Permission {
         Permission::ConfigUpdate,
         Permission::ConfigDelete,
         Permission::NotificationDelete,
+        Permission::AnalysisUpload,
     ];
 
     /// The contract's spelling, e.g. `review:create`.
@@ -40,6 +43,7 @@ impl Permission {
             Permission::ConfigUpdate => "config:update",
             Permission::ConfigDelete => "config:delete",
             Permission::NotificationDelete => "notification:delete",
+            Permission::AnalysisUpload => "analysis:upload",
         }
     }
 }
@@ -79,7 +83,9 @@ impl Role {
     pub fn permissions(self) -> &'static [Permission] {
         match self {
             Role::Admin | Role::Maintainer => &Permission::ALL,
-            Role::Developer => &[Permission::ReviewCreate],
+            // A CI job's key is a developer's: it may ask for reviews and upload
+            // what its analyzers found.
+            Role::Developer => &[Permission::ReviewCreate, Permission::AnalysisUpload],
             Role::Viewer => &[],
         }
     }

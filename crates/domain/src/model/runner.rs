@@ -135,6 +135,10 @@ pub struct RunnerAssignment {
     /// the result comes back (absent: the project's).
     #[serde(default)]
     pub gate: Option<crate::review::gate::RepoGate>,
+    /// `.reviewd.yml`'s `tools:` at the head: what the runner runs (absent: the
+    /// defaults).
+    #[serde(default)]
+    pub tools: Option<crate::review::tools::settings::RepoTools>,
 }
 
 /// Outcome of a runner task (and of each file).
@@ -296,4 +300,6 @@ pub struct ClaimedTask {
     pub timeout_ms: u64,
     /// What context to read beyond each file's diff.
     pub context: crate::context::ContextSettings,
+    /// `.reviewd.yml`'s `tools:`: what the runner runs in the checkout.
+    pub tools: crate::review::tools::settings::RepoTools,
 }

@@ -3,6 +3,7 @@
 
 pub mod ai_config_repository;
 pub mod ai_provider;
+pub mod analysis_repository;
 pub mod api_key_repository;
 pub mod catalog_repository;
 pub mod clock;
@@ -35,6 +36,7 @@ pub mod user_repository;
 pub use crate::review::repo_config::RepoConfigParser;
 pub use ai_config_repository::AiConfigRepository;
 pub use ai_provider::{AiCompletion, AiError, AiProvider, AiProviders, AiRequest, TokenUsage};
+pub use analysis_repository::{AnalysisRepository, NewUpload, Upload};
 pub use api_key_repository::ApiKeyRepository;
 pub use catalog_repository::{ActiveRule, CatalogRepository, RuleChanges, TemplateChanges};
 pub use clock::Clock;

@@ -6,6 +6,7 @@
 use super::diff_lines::{DiffLines, Placement};
 use super::model_chain::{ChainLink, ModelChain};
 use super::output::{self, ProposedComment};
+use super::tools::{self, PostMode, ToolFinding, evidence};
 use super::{chunking, prompt};
 use crate::context::{ContextReport, RoundContext, secrets};
 use crate::model::diff::ChangeType;
@@ -33,6 +34,10 @@ pub struct FileContext<'a> {
     pub rules: &'a [&'a ActiveRule],
     pub path: &'a str,
     pub change_type: ChangeType,
+    /// The analyzers' findings of the round (this file's on changed lines are
+    /// shown to the model), and which of them are posted.
+    pub tools: &'a [ToolFinding],
+    pub post: PostMode,
 }
 
 /// One call to the model, for the caller to log or count.
@@ -119,17 +124,27 @@ impl FileReview {
     ) -> FileVerdict {
         let mut comments = Vec::new();
         let mut summaries = Vec::new();
+        let mut verdicts = Vec::new();
         let mut error = None;
         let mut report: Option<ContextReport> = None;
+        let (findings, _) = tools::on_changed_lines(context.tools, context.path, &self.lines);
         for piece in &self.pieces {
             let gathered = context.round.for_piece(context.path, piece);
             match &mut report {
                 Some(r) => r.absorb(gathered.report),
                 None => report = Some(gathered.report),
             }
-            match ask(ai, settings, context, &gathered.text, piece, recorder).await {
+            let shown = DiffLines::parse(piece);
+            let shown: Vec<(usize, &ToolFinding)> = findings
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| shown.place(f.line) == Placement::Exact(f.line))
+                .collect();
+            let asked = (gathered.text.as_str(), shown.as_slice());
+            match ask(ai, settings, context, asked, piece, recorder).await {
                 Ok(answer) => {
                     summaries.push(answer.summary);
+                    verdicts.extend(answer.verdicts);
                     comments.extend(
                         answer
                             .comments
@@ -143,6 +158,11 @@ impl FileReview {
                 }
             }
         }
+        let (posted, evidence) =
+            tools::merge::merge(&findings, &verdicts, &mut comments, context.post);
+        comments.extend(posted);
+        let mut report = report.unwrap_or_default();
+        report.tools = evidence;
         FileVerdict {
             comments,
             summary: summaries
@@ -151,7 +171,25 @@ impl FileReview {
                 .collect::<Vec<_>>()
                 .join(" "),
             error,
-            context: report.unwrap_or_default(),
+            context: report,
+        }
+    }
+
+    /// The file without a model (none is configured, or a runner has none): the
+    /// findings that need no confirmation (secrets; all of them under `post: all`)
+    /// as its comments.
+    #[must_use]
+    pub fn tools_only(&self, path: &str, found: &[ToolFinding], post: PostMode) -> FileVerdict {
+        let (findings, _) = tools::on_changed_lines(found, path, &self.lines);
+        let (comments, evidence) = tools::merge::merge(&findings, &[], &mut [], post);
+        FileVerdict {
+            comments,
+            summary: String::new(),
+            error: None,
+            context: ContextReport {
+                tools: evidence,
+                ..ContextReport::default()
+            },
         }
     }
 }
@@ -183,11 +221,19 @@ async fn ask(
     ai: &ModelChain,
     settings: &AskSettings,
     context: FileContext<'_>,
-    gathered: &str,
+    (gathered, findings): (&str, &[(usize, &ToolFinding)]),
     piece: &str,
     recorder: &dyn CallRecorder,
 ) -> Result<output::FileAnswer, AiError> {
     let (piece, _) = secrets::mask_diff(piece);
+    // Asked about findings only when this piece shows some: a prompt without
+    // them is the prompt of a review without tools.
+    let gathered = format!("{gathered}{}", evidence::section(findings));
+    let schema = if findings.is_empty() {
+        output::schema()
+    } else {
+        evidence::schema_with_findings(output::schema())
+    };
     let request = AiRequest {
         model: String::new(),
         system: context.system.to_owned(),
@@ -196,12 +242,12 @@ async fn ask(
             context.path,
             context.change_type,
             context.rules,
-            gathered,
+            &gathered,
             &piece,
         ),
         max_tokens: settings.max_tokens,
         temperature: settings.temperature,
-        json_schema: Some(("file_review".into(), output::schema())),
+        json_schema: Some(("file_review".into(), schema)),
     };
     let reported = (context.path, recorder);
     ask_chain(

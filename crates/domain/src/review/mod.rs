@@ -26,3 +26,4 @@ pub mod rules;
 pub mod standing;
 pub mod suggestion;
 pub mod suppression;
+pub mod tools;

@@ -64,6 +64,9 @@ pub struct ProposedComment {
 pub struct FileAnswer {
     pub summary: String,
     pub comments: Vec<ProposedComment>,
+    /// The model's word on the analyzers' findings it was shown (none when it was
+    /// shown none).
+    pub verdicts: Vec<super::tools::evidence::Verdict>,
 }
 
 /// Why an answer could not be used; the call is retried, then logged as failed.
@@ -76,6 +79,10 @@ pub struct OutputError(pub String);
 struct RawAnswer {
     summary: String,
     comments: Vec<RawComment>,
+    /// Asked for only when the prompt lists tool findings; read loosely (a
+    /// malformed verdict costs only itself).
+    #[serde(default, rename = "toolFindings")]
+    tool_findings: Vec<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -174,9 +181,15 @@ pub fn parse(content: &str) -> Result<FileAnswer, OutputError> {
             suggestion: suggestion(line, c.suggestion),
         });
     }
+    let verdicts = raw
+        .tool_findings
+        .into_iter()
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect();
     Ok(FileAnswer {
         summary: defuse(raw.summary.trim()),
         comments,
+        verdicts,
     })
 }
 

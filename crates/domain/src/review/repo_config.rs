@@ -61,6 +61,9 @@ pub struct RepoConfig {
     /// The merge gate's policy for this repository, over the project's.
     #[serde(default)]
     pub gate: Option<RepoGate>,
+    /// The analyzers a runner runs, and which of their findings are posted.
+    #[serde(default)]
+    pub tools: Option<super::tools::settings::RepoTools>,
 }
 
 /// `context:` of the file.
@@ -161,6 +164,9 @@ impl RepoConfig {
         }
         if let Some(gate) = &self.gate {
             gate.check()?;
+        }
+        if let Some(tools) = &self.tools {
+            tools.check()?;
         }
         if let Some(context) = &self.context {
             if let Some(budget) = context.budget_tokens

@@ -2,6 +2,7 @@
 //! only through ports.
 
 pub mod ai_configs;
+pub mod analysis;
 pub mod api_keys;
 pub mod auth;
 pub mod budgets;
@@ -27,6 +28,7 @@ pub mod webhook_intake;
 pub mod webhooks;
 
 pub use ai_configs::{AiConfigInput, AiConfigPatch, AiConfigService, AiTestReport, AiTrial};
+pub use analysis::{AnalysisService, Landing};
 pub use api_keys::{ApiKeyService, CreatedApiKey};
 pub use auth::{AuthService, AuthSettings, ClientInfo, LoggedIn, RootOutcome};
 pub use budgets::Budgets;

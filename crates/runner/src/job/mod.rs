@@ -2,7 +2,8 @@
 //! reported, the log streamed, every step timed, the workspace removed whatever
 //! happens.
 
-mod convert;
+mod analyze;
+pub(crate) mod convert;
 mod work;
 
 use crate::checkout::CheckoutSource;
@@ -19,12 +20,13 @@ use reviewd_domain::model::SecretString;
 use reviewd_domain::model::diff::FileDiff;
 use reviewd_domain::ports::{ActiveRule, SyntaxAnalyzer};
 use reviewd_domain::review::file_review::{
-    AskSettings, CallRecorder, FileContext, FileReview, ModelCall,
+    AskSettings, CallRecorder, FileContext, FileReview, FileVerdict, ModelCall,
 };
 use reviewd_domain::review::model_chain::{ChainLink, ModelChain};
 use reviewd_domain::review::mr_summary::{self, FileOutcome};
 use reviewd_domain::review::rating::{rating, score};
 use reviewd_domain::review::rules;
+use reviewd_domain::review::tools::RoundTools;
 use reviewd_http::{HttpClient, RetryPolicy};
 use reviewd_runner_protocol::{
     self as protocol, AssignedFile, ClaimedTask, RunnerComment, RunnerFileResult, RunnerMetrics,

@@ -66,8 +66,38 @@ impl Work<'_> {
         let endpoint = config
             .ai_endpoint
             .clone()
-            .or_else(|| task.ai.endpoint.clone())
-            .ok_or("the task names no AI endpoint and RUNNER_AI_ENDPOINT is not set")?;
+            .or_else(|| task.ai.endpoint.clone());
+        let mut diffs = Vec::with_capacity(task.files.len());
+        for file in &task.files {
+            let diff = workspace
+                .file_diff(
+                    &task.base_sha,
+                    &task.commit_sha,
+                    &file.file_path,
+                    file.old_path.as_deref(),
+                )
+                .await
+                .map_err(|e| e.to_string());
+            diffs.push((file, diff));
+        }
+        let tools = self.analyze(&workspace, &diffs).await;
+        let Some(endpoint) = endpoint else {
+            // The model is switched off: what needs no model (the secrets scan, and
+            // every finding under `post: all`) is still reported.
+            self.log.line(
+                "no AI endpoint (the task names none and RUNNER_AI_ENDPOINT is not set): only the analyzers' findings are reported",
+            );
+            let files = diffs
+                .iter()
+                .map(|(file, diff)| self.tools_only(file, diff, &tools))
+                .collect();
+            return Ok(Reviewed {
+                files,
+                retry_reason: None,
+                summary: None,
+                context: None,
+            });
+        };
         let key = config
             .ai_api_key
             .clone()
@@ -101,25 +131,14 @@ impl Work<'_> {
             max_diff_chars: task.ai.max_diff_chars.max(1_000),
             answer_attempts: ANSWER_ATTEMPTS,
         };
-        let mut diffs = Vec::with_capacity(task.files.len());
-        for file in &task.files {
-            let diff = workspace
-                .file_diff(
-                    &task.base_sha,
-                    &task.commit_sha,
-                    &file.file_path,
-                    file.old_path.as_deref(),
-                )
-                .await
-                .map_err(|e| e.to_string());
-            diffs.push((file, diff));
-        }
         let round = self.gather(workspace, &diffs).await;
         // Futures made first, then run a few at once (a closure inside the stream
         // would not be `Send` for every lifetime tokio asks about).
         let pending: Vec<_> = diffs
             .iter()
-            .map(|(file, diff)| self.review_file(&ai, &settings, &round, file, diff.clone()))
+            .map(|(file, diff)| {
+                self.review_file((&ai, &settings), (&round, &tools), file, diff.clone())
+            })
             .collect();
         let results: Vec<(RunnerFileResult, Option<String>)> = futures_util::stream::iter(pending)
             .buffered(concurrency)
@@ -244,9 +263,8 @@ impl Work<'_> {
     /// One file; the second member says the provider was unavailable.
     async fn review_file(
         &self,
-        ai: &ModelChain,
-        settings: &AskSettings,
-        round: &RoundContext,
+        (ai, settings): (&ModelChain, &AskSettings),
+        (round, tools): (&RoundContext, &RoundTools),
         file: &AssignedFile,
         diff: Result<Option<String>, String>,
     ) -> (RunnerFileResult, Option<String>) {
@@ -286,38 +304,21 @@ impl Work<'_> {
             review.prompts()
         ));
         let file_rules = rules::for_file(&self.rules, &file.file_path);
+        let found = tools.with_secrets_of(&file.file_path, &diff);
         let context = FileContext {
             round,
             system: &task.system_prompt,
             rules: &file_rules,
             path: &file.file_path,
             change_type: change_type(file.change_type),
+            tools: &found,
+            post: tools.post,
         };
         let verdict = review.run(ai, settings, context, self).await;
         let unavailable = verdict.ai_unavailable();
         let result = match verdict.error {
             Some(e) => failed(e.to_string()),
-            None => RunnerFileResult {
-                file_path: file.file_path.clone(),
-                status: RunnerOutcome::Success,
-                comments: verdict
-                    .comments
-                    .into_iter()
-                    .map(|c| RunnerComment {
-                        line: i64::from(c.line),
-                        severity: severity_dto(c.severity),
-                        message: c.message,
-                        suggestion: c.suggestion.map(|s| RunnerSuggestion {
-                            start_line: i64::from(s.start_line),
-                            end_line: i64::from(s.end_line),
-                            code: s.code,
-                        }),
-                    })
-                    .collect(),
-                summary: Some(verdict.summary).filter(|s| !s.is_empty()),
-                error: None,
-                context: Some(crate::context::report(verdict.context)),
-            },
+            None => file_result(&file.file_path, verdict),
         };
         let retry = unavailable.then(|| {
             format!(
@@ -361,5 +362,30 @@ impl CallRecorder for Work<'_> {
                 error.unwrap_or_default()
             )),
         }
+    }
+}
+
+/// A reviewed file as the result reports it.
+pub(super) fn file_result(path: &str, verdict: FileVerdict) -> RunnerFileResult {
+    RunnerFileResult {
+        file_path: path.to_owned(),
+        status: RunnerOutcome::Success,
+        comments: verdict
+            .comments
+            .into_iter()
+            .map(|c| RunnerComment {
+                line: i64::from(c.line),
+                severity: severity_dto(c.severity),
+                message: c.message,
+                suggestion: c.suggestion.map(|s| RunnerSuggestion {
+                    start_line: i64::from(s.start_line),
+                    end_line: i64::from(s.end_line),
+                    code: s.code,
+                }),
+            })
+            .collect(),
+        summary: Some(verdict.summary).filter(|s| !s.is_empty()),
+        error: None,
+        context: Some(crate::context::report(verdict.context)),
     }
 }

@@ -150,7 +150,7 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
         .with_feedback(feedback.clone()),
     );
     let intake = WebhookIntake::new(
-        project_repo,
+        project_repo.clone(),
         settings_repo,
         tasks.clone(),
         Arc::new(RedisDeliveryLog::new(
@@ -162,6 +162,13 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
     .with_budgets(budgets.clone())
     .with_feedback(feedback.clone())
     .with_conversations(talk.clone());
+    let analysis_repo: Arc<dyn reviewd_domain::ports::AnalysisRepository> = Arc::new(
+        reviewd_store_postgres::PgAnalysisRepository::new(pool.clone()),
+    );
+    let analysis = Arc::new(reviewd_domain::services::AnalysisService::new(
+        analysis_repo.clone(),
+        project_repo.clone(),
+    ));
     let engine = Arc::new(
         ReviewEngine::new(
             task_repo.clone(),
@@ -180,7 +187,8 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
         .reads_repo_config(Arc::new(reviewd_repo_config::YamlRepoConfig))
         .tracks_feedback(feedback.clone())
         .answers_with(talk.clone())
-        .learns_from(conversation_repo),
+        .learns_from(conversation_repo)
+        .reads_uploads(analysis_repo.clone()),
     );
     reviewd_api::metrics::handle();
     let instance = format!(
@@ -251,6 +259,7 @@ pub(super) async fn wire(config: &Config, infra: &Infra) -> Result<Wired, Startu
         notifications,
         engine,
         talk,
+        analysis,
         probes,
         started_at,
     };

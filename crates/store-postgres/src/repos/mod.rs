@@ -3,6 +3,7 @@
 
 mod ai_configs;
 mod ai_fallbacks;
+mod analysis;
 mod api_keys;
 mod catalog;
 mod conversations;
@@ -28,6 +29,7 @@ mod users;
 mod wipe;
 
 pub use ai_configs::PgAiConfigRepository;
+pub use analysis::PgAnalysisRepository;
 pub use api_keys::PgApiKeyRepository;
 pub use catalog::PgCatalogRepository;
 pub use conversations::PgConversationRepository;

@@ -50,6 +50,9 @@ async fn postgres() -> (Stores, TestDb) {
         api_keys: Arc::new(PgApiKeyRepository::new(pool.clone())),
         conversations: Arc::new(PgConversationRepository::new(pool.clone())),
         learnings: Arc::new(PgConversationRepository::new(pool.clone())),
+        analysis: Arc::new(reviewd_store_postgres::PgAnalysisRepository::new(
+            pool.clone(),
+        )),
         wipe: Arc::new(PgDataWipe::new(pool)),
     };
     (stores, db)

@@ -91,6 +91,7 @@ pub struct Stores {
     pub wipe: Arc<dyn DataWipe>,
     pub conversations: Arc<dyn ConversationRepository>,
     pub learnings: Arc<dyn LearningRepository>,
+    pub analysis: Arc<dyn reviewd_domain::ports::AnalysisRepository>,
 }
 
 impl Stores {
@@ -118,6 +119,7 @@ impl Stores {
             api_keys: s.clone(),
             conversations: s.clone(),
             learnings: s.clone(),
+            analysis: s.clone(),
             wipe: s,
         }
     }

@@ -476,6 +476,15 @@ async fn context_is_kept_with_files_and_rounds(s: &Stores) {
         }],
         dropped: 2,
         masked: 1,
+        tools: vec![reviewd_domain::review::tools::ToolEvidence {
+            tool: "ruff".into(),
+            rule: "F401".into(),
+            line: 4,
+            severity: reviewd_domain::model::grade::Severity::Warning,
+            message: "`os` imported but unused".into(),
+            outcome: reviewd_domain::review::tools::Outcome::Dismissed,
+            reason: Some("re-exported".into()),
+        }],
     };
     s.reviews
         .update_file(

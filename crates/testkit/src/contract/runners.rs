@@ -365,6 +365,13 @@ async fn only_the_holder_moves_a_held_task(s: &Stores) {
     let assignment = RunnerAssignment {
         min_severity: None,
         gate: None,
+        // The analyzers a runner is told to run go with it too.
+        tools: Some(reviewd_domain::review::tools::settings::RepoTools {
+            run: Some(vec!["ruff".into()]),
+            post: reviewd_domain::review::tools::PostMode::All,
+            timeout_secs: Some(30),
+            ..Default::default()
+        }),
         review_id: review.id,
         round_id: Uuid::new_v4(),
         round_number: 1,
@@ -634,6 +641,7 @@ fn prepared_assignment(review_id: ReviewId, round_id: Uuid, head: &str) -> Runne
         min_severity: None,
         context: None,
         gate: None,
+        tools: None,
     }
 }
 

@@ -5,6 +5,7 @@
 //! transaction it stands for, and reads that join tables see one state.
 
 mod ai_configs;
+mod analysis;
 mod auth;
 mod catalog;
 mod conversations;
@@ -101,4 +102,9 @@ pub(crate) struct Tables {
     pub preparing: std::collections::HashSet<(ProjectId, i64)>,
     /// Conversations, merge requests' controls, learnings.
     pub talk: conversations::ConversationTables,
+    /// `analysis_uploads`: each upload with its findings, oldest first.
+    pub uploads: Vec<(
+        reviewd_domain::ports::Upload,
+        Vec<reviewd_domain::review::tools::ToolFinding>,
+    )>,
 }

@@ -49,6 +49,8 @@ impl Tables {
         self.talk
             .learnings
             .retain(|l| !deleted.contains(&l.project_id));
+        self.uploads
+            .retain(|(u, _)| !deleted.contains(&u.project_id));
         deleted
     }
 

@@ -8,6 +8,7 @@ mod delete;
 mod learnings;
 mod list;
 mod platform;
+mod sarif;
 mod settings;
 mod sync;
 mod webhooks;
@@ -56,7 +57,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(create_learning)
             .service(update_learning)
             .service(delete_learning)
-            .service(list_conversations),
+            .service(list_conversations)
+            .service(sarif::upload_sarif),
     );
 }
 

@@ -4,6 +4,8 @@
 
 use reviewd_domain::context as domain;
 use reviewd_domain::review::mr_summary;
+use reviewd_domain::review::tools;
+use reviewd_domain::review::tools::settings::RepoTools;
 use reviewd_runner_protocol as protocol;
 
 pub(super) fn settings_dto(s: domain::ContextSettings) -> protocol::ContextSettings {
@@ -57,6 +59,50 @@ pub(super) fn report(r: protocol::ContextReport) -> domain::ContextReport {
             .collect(),
         dropped: r.dropped,
         masked: r.masked,
+        tools: r.tools.into_iter().filter_map(evidence).collect(),
+    }
+}
+
+/// A finding's fate as the runner reports it; an unknown outcome or severity is
+/// left out (the comments it produced arrive on their own).
+fn evidence(e: protocol::RunnerToolEvidence) -> Option<tools::ToolEvidence> {
+    Some(tools::ToolEvidence {
+        tool: e.tool,
+        rule: e.rule,
+        line: e.line,
+        severity: super::result::severity(e.severity),
+        message: e.message,
+        outcome: match e.outcome.as_str() {
+            "posted" => tools::Outcome::Posted,
+            "merged" => tools::Outcome::Merged,
+            "dismissed" => tools::Outcome::Dismissed,
+            "unconfirmed" => tools::Outcome::Unconfirmed,
+            _ => return None,
+        },
+        reason: e.reason,
+    })
+}
+
+/// `.reviewd.yml`'s `tools:` as a claimed task carries it, defaults resolved.
+pub(super) fn tools_dto(t: RepoTools) -> protocol::RunnerTools {
+    protocol::RunnerTools {
+        timeout_secs: t.timeout_secs(),
+        memory_mb: t.memory_mb(),
+        post: match t.post {
+            tools::PostMode::Confirmed => "confirmed".into(),
+            tools::PostMode::All => "all".into(),
+        },
+        run: t.run,
+        semgrep_rules: t.semgrep_rules,
+        commands: t
+            .commands
+            .into_iter()
+            .map(|c| protocol::RunnerToolCommand {
+                name: c.name,
+                run: c.run,
+                sarif: c.sarif,
+            })
+            .collect(),
     }
 }
 

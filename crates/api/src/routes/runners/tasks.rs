@@ -184,5 +184,6 @@ fn claimed_task_dto(t: domain::ClaimedTask) -> protocol::ClaimedTask {
         attempt: t.attempt,
         timeout_ms: t.timeout_ms,
         context: Some(super::context::settings_dto(t.context)),
+        tools: Some(super::context::tools_dto(t.tools)),
     }
 }

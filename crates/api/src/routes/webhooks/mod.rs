@@ -13,7 +13,6 @@ use crate::field_schemas::string_enum;
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use futures_util::StreamExt;
 use reviewd_domain::ErrorCode;
 use reviewd_domain::services::{AssignmentPlan, FollowUp, IntakeOutcome};
 use serde::Serialize;
@@ -30,22 +29,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
 }
 
 /// Reads the raw body (signatures are over the exact bytes), with a JSON 413 past the limit.
-async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {
-    let mut body = web::BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| {
-            ApiError::bad_request(ErrorCode::InvalidBody, format!("cannot read the body: {e}"))
-        })?;
-        if body.len() + chunk.len() > WEBHOOK_BODY_LIMIT {
-            return Err(ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                ErrorCode::PayloadTooLarge,
-                "webhook body exceeds 10 MiB",
-            ));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body.freeze())
+async fn read_body(payload: web::Payload) -> Result<web::Bytes, ApiError> {
+    crate::extract::read_limited(payload, WEBHOOK_BODY_LIMIT, "webhook body").await
 }
 
 fn header<'a>(req: &'a HttpRequest, names: &[&str]) -> Option<&'a str> {

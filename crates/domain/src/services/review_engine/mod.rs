@@ -175,6 +175,8 @@ pub struct ReviewEngine {
     talk: Option<Arc<crate::services::ConversationService>>,
     /// The projects' learnings, sent with every review's rules.
     learnings: Option<Arc<dyn crate::ports::LearningRepository>>,
+    /// Analyzers' results uploaded from CI; without it none are read.
+    analysis: Option<Arc<dyn crate::ports::AnalysisRepository>>,
 }
 
 /// How the engine reads code for context: the parser (none: windows of lines
@@ -207,6 +209,7 @@ impl ReviewEngine {
             code: CodeReading::default(),
             talk: None,
             learnings: None,
+            analysis: None,
         }
     }
 
@@ -245,6 +248,32 @@ impl ReviewEngine {
     pub fn learns_from(mut self, learnings: Arc<dyn crate::ports::LearningRepository>) -> Self {
         self.learnings = Some(learnings);
         self
+    }
+
+    /// Reads the analyzers' results uploaded for each round's head from `analysis`.
+    #[must_use]
+    pub fn reads_uploads(mut self, analysis: Arc<dyn crate::ports::AnalysisRepository>) -> Self {
+        self.analysis = Some(analysis);
+        self
+    }
+
+    /// The findings uploaded for `head`: none when uploads are not read or the store
+    /// fails (the review goes on without them; the failure is logged).
+    pub(crate) async fn uploaded_findings(
+        &self,
+        project_id: &crate::model::ProjectId,
+        head: &str,
+    ) -> Vec<crate::review::tools::ToolFinding> {
+        let Some(analysis) = &self.analysis else {
+            return Vec::new();
+        };
+        match analysis.findings_for(*project_id, head).await {
+            Ok(found) => found,
+            Err(e) => {
+                tracing::warn!(project.id = %project_id, head, error = %e, "review.uploads_not_read");
+                Vec::new()
+            }
+        }
     }
 
     /// Tells `observer` of every review that finishes (notifications).

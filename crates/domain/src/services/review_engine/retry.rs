@@ -19,6 +19,29 @@ impl ReviewEngine {
         review_id: ReviewId,
         file_id: ReviewFileId,
     ) -> Result<usize, ServiceError> {
+        self.redo_file(review_id, file_id, false).await
+    }
+
+    /// As [`ReviewEngine::retry_file`], for analyzers' results uploaded after the
+    /// file was reviewed: the model is asked only when some of the uploaded
+    /// findings sit on the file's changed lines (else nothing happens: `Ok(0)`).
+    ///
+    /// # Errors
+    /// As [`ReviewEngine::retry_file`].
+    pub async fn review_with_uploads(
+        &self,
+        review_id: ReviewId,
+        file_id: ReviewFileId,
+    ) -> Result<usize, ServiceError> {
+        self.redo_file(review_id, file_id, true).await
+    }
+
+    async fn redo_file(
+        &self,
+        review_id: ReviewId,
+        file_id: ReviewFileId,
+        only_for_uploads: bool,
+    ) -> Result<usize, ServiceError> {
         let review = self
             .reviews
             .get(review_id)
@@ -46,6 +69,23 @@ impl ReviewEngine {
                 message: format!("{path} has no text diff in the merge request any more"),
             })?;
         let guidance = self.guidance(project.template_id, project.id).await?;
+        let tools = crate::review::tools::RoundTools {
+            found: self
+                .uploaded_findings(&project.id, &review.head_commit_sha)
+                .await,
+            post: crate::review::tools::PostMode::default(),
+        };
+        if only_for_uploads {
+            let lines = crate::review::diff_lines::DiffLines::parse(
+                file.diff.as_deref().unwrap_or_default(),
+            );
+            let relevant = tools.with_secrets_of(&file.new_path, "").iter().any(|f| {
+                lines.place(f.line) == crate::review::diff_lines::Placement::Exact(f.line)
+            });
+            if !relevant {
+                return Ok(0);
+            }
+        }
         // The configuration the project uses now, not the one of the first round.
         let ai = self.ai.target(config.ai_config_id).await?;
         let chain = self.ai.chain(&ai).await.map_err(|e| {
@@ -65,7 +105,13 @@ impl ReviewEngine {
             )
             .await;
         let result = self
-            .review_file(review_id, file_id, file, &gathered, &guidance, &chain)
+            .review_file(
+                review_id,
+                file_id,
+                file,
+                (&gathered, &guidance, &tools),
+                &chain,
+            )
             .await;
         if !result.ok {
             return Err(ServiceError::Unavailable(format!(

@@ -20,6 +20,8 @@ use crate::review::file_review::{AskSettings, FileContext, FileReview};
 use crate::review::gate::{GatePolicy, RepoGate};
 use crate::review::globs::Patterns;
 use crate::review::model_chain::ModelChain;
+use crate::review::tools::RoundTools;
+use crate::review::tools::settings::RepoTools;
 use crate::review::{fingerprint::fingerprint, rules};
 use futures_util::StreamExt;
 use std::collections::HashSet;
@@ -57,6 +59,11 @@ pub(super) struct RoundPlan {
     pub(super) gate: GatePolicy,
     /// `.reviewd.yml`'s `gate:` as written (kept with a runner's assignment).
     pub(super) file_gate: Option<RepoGate>,
+    /// `.reviewd.yml`'s `tools:` (sent to a runner, which runs them).
+    pub(super) file_tools: Option<RepoTools>,
+    /// Findings already known for the head (SARIF uploaded from CI), and which
+    /// are posted.
+    pub(super) tools: RoundTools,
 }
 
 pub(super) enum Begun {
@@ -86,6 +93,7 @@ impl ReviewEngine {
             .repo_config(platform.as_ref(), &project, task, &head)
             .await?;
         let file_gate = file.as_ref().and_then(|f| f.gate.clone());
+        let file_tools = file.as_ref().and_then(|f| f.tools.clone());
         let gate = file_gate
             .as_ref()
             .map_or(config.gate, |g| g.over(config.gate));
@@ -246,6 +254,7 @@ impl ReviewEngine {
             .collect();
         applied.sort();
         applied.dedup();
+        let (project_id, head_for_tools) = (project.id, head.clone());
         let plan = Box::new(RoundPlan {
             project,
             platform,
@@ -262,6 +271,11 @@ impl ReviewEngine {
             context,
             gate,
             file_gate,
+            tools: RoundTools {
+                found: self.uploaded_findings(&project_id, &head_for_tools).await,
+                post: file_tools.as_ref().map(|t| t.post).unwrap_or_default(),
+            },
+            file_tools,
         });
         if task.send_to_platform {
             self.gate_round_begun(&plan).await;
@@ -297,10 +311,11 @@ impl ReviewEngine {
         gathered: &RoundContext,
         ai: &ModelChain,
     ) -> Vec<FileResult> {
-        let (review_id, guidance_ref) = (plan.review.id, &plan.guidance);
+        let (review_id, guidance_ref, tools) = (plan.review.id, &plan.guidance, &plan.tools);
         futures_util::stream::iter(plan.to_review.iter().cloned())
             .map(move |(file_id, file)| async move {
-                self.review_file(review_id, file_id, &file, gathered, guidance_ref, ai)
+                let reading = (gathered, guidance_ref, tools);
+                self.review_file(review_id, file_id, &file, reading, ai)
                     .await
             })
             .buffer_unordered(self.settings.file_concurrency.max(1))
@@ -340,15 +355,14 @@ impl ReviewEngine {
         review_id: ReviewId,
         file_id: ReviewFileId,
         file: &FileDiff,
-        gathered: &RoundContext,
-        guidance: &Guidance,
+        (gathered, guidance, tools): (&RoundContext, &Guidance, &RoundTools),
         ai: &ModelChain,
     ) -> FileResult {
         let file_rules = rules::for_file(&guidance.rules, &file.new_path);
-        let review = FileReview::new(
-            file.diff.as_deref().unwrap_or_default(),
-            self.settings.max_diff_chars,
-        );
+        let diff = file.diff.as_deref().unwrap_or_default();
+        let review = FileReview::new(diff, self.settings.max_diff_chars);
+        // The secrets scan needs nothing but the diff: it runs on every file.
+        let found = tools.with_secrets_of(&file.new_path, diff);
         let processing = FileProgress {
             status: FileStatus::Processing,
             summary: None,
@@ -370,6 +384,8 @@ impl ReviewEngine {
             rules: &file_rules,
             path: &file.new_path,
             change_type: file.change_type,
+            tools: &found,
+            post: tools.post,
         };
         let recorder = AiCallLog {
             reviews: self.reviews.as_ref(),

@@ -77,6 +77,7 @@ impl ReviewEngine {
                 min_severity: plan.min_severity,
                 context: Some(plan.context.clone()),
                 gate: plan.file_gate.clone(),
+                tools: plan.file_tools.clone(),
             },
             project: plan.project.clone(),
             mr: plan.mr.clone(),
@@ -208,6 +209,8 @@ impl ReviewEngine {
                 .as_ref()
                 .map_or(project_gate, |g| g.over(project_gate)),
             file_gate: assignment.gate.clone(),
+            file_tools: assignment.tools.clone(),
+            tools: crate::review::tools::RoundTools::default(),
         };
         // The runner wrote the note's summary with its model; an older runner
         // did not, and its files' summaries stand in.

@@ -68,6 +68,7 @@ impl RunnerService {
             attempt: task.attempts,
             timeout_ms: self.timeout_ms(),
             context: assignment.context.unwrap_or_default(),
+            tools: assignment.tools.unwrap_or_default(),
         }))
     }
 
@@ -153,6 +154,7 @@ impl RunnerService {
             attempt: task.attempts,
             timeout_ms: self.timeout_ms(),
             context: assignment.context.unwrap_or_default(),
+            tools: assignment.tools.unwrap_or_default(),
         }
     }
 }
