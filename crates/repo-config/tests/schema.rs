@@ -143,7 +143,8 @@ fn the_schema_names_exactly_the_keys_the_parser_knows() {
             "minSeverity",
             "rules",
             "skipDrafts",
-            "template"
+            "template",
+            "tools"
         ]
     );
     for key in keys {
@@ -158,6 +159,10 @@ fn the_schema_names_exactly_the_keys_the_parser_knows() {
                     .to_owned()
             }
             "gate" => "gate: {enabled: true, failOn: warning, minRating: C}\n".to_owned(),
+            "tools" => {
+                "tools: {run: [ruff], post: all, commands: [{name: b, run: [b], sarif: o.sarif}]}\n"
+                    .to_owned()
+            }
             other => format!("{other}: English\n"),
         };
         assert!(schema_accepts(&yaml) && parser_accepts(&yaml), "{yaml}");
@@ -195,6 +200,18 @@ fn schema_and_parser_refuse_the_same_mistakes() {
         ("gate: {minRating: E}\n", false),
         ("gate: {minGrade: B}\n", false),
         ("gate: {enabled: \"no\"}\n", false),
+        ("tools: {run: [ruff, semgrep], post: confirmed}\n", true),
+        ("tools: {run: [pylint]}\n", false),
+        ("tools: {post: some}\n", false),
+        ("tools: {timeoutSecs: 0}\n", false),
+        ("tools: {memoryMb: 100000}\n", false),
+        ("tools: {commands: [{name: x, run: [x]}]}\n", false),
+        (
+            "tools: {commands: [{name: x, run: [x], sarif: o.sarif, shell: true}]}\n",
+            false,
+        ),
+        ("tools: {semgrepRules: [ci/rules.yml]}\n", true),
+        ("tools: {linters: [ruff]}\n", false),
     ];
     for (yaml, valid) in cases {
         assert_eq!(schema_accepts(yaml), valid, "schema on {yaml}");

@@ -4,8 +4,8 @@
 
 use reviewd_domain::context as domain;
 use reviewd_domain::review::mr_summary;
+use reviewd_domain::review::tools::PostMode;
 use reviewd_domain::review::tools::settings::{RepoTools, ToolCommand};
-use reviewd_domain::review::tools::{Outcome, PostMode};
 use reviewd_runner_protocol as protocol;
 
 /// Reads from the clone per task: local reads cost no platform quota, so the
@@ -79,13 +79,7 @@ pub fn report(r: domain::ContextReport) -> protocol::ContextReport {
                 line: e.line,
                 severity: crate::job::convert::severity_dto(e.severity),
                 message: e.message,
-                outcome: match e.outcome {
-                    Outcome::Posted => "posted",
-                    Outcome::Merged => "merged",
-                    Outcome::Dismissed => "dismissed",
-                    Outcome::Unconfirmed => "unconfirmed",
-                }
-                .into(),
+                outcome: e.outcome.as_str().into(),
                 reason: e.reason,
             })
             .collect(),

@@ -15,6 +15,7 @@ mod github_app;
 mod recovery;
 mod repo_config;
 mod rounds;
+mod sarif;
 mod suggestions;
 mod templates;
 

@@ -50,10 +50,10 @@ pub trait AnalysisRepository: Send + Sync {
         commit_sha: &str,
     ) -> Result<Vec<(ReviewId, ReviewStatus)>, RepoError>;
 
-    /// The uploads of a commit, newest first (the review page lists them).
-    async fn uploads_for(
+    /// The project's latest `limit` uploads, newest first (its page lists them).
+    async fn recent_uploads(
         &self,
         project_id: ProjectId,
-        commit_sha: &str,
+        limit: u32,
     ) -> Result<Vec<Upload>, RepoError>;
 }

@@ -94,15 +94,15 @@ impl AnalysisService {
         )
     }
 
-    /// The uploads of a commit, newest first.
+    /// The project's latest uploads, newest first.
     ///
     /// # Errors
     /// Store failures.
-    pub async fn uploads(
+    pub async fn recent(
         &self,
         project_id: ProjectId,
-        commit_sha: &str,
+        limit: u32,
     ) -> Result<Vec<Upload>, ServiceError> {
-        Ok(self.store.uploads_for(project_id, commit_sha).await?)
+        Ok(self.store.recent_uploads(project_id, limit).await?)
     }
 }

@@ -126,19 +126,19 @@ impl AnalysisRepository for PgAnalysisRepository {
             .collect()
     }
 
-    async fn uploads_for(
+    async fn recent_uploads(
         &self,
         project_id: ProjectId,
-        commit_sha: &str,
+        limit: u32,
     ) -> Result<Vec<Upload>, RepoError> {
         let mut conn = conn(&self.pool).await?;
         let rows: Vec<UploadRow> = analysis_uploads::table
             .filter(analysis_uploads::project_id.eq(project_id.0))
-            .filter(analysis_uploads::commit_sha.eq(commit_sha))
             .order((
                 analysis_uploads::created_at.desc(),
                 analysis_uploads::id.desc(),
             ))
+            .limit(i64::from(limit))
             .select(UploadRow::as_select())
             .load(&mut conn)
             .await

@@ -11,6 +11,7 @@
 pub mod ai;
 pub mod ai_configs;
 mod ai_fallbacks;
+pub mod analysis;
 pub mod api_keys;
 pub mod catalog;
 pub mod clock;
@@ -134,7 +135,7 @@ macro_rules! repository_contract_tests {
         $crate::repository_contract_tests!(@ports $make;
             platform_configs, ai_configs, projects, settings, catalog, tasks, runners, reviews,
             review_queries, notifications, monitoring, jobs, health_checks, users, sessions,
-            api_keys, data_wipe, costs, feedback, conversations, learnings);
+            api_keys, data_wipe, costs, feedback, conversations, learnings, analysis);
     };
     (@ports $make:path; $($port:ident),*) => {
         $(

@@ -64,16 +64,17 @@ impl AnalysisRepository for MemoryStore {
         Ok(found.into_iter().map(|(_, id, s)| (id, s)).collect())
     }
 
-    async fn uploads_for(
+    async fn recent_uploads(
         &self,
         project_id: ProjectId,
-        commit_sha: &str,
+        limit: u32,
     ) -> Result<Vec<Upload>, RepoError> {
         let t = self.tables();
         Ok(t.uploads
             .iter()
             .rev()
-            .filter(|(u, _)| u.project_id == project_id && u.commit_sha == commit_sha)
+            .filter(|(u, _)| u.project_id == project_id)
+            .take(limit as usize)
             .map(|(u, _)| u.clone())
             .collect())
     }

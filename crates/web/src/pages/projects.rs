@@ -269,6 +269,8 @@ struct DetailPage {
     acceptance: String,
     /// The grades the gate's bar may be set to.
     ratings: &'static [Rating],
+    /// The latest SARIF logs CI uploaded.
+    uploads: Vec<reviewd_domain::ports::Upload>,
 }
 
 impl DetailPage {
@@ -355,6 +357,7 @@ async fn detail(
         spent_this_month,
         acceptance,
         ratings: &Rating::ALL,
+        uploads: state.analysis.recent(project.id, 10).await?,
         chrome: Chrome::new(&viewer, "projects", project.full_path.clone()),
         ignore_patterns: project
             .file_ignore_patterns

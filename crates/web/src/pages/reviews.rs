@@ -156,6 +156,13 @@ impl DetailPage {
         out
     }
 
+    /// Whether any file's review was given analyzers' findings.
+    fn has_tool_findings(&self) -> bool {
+        self.files
+            .iter()
+            .any(|f| f.context.as_ref().is_some_and(|c| !c.tools.is_empty()))
+    }
+
     fn progress_percent(&self) -> usize {
         (self.files_done * 100)
             .checked_div(self.files.len())

@@ -25,6 +25,33 @@ pub(super) struct FileContextDto {
     #[schema(minimum = 0)]
     masked: u32,
     pieces: Vec<ContextPieceDto>,
+    /// The analyzers' findings on the file's changed lines (a runner's tools, SARIF
+    /// uploaded from CI, the secrets scan) and what became of each.
+    tools: Vec<ToolFindingDto>,
+}
+
+/// An analyzer's finding on a changed line, and what became of it.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ToolFindingDto {
+    tool: String,
+    rule: String,
+    #[schema(minimum = 1)]
+    line: u32,
+    #[schema(schema_with = super::schemas::severity_schema)]
+    severity: &'static str,
+    message: String,
+    /// `posted`, `merged` (into the model's comment on that line), `dismissed`
+    /// (by the model, `reason` says why) or `unconfirmed` (not posted under
+    /// `tools.post: confirmed`).
+    #[schema(schema_with = tool_outcome_schema)]
+    outcome: &'static str,
+    /// The model's reason for confirming or dismissing it.
+    reason: Option<String>,
+}
+
+fn tool_outcome_schema() -> utoipa::openapi::Object {
+    crate::field_schemas::string_enum(["posted", "merged", "dismissed", "unconfirmed"])
 }
 
 /// One piece of context.
@@ -70,6 +97,19 @@ impl From<ContextReport> for FileContextDto {
                     end_line: p.end_line,
                     tokens: p.tokens,
                     reason: p.reason,
+                })
+                .collect(),
+            tools: r
+                .tools
+                .into_iter()
+                .map(|t| ToolFindingDto {
+                    tool: t.tool,
+                    rule: t.rule,
+                    line: t.line,
+                    severity: t.severity.as_str(),
+                    message: t.message,
+                    outcome: t.outcome.as_str(),
+                    reason: t.reason,
                 })
                 .collect(),
         }

@@ -72,13 +72,14 @@ fn evidence(e: protocol::RunnerToolEvidence) -> Option<tools::ToolEvidence> {
         line: e.line,
         severity: super::result::severity(e.severity),
         message: e.message,
-        outcome: match e.outcome.as_str() {
-            "posted" => tools::Outcome::Posted,
-            "merged" => tools::Outcome::Merged,
-            "dismissed" => tools::Outcome::Dismissed,
-            "unconfirmed" => tools::Outcome::Unconfirmed,
-            _ => return None,
-        },
+        outcome: [
+            tools::Outcome::Posted,
+            tools::Outcome::Merged,
+            tools::Outcome::Dismissed,
+            tools::Outcome::Unconfirmed,
+        ]
+        .into_iter()
+        .find(|o| o.as_str() == e.outcome)?,
         reason: e.reason,
     })
 }

@@ -94,6 +94,18 @@ pub enum Outcome {
     Unconfirmed,
 }
 
+impl Outcome {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Posted => "posted",
+            Outcome::Merged => "merged",
+            Outcome::Dismissed => "dismissed",
+            Outcome::Unconfirmed => "unconfirmed",
+        }
+    }
+}
+
 /// A finding as the review page shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
