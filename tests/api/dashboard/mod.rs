@@ -8,3 +8,4 @@ mod flows;
 mod forms;
 mod learnings;
 mod live;
+mod tools;

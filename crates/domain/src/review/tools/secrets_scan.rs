@@ -48,7 +48,12 @@ fn finding(path: &str, line: u32, kind: &str, text: &str) -> ToolFinding {
         line,
         severity: Severity::Error,
         message: format!(
-            "a {kind} is committed here (`{}`). Remove it from the change, revoke or rotate it (it stays in the branch's history), and read it from the environment or a secret store.",
+            "{} {kind} is committed here (`{}`). Remove it from the change, revoke or rotate it (it stays in the branch's history), and read it from the environment or a secret store.",
+            if kind.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']) {
+                "An"
+            } else {
+                "A"
+            },
             excerpt.replace('`', "'")
         ),
     }

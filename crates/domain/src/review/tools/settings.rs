@@ -98,7 +98,7 @@ impl RepoTools {
                 "tools.timeoutSecs: 1 to {MAX_TIMEOUT_SECS} seconds"
             ));
         }
-        if self.memory_mb.is_some_and(|m| m < 64 || m > MAX_MEMORY_MB) {
+        if self.memory_mb.is_some_and(|m| !(64..=MAX_MEMORY_MB).contains(&m)) {
             return Err(format!("tools.memoryMb: 64 to {MAX_MEMORY_MB} MiB"));
         }
         if self.commands.len() > MAX_COMMANDS {
