@@ -32,6 +32,8 @@ fn body_limit(path: &str) -> usize {
         RESULT_LIMIT_BYTES
     } else if path.starts_with("/api/webhook/") {
         WEBHOOK_BODY_LIMIT
+    } else if path.starts_with("/api/projects/") && path.ends_with("/sarif") {
+        reviewd_sarif::MAX_SARIF_BYTES
     } else {
         JSON_LIMIT_BYTES
     }

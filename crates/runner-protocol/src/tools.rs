@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RunnerTools {
-    /// Tools by name (`ruff`, `shellcheck`, `semgrep`, `clippy`, `eslint`); null:
+    /// Tools by name (`ruff`, `shellcheck`, `semgrep`, `eslint`); null:
     /// the runner's default set.
     #[serde(default)]
     pub run: Option<Vec<String>>,
@@ -42,7 +42,8 @@ pub struct RunnerToolEvidence {
     pub tool: String,
     pub rule: String,
     pub line: u32,
-    pub severity: crate::Severity,
+    /// `info`, `warning` or `error` (text, as the server checks it).
+    pub severity: String,
     pub message: String,
     /// `posted`, `merged` (into the model's comment), `dismissed` or `unconfirmed`.
     pub outcome: String,

@@ -77,7 +77,7 @@ pub fn report(r: domain::ContextReport) -> protocol::ContextReport {
                 tool: e.tool,
                 rule: e.rule,
                 line: e.line,
-                severity: crate::job::convert::severity_dto(e.severity),
+                severity: e.severity.as_str().into(),
                 message: e.message,
                 outcome: e.outcome.as_str().into(),
                 reason: e.reason,

@@ -8,6 +8,9 @@ use reviewd_domain::model::grade::Severity;
 use reviewd_domain::review::tools::ToolFinding;
 use serde_sarif::sarif;
 
+mod paths;
+use paths::relative;
+
 /// The largest log read, in bytes.
 pub const MAX_SARIF_BYTES: usize = 10 * 1024 * 1024;
 /// Most results kept from one log (the rest are counted as left out).
@@ -170,47 +173,6 @@ fn level_name(value: &impl serde::Serialize) -> Option<String> {
     serde_json::to_value(value)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
-}
-
-/// `uri` as a path from the repository's root; `None` when it names no file in
-/// it (another scheme, a path leaving it).
-fn relative(uri: &str, root: Option<&str>) -> Option<String> {
-    let path = uri.strip_prefix("file://").unwrap_or(uri);
-    if path.contains("://") {
-        return None;
-    }
-    let path = decode(path);
-    let path = match root.map(|r| format!("{}/", r.trim_end_matches('/'))) {
-        Some(prefix) if path.starts_with(&prefix) => path[prefix.len()..].to_owned(),
-        _ => path,
-    };
-    let path = path.trim_start_matches("./").to_owned();
-    let ok = !path.is_empty() && path.split('/').all(|p| p != "..");
-    ok.then_some(path)
-}
-
-/// A URI path's `%XX` escapes decoded (an invalid escape is kept as written).
-fn decode(path: &str) -> String {
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -144,7 +144,13 @@ impl FileReview {
             match ask(ai, settings, context, asked, piece, recorder).await {
                 Ok(answer) => {
                     summaries.push(answer.summary);
-                    verdicts.extend(answer.verdicts);
+                    // A verdict counts only for a finding this prompt showed.
+                    verdicts.extend(
+                        answer
+                            .verdicts
+                            .into_iter()
+                            .filter(|v| shown.iter().any(|(i, _)| evidence::id(*i) == v.id)),
+                    );
                     comments.extend(
                         answer
                             .comments

@@ -38,7 +38,12 @@ impl Work<'_> {
                 return round;
             }
         }
-        let (planned, skipped) = tools::plan(workspace.dir(), &files, &settings);
+        let (planned, skipped) = tools::plan(
+            workspace.dir(),
+            &files,
+            &settings,
+            self.ctx.config.tools_repo_commands,
+        );
         self.log.lines(skipped);
         if planned.is_empty() {
             return round;
@@ -79,14 +84,22 @@ impl Work<'_> {
         diff: &Result<Option<String>, String>,
         tools: &RoundTools,
     ) -> RunnerFileResult {
+        // A binary file has nothing to scan; one not read is not reviewed, as on
+        // the model's path.
+        let (status, error) = match diff {
+            Ok(_) => (RunnerOutcome::Success, None),
+            Err(e) => (RunnerOutcome::Failed, Some(e.clone())),
+        };
         let Ok(Some(diff)) = diff else {
+            let (file_path, comments) = (file.file_path.clone(), Vec::new());
+            let (summary, context) = (None, None);
             return RunnerFileResult {
-                file_path: file.file_path.clone(),
-                status: RunnerOutcome::Success,
-                comments: Vec::new(),
-                summary: None,
-                error: None,
-                context: None,
+                file_path,
+                status,
+                comments,
+                summary,
+                error,
+                context,
             };
         };
         let found = tools.with_secrets_of(&file.file_path, diff);

@@ -33,7 +33,7 @@ pub(super) fn severity(s: protocol::Severity) -> Severity {
     }
 }
 
-pub(crate) fn severity_dto(s: Severity) -> protocol::Severity {
+pub(super) fn severity_dto(s: Severity) -> protocol::Severity {
     match s {
         Severity::Info => protocol::Severity::Info,
         Severity::Warning => protocol::Severity::Warning,

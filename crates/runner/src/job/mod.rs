@@ -3,7 +3,7 @@
 //! happens.
 
 mod analyze;
-pub(crate) mod convert;
+mod convert;
 mod work;
 
 use crate::checkout::CheckoutSource;

@@ -4,7 +4,11 @@
 //! only its own findings, and says so in the task's log.
 
 pub mod linters;
+mod outputs;
+pub mod readers;
+mod reaper;
 pub mod sandbox;
+mod wrappers;
 
 use linters::{Invocation, OutputKind};
 use reviewd_domain::review::tools::ToolFinding;
@@ -12,6 +16,9 @@ use reviewd_domain::review::tools::settings::{DEFAULT_SEMGREP_RULES, RepoTools};
 use sandbox::{Sandbox, ToolError};
 use std::path::Path;
 use std::time::Instant;
+
+/// Why the repository's own programs did not run.
+const NOT_TRUSTED: &str = "the repository's own program, run only where RUNNER_TOOLS_REPO_COMMANDS=true (it comes from the merge request), skipped";
 
 /// What the task's tools found, and the log lines that say how each went.
 #[derive(Debug, Default)]
@@ -23,7 +30,12 @@ pub struct Analysis {
 /// The invocations `settings` asks for on `files` (the changed files present in
 /// the checkout), with a log line for each tool left out.
 #[must_use]
-pub fn plan(dir: &Path, files: &[String], settings: &RepoTools) -> (Vec<Invocation>, Vec<String>) {
+pub fn plan(
+    dir: &Path,
+    files: &[String],
+    settings: &RepoTools,
+    repo_commands: bool,
+) -> (Vec<Invocation>, Vec<String>) {
     let mut planned = Vec::new();
     let mut log = Vec::new();
     for name in settings.tools() {
@@ -45,6 +57,10 @@ pub fn plan(dir: &Path, files: &[String], settings: &RepoTools) -> (Vec<Invocati
                 linters::semgrep(files, &present)
             }
             "eslint" => linters::eslint(files).filter(|_| {
+                if !repo_commands {
+                    log.push(format!("eslint: {NOT_TRUSTED}"));
+                    return false;
+                }
                 let present = dir.join("node_modules/.bin/eslint").is_file();
                 if !present {
                     log.push("eslint: the project's node_modules/.bin/eslint is not installed in the checkout, skipped".into());
@@ -59,6 +75,10 @@ pub fn plan(dir: &Path, files: &[String], settings: &RepoTools) -> (Vec<Invocati
         planned.extend(invocation);
     }
     for command in &settings.commands {
+        if !repo_commands {
+            log.push(format!("{}: {NOT_TRUSTED}", command.name));
+            continue;
+        }
         planned.push(Invocation {
             tool: command.name.clone(),
             argv: command.run.clone(),
@@ -114,66 +134,20 @@ async fn run_one(
         ))
     };
     match invocation.output {
-        OutputKind::Sarif => read_sarif(&ran.stdout, &invocation.tool, &root).map_err(unreadable),
-        OutputKind::ShellcheckJson => linters::read_shellcheck(&ran.stdout)
+        OutputKind::Sarif => {
+            outputs::read_sarif(&ran.stdout, &invocation.tool, &root).map_err(unreadable)
+        }
+        OutputKind::ShellcheckJson => readers::read_shellcheck(&ran.stdout)
             .map(|f| (f, String::new()))
             .map_err(unreadable),
-        OutputKind::EslintJson => linters::read_eslint(&ran.stdout, &root)
+        OutputKind::EslintJson => readers::read_eslint(&ran.stdout, &root)
             .map(|f| (f, String::new()))
             .map_err(unreadable),
         OutputKind::SarifFile(path) => {
-            let bytes = read_inside(&sandbox.dir, &path).await.map_err(unreadable)?;
-            read_sarif(&bytes, &invocation.tool, &root).map_err(unreadable)
+            let bytes = outputs::read_inside(&sandbox.dir, &path)
+                .await
+                .map_err(unreadable)?;
+            outputs::read_sarif(&bytes, &invocation.tool, &root).map_err(unreadable)
         }
     }
-}
-
-/// A SARIF log's findings; a `command` tool's name stands for its drivers'.
-fn read_sarif(bytes: &[u8], tool: &str, root: &str) -> Result<(Vec<ToolFinding>, String), String> {
-    let read = reviewd_sarif::read(bytes, Some(root)).map_err(|e| e.to_string())?;
-    let mut note = if read.left_out > 0 {
-        format!(" ({} more left out: over the limit)", read.left_out)
-    } else {
-        String::new()
-    };
-    if let Some(error) = read.errors.first() {
-        note.push_str(&format!(
-            "; it reported {} error(s), results may be missing: {error}",
-            read.errors.len()
-        ));
-    }
-    let findings = read
-        .findings
-        .into_iter()
-        .map(|f| ToolFinding {
-            tool: tool.to_owned(),
-            ..f
-        })
-        .collect();
-    Ok((findings, note))
-}
-
-/// The file at `path` in the checkout, refused when it leads outside it (a
-/// symlink) or is larger than a SARIF log may be.
-async fn read_inside(dir: &Path, path: &str) -> Result<Vec<u8>, String> {
-    let root = tokio::fs::canonicalize(dir)
-        .await
-        .map_err(|e| e.to_string())?;
-    let file = tokio::fs::canonicalize(dir.join(path))
-        .await
-        .map_err(|_| format!("it wrote no {path}"))?;
-    if !file.starts_with(&root) {
-        return Err(format!("{path} leads outside the checkout"));
-    }
-    let size = tokio::fs::metadata(&file)
-        .await
-        .map_err(|e| e.to_string())?
-        .len();
-    if size > reviewd_sarif::MAX_SARIF_BYTES as u64 {
-        return Err(format!(
-            "{path} is {size} bytes; at most {} are read",
-            reviewd_sarif::MAX_SARIF_BYTES
-        ));
-    }
-    tokio::fs::read(&file).await.map_err(|e| e.to_string())
 }

@@ -3,9 +3,10 @@
 //! group killed past it), a memory limit (`prlimit`), without network where the
 //! OS allows (`unshare --net`), and with its output read up to a cap.
 
-use std::path::{Path, PathBuf};
+use super::reaper::{GroupReaper, keep_head, kill_group};
+use super::wrappers::{installed, wrappers};
+use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
@@ -42,52 +43,6 @@ pub struct Ran {
     pub stdout: Vec<u8>,
     pub stderr: String,
     pub code: Option<i32>,
-}
-
-/// Which wrappers this machine offers, probed once.
-#[derive(Debug, Clone, Copy)]
-struct Wrappers {
-    prlimit: bool,
-    /// `unshare` arguments that gave a process no network, if any worked.
-    unshare: Option<&'static [&'static str]>,
-}
-
-fn wrappers() -> Wrappers {
-    static FOUND: OnceLock<Wrappers> = OnceLock::new();
-    *FOUND.get_or_init(|| {
-        let works = |program: &str, args: &[&str]| {
-            std::process::Command::new(program)
-                .args(args)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        };
-        // As root `--net` alone; otherwise a user namespace maps the user in.
-        let unshare: Option<&'static [&'static str]> = [
-            &["--net"][..],
-            &["--net", "--map-current-user"][..],
-            &["--net", "--map-root-user"][..],
-        ]
-        .into_iter()
-        .find(|args| works("unshare", &[args, &["true"][..]].concat()));
-        Wrappers {
-            prlimit: works("prlimit", &["--data=1073741824", "true"]),
-            unshare,
-        }
-    })
-}
-
-/// Whether `program` can be found on the runner's `PATH` (a path with a slash:
-/// whether it is a file under `dir`).
-#[must_use]
-pub fn installed(dir: &Path, program: &str) -> bool {
-    if program.contains('/') {
-        return dir.join(program).is_file();
-    }
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
 impl Sandbox {
@@ -146,6 +101,9 @@ impl Sandbox {
         let mut child = cmd
             .spawn()
             .map_err(|e| ToolError::Failed(format!("could not start: {e}")))?;
+        // Whatever happens next (done, failed, timed out, or this future dropped
+        // when the task is stopped), the tool's whole process group goes.
+        let _reaper = GroupReaper(child.id());
         let group = child.id();
         let mut stdout = child.stdout.take().ok_or(ToolError::Missing)?;
         let mut stderr = child.stderr.take().ok_or(ToolError::Missing)?;
@@ -154,7 +112,14 @@ impl Sandbox {
             let mut err = Vec::new();
             let mut capped_out = (&mut stdout).take(MAX_OUTPUT_BYTES + 1);
             let (a, b) = tokio::join!(
-                capped_out.read_to_end(&mut out),
+                async {
+                    let read = capped_out.read_to_end(&mut out).await;
+                    // Past the cap the tool would block on a full pipe: stop it now.
+                    if out.len() as u64 > MAX_OUTPUT_BYTES {
+                        kill_group(group);
+                    }
+                    read
+                },
                 keep_head(&mut stderr, &mut err, 64 * 1024),
             );
             a.and(b).map(|_| (out, err))
@@ -175,39 +140,9 @@ impl Sandbox {
             })
         })
         .await;
-        let result = match outcome {
+        match outcome {
             Ok(result) => result,
             Err(_) => Err(ToolError::TimedOut(self.timeout.as_secs())),
-        };
-        if result.is_err()
-            && let Some(pgid) = group
-        {
-            // The tool's children (semgrep's engine, a build) go with it.
-            let _ = std::process::Command::new("kill")
-                .args(["-KILL", "--", &format!("-{pgid}")])
-                .stderr(Stdio::null())
-                .status();
         }
-        result
-    }
-}
-
-/// Reads `from` to its end, keeping its first `cap` bytes: a chatty tool's
-/// standard error must not fill its pipe and block it.
-async fn keep_head(
-    from: &mut (impl tokio::io::AsyncRead + Unpin),
-    into: &mut Vec<u8>,
-    cap: usize,
-) -> std::io::Result<usize> {
-    let mut buf = [0u8; 8192];
-    let mut total = 0;
-    loop {
-        let n = from.read(&mut buf).await?;
-        if n == 0 {
-            return Ok(total);
-        }
-        total += n;
-        let room = cap.saturating_sub(into.len());
-        into.extend_from_slice(&buf[..n.min(room)]);
     }
 }

@@ -9,6 +9,7 @@ mod learnings;
 mod list;
 mod platform;
 mod sarif;
+mod sarif_doc;
 mod settings;
 mod sync;
 mod webhooks;

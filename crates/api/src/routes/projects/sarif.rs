@@ -16,6 +16,8 @@ use std::time::Duration;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use super::sarif_doc::SarifLogDoc;
+
 /// How long an upload for a round under way waits for it to conclude.
 const WAIT_FOR_ROUND: Duration = Duration::from_secs(30 * 60);
 const POLL_EVERY: Duration = Duration::from_secs(2);
@@ -27,59 +29,6 @@ struct SarifQuery {
     /// The commit the analyzers ran on (the MR's head), its full hex id.
     #[param(pattern = "^[0-9a-fA-F]{40}$|^[0-9a-fA-F]{64}$")]
     commit_sha: String,
-}
-
-/// A SARIF 2.1.0 log, as analyzers write it (only the parts reviewd reads are
-/// described; every other SARIF property is accepted and ignored).
-#[derive(ToSchema)]
-#[schema(as = SarifLog)]
-#[expect(dead_code, reason = "documents the body, which is read raw: never built")]
-struct SarifLogDoc {
-    #[schema(value_type = String, pattern = "^2\\.1\\.0$")]
-    version: String,
-    #[schema(max_items = 20)]
-    runs: Vec<SarifRunDoc>,
-}
-
-#[derive(ToSchema)]
-#[schema(as = SarifRun)]
-#[expect(dead_code, reason = "documents the body, which is read raw: never built")]
-struct SarifRunDoc {
-    tool: SarifToolDoc,
-    /// Results past 5,000 in all are left out.
-    results: Option<Vec<SarifResultDoc>>,
-}
-
-#[derive(ToSchema)]
-#[schema(as = SarifTool)]
-#[expect(dead_code, reason = "documents the body, which is read raw: never built")]
-struct SarifToolDoc {
-    driver: SarifDriverDoc,
-}
-
-#[derive(ToSchema)]
-#[schema(as = SarifDriver)]
-#[expect(dead_code, reason = "documents the body, which is read raw: never built")]
-struct SarifDriverDoc {
-    name: String,
-}
-
-#[derive(ToSchema)]
-#[schema(as = SarifResult)]
-#[expect(dead_code, reason = "documents the body, which is read raw: never built")]
-struct SarifResultDoc {
-    #[schema(rename = "ruleId")]
-    rule_id: Option<String>,
-    #[schema(value_type = Option<String>, pattern = "^(none|note|warning|error)$")]
-    level: Option<String>,
-    message: SarifMessageDoc,
-}
-
-#[derive(ToSchema)]
-#[schema(as = SarifMessage)]
-#[expect(dead_code, reason = "documents the body, which is read raw: never built")]
-struct SarifMessageDoc {
-    text: Option<String>,
 }
 
 /// What was kept, and where it lands.
@@ -123,7 +72,10 @@ pub(super) async fn upload_sarif(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let body = read_limited(payload, reviewd_sarif::MAX_SARIF_BYTES, "a SARIF log").await?;
-    let read = reviewd_sarif::read(&body, None)
+    // Up to 10 MiB of JSON: parsed off the server's event loop.
+    let read = web::block(move || reviewd_sarif::read(&body, None))
+        .await
+        .map_err(|e| ApiError::bad_request(ErrorCode::InvalidBody, e.to_string()))?
         .map_err(|e| ApiError::bad_request(ErrorCode::InvalidBody, e.to_string()))?;
     let project = ProjectId(*id);
     let (upload, landing) = state

@@ -70,7 +70,7 @@ fn evidence(e: protocol::RunnerToolEvidence) -> Option<tools::ToolEvidence> {
         tool: e.tool,
         rule: e.rule,
         line: e.line,
-        severity: super::result::severity(e.severity),
+        severity: e.severity.parse().ok()?,
         message: e.message,
         outcome: [
             tools::Outcome::Posted,

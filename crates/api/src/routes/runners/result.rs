@@ -59,7 +59,7 @@ fn outcome(o: protocol::RunnerOutcome) -> domain::RunnerOutcome {
     }
 }
 
-pub(super) fn severity(s: protocol::Severity) -> Severity {
+fn severity(s: protocol::Severity) -> Severity {
     match s {
         protocol::Severity::Info => Severity::Info,
         protocol::Severity::Warning => Severity::Warning,

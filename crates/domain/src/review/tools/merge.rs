@@ -22,7 +22,13 @@ pub fn merge(
         let finding_id = id(i);
         let verdict = verdicts.iter().find(|v| v.id == finding_id);
         let reason = verdict
-            .map(|v| v.reason.trim().to_owned())
+            .map(|v| {
+                v.reason
+                    .trim()
+                    .chars()
+                    .take(super::MAX_MESSAGE_CHARS)
+                    .collect::<String>()
+            })
             .filter(|r| !r.is_empty());
         let post = f.is_secret()
             || mode == PostMode::All
@@ -48,7 +54,7 @@ pub fn merge(
             same.severity = same.severity.max(f.severity);
             Outcome::Merged
         } else {
-            posted.push(comment(f, reason.as_deref()));
+            posted.push(comment(f));
             Outcome::Posted
         };
         evidence.push(ToolEvidence {
@@ -69,21 +75,29 @@ fn label(f: &ToolFinding) -> String {
     format!("**{}** `{}`", f.tool, f.rule)
 }
 
-/// Whether the model's comment is about the finding: it names its rule or its id.
+/// Whether the model's comment is about the finding: it names its id, or its
+/// rule when the rule's id cannot be an ordinary word (`F401`, `SC2086`,
+/// `no-eval`; not a fallback such as `result`).
 fn names(message: &str, f: &ToolFinding, finding_id: &str) -> bool {
     let words: Vec<&str> = message
-        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '.'))
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '.' || c == ':'))
         .collect();
-    [f.rule.as_str(), finding_id]
-        .iter()
-        .any(|name| !name.is_empty() && words.iter().any(|w| w.eq_ignore_ascii_case(name)))
+    let distinctive = f.rule.len() >= 3
+        && f.rule
+            .chars()
+            .any(|c| c.is_ascii_digit() || matches!(c, '-' | '_' | '.' | ':' | '/'));
+    let rule = distinctive.then_some(f.rule.as_str());
+    [rule, Some(finding_id)]
+        .into_iter()
+        .flatten()
+        .any(|name| words.iter().any(|w| w.eq_ignore_ascii_case(name)))
 }
 
-fn comment(f: &ToolFinding, reason: Option<&str>) -> ProposedComment {
-    let mut message = format!("{}: {}", label(f), f.message);
-    if let Some(reason) = reason {
-        message.push_str(&format!("\n\n{reason}"));
-    }
+/// The comment a finding is posted as. Its text is the finding's alone (the
+/// model's reason, which varies between calls, stays on the review page), so the
+/// same finding in a later round or a late re-review is recognised as posted.
+fn comment(f: &ToolFinding) -> ProposedComment {
+    let message = format!("{}: {}", label(f), f.message);
     ProposedComment {
         line: f.line,
         severity: if f.is_secret() {

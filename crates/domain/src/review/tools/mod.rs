@@ -7,8 +7,11 @@
 
 pub mod evidence;
 pub mod merge;
+mod round;
 pub mod secrets_scan;
 pub mod settings;
+
+pub use round::RoundTools;
 
 use super::diff_lines::{DiffLines, Placement};
 use crate::model::grade::Severity;
@@ -45,8 +48,9 @@ impl ToolFinding {
     #[must_use]
     pub fn tidy(self) -> Self {
         Self {
-            tool: one_line(&self.tool, MAX_NAME_CHARS),
-            rule: one_line(&self.rule, MAX_NAME_CHARS),
+            // Names are quoted in the prompt's fenced block and in `code` spans.
+            tool: one_line(&self.tool, MAX_NAME_CHARS).replace('`', "'"),
+            rule: one_line(&self.rule, MAX_NAME_CHARS).replace('`', "'"),
             message: crate::context::secrets::mask(&one_line(&self.message, MAX_MESSAGE_CHARS)).0,
             ..self
         }
@@ -60,8 +64,15 @@ impl ToolFinding {
     }
 }
 
+/// `text` on one line, without control characters (a NUL cannot be stored as
+/// JSON text in PostgreSQL), at most `max` characters.
 fn one_line(text: &str, max: usize) -> String {
-    text.split_whitespace()
+    let printable: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    printable
+        .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
         .chars()
@@ -119,33 +130,6 @@ pub struct ToolEvidence {
     /// The model's reason for confirming or dismissing it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-}
-
-/// A round's findings known before its files are reviewed, and which are posted.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RoundTools {
-    pub found: Vec<ToolFinding>,
-    pub post: PostMode,
-}
-
-impl RoundTools {
-    /// The round's findings with the secrets scan of `path`'s `diff`.
-    #[must_use]
-    pub fn with_secrets_of(&self, path: &str, diff: &str) -> Vec<ToolFinding> {
-        let mut found = secrets_scan::scan(path, diff);
-        // An upload's absolute path (a CI job's checkout) ends with the file's.
-        let suffix = format!("/{path}");
-        found.extend(
-            self.found
-                .iter()
-                .filter(|f| f.path == path || f.path.ends_with(&suffix))
-                .map(|f| ToolFinding {
-                    path: path.to_owned(),
-                    ..f.clone()
-                }),
-        );
-        found
-    }
 }
 
 /// The findings of `path` that sit on lines the diff adds, tidied, each rule and

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// The analyzers a runner knows by name; each runs only where it applies (files
 /// of its language changed, its rules present) and its program is installed.
-pub const KNOWN_TOOLS: &[&str] = &["ruff", "shellcheck", "semgrep", "clippy", "eslint"];
+pub const KNOWN_TOOLS: &[&str] = &["ruff", "shellcheck", "semgrep", "eslint"];
 /// What runs when the file names none.
 pub const DEFAULT_TOOLS: &[&str] = KNOWN_TOOLS;
 /// Semgrep's local rules looked for when the file names none (no rules are
@@ -98,7 +98,10 @@ impl RepoTools {
                 "tools.timeoutSecs: 1 to {MAX_TIMEOUT_SECS} seconds"
             ));
         }
-        if self.memory_mb.is_some_and(|m| !(64..=MAX_MEMORY_MB).contains(&m)) {
+        if self
+            .memory_mb
+            .is_some_and(|m| !(64..=MAX_MEMORY_MB).contains(&m))
+        {
             return Err(format!("tools.memoryMb: 64 to {MAX_MEMORY_MB} MiB"));
         }
         if self.commands.len() > MAX_COMMANDS {

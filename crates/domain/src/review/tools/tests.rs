@@ -91,8 +91,8 @@ fn confirmed_findings_are_posted_naming_tool_and_rule_dismissed_ones_are_not() {
     assert_eq!(posted.len(), 1);
     assert_eq!(posted[0].line, 2);
     assert_eq!(
-        posted[0].message,
-        "**ruff** `F401`: F401 says so\n\nos is never used."
+        posted[0].message, "**ruff** `F401`: F401 says so",
+        "the reason stays on the review page: the text is the same in every round"
     );
     let outcomes: Vec<Outcome> = evidence.iter().map(|e| e.outcome).collect();
     assert_eq!(

@@ -76,6 +76,11 @@ impl ReviewEngine {
             post: crate::review::tools::PostMode::default(),
         };
         if only_for_uploads {
+            // The uploads are of the review's head: against a newer head their
+            // lines would point at other code (the next round reads them anyway).
+            if diff.refs.head_sha != review.head_commit_sha {
+                return Ok(0);
+            }
             let lines = crate::review::diff_lines::DiffLines::parse(
                 file.diff.as_deref().unwrap_or_default(),
             );
