@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RunnerTools {
-    /// Tools by name (`ruff`, `shellcheck`, `semgrep`, `eslint`); null:
+    /// Tools by name (`ruff`, `shellcheck`, `semgrep`, `clippy`, `eslint`); null:
     /// the runner's default set.
     #[serde(default)]
     pub run: Option<Vec<String>>,

@@ -58,7 +58,8 @@ pub struct RunnerConfig {
     #[arg(long, env = "RUNNER_GIT", default_value = "git")]
     pub git: String,
     /// Runs the repository's own code as analyzers: `.reviewd.yml`'s
-    /// `tools.commands` and the project's `node_modules/.bin/eslint`. They come
+    /// `tools.commands`, the project's `node_modules/.bin/eslint`, and clippy
+    /// (which builds the project). They come
     /// from the merge request's head, which its author writes: only for runners
     /// that review trusted repositories.
     #[arg(long, env = "RUNNER_TOOLS_REPO_COMMANDS", default_value_t = false)]

@@ -18,6 +18,8 @@ pub enum OutputKind {
     Sarif,
     ShellcheckJson,
     EslintJson,
+    /// Cargo's JSON messages (`--message-format=json`).
+    CargoJson,
     /// A SARIF file the command writes, from the checkout's root.
     SarifFile(String),
 }

@@ -3,6 +3,7 @@
 //! that is missing, fails, runs too long or writes something unreadable costs
 //! only its own findings, and says so in the task's log.
 
+pub mod clippy;
 pub mod linters;
 mod outputs;
 pub mod readers;
@@ -56,6 +57,11 @@ pub fn plan(
                 }
                 linters::semgrep(files, &present)
             }
+            "clippy" if !repo_commands => {
+                log.push(format!("clippy: it builds the project, {NOT_TRUSTED}"));
+                None
+            }
+            "clippy" => clippy::clippy(files, dir.join("Cargo.toml").is_file()),
             "eslint" => linters::eslint(files).filter(|_| {
                 if !repo_commands {
                     log.push(format!("eslint: {NOT_TRUSTED}"));
@@ -141,6 +147,9 @@ async fn run_one(
             .map(|f| (f, String::new()))
             .map_err(unreadable),
         OutputKind::EslintJson => readers::read_eslint(&ran.stdout, &root)
+            .map(|f| (f, String::new()))
+            .map_err(unreadable),
+        OutputKind::CargoJson => clippy::read_cargo_json(&ran.stdout)
             .map(|f| (f, String::new()))
             .map_err(unreadable),
         OutputKind::SarifFile(path) => {

@@ -93,6 +93,9 @@ impl Sandbox {
             // Semgrep: no telemetry, no version check (no network at review time).
             .env("SEMGREP_SEND_METRICS", "off")
             .env("SEMGREP_ENABLE_VERSION_CHECK", "0")
+            // rustup and cargo find the toolchain and the cached crates there
+            // (`HOME` is the tool's own).
+            .envs(toolchain_homes())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -145,4 +148,18 @@ impl Sandbox {
             Err(_) => Err(ToolError::TimedOut(self.timeout.as_secs())),
         }
     }
+}
+
+/// `RUSTUP_HOME` and `CARGO_HOME` as the runner has them (or under its `HOME`):
+/// paths, no secrets.
+fn toolchain_homes() -> Vec<(&'static str, std::ffi::OsString)> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")]
+        .into_iter()
+        .filter_map(|(var, dir)| {
+            std::env::var_os(var)
+                .or_else(|| home.as_ref().map(|h| h.join(dir).into_os_string()))
+                .map(|v| (var, v))
+        })
+        .collect()
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// The analyzers a runner knows by name; each runs only where it applies (files
 /// of its language changed, its rules present) and its program is installed.
-pub const KNOWN_TOOLS: &[&str] = &["ruff", "shellcheck", "semgrep", "eslint"];
+pub const KNOWN_TOOLS: &[&str] = &["ruff", "shellcheck", "semgrep", "clippy", "eslint"];
 /// What runs when the file names none.
 pub const DEFAULT_TOOLS: &[&str] = KNOWN_TOOLS;
 /// Semgrep's local rules looked for when the file names none (no rules are
