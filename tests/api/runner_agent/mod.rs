@@ -150,18 +150,18 @@ impl RunnerProcess {
         output: PathBuf,
     ) -> Self {
         let path = std::env::var("PATH").unwrap_or_default();
-        Self::start_with_path(app, key, id, work_dir, output, &path).await
+        Self::start_with_path(app, key, id, work_dir, output, (&path, &[])).await
     }
 
     /// As [`RunnerProcess::start`], with `path` as the runner's `PATH` (where it
-    /// finds the analyzers).
+    /// finds the analyzers) and `extra` variables.
     pub(super) async fn start_with_path(
         app: &TestApp,
         key: &str,
         id: &str,
         work_dir: &Path,
         output: PathBuf,
-        path: &str,
+        (path, extra): (&str, &[(&str, &str)]),
     ) -> Self {
         let binary = tokio::task::spawn_blocking(runner_binary).await.unwrap();
         let log = std::fs::File::create(&output).unwrap();
@@ -179,6 +179,7 @@ impl RunnerProcess {
             .env("RUNNER_HTTP_TIMEOUT_SECS", "10")
             .env("RUNNER_SHUTDOWN_GRACE_SECS", "1")
             .env("RUST_LOG", "info")
+            .envs(extra.iter().copied())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()

@@ -191,6 +191,15 @@ async fn planted_world(vars: &[(&str, String)], ai: Option<&wiremock::MockServer
 }
 
 async fn start_runner(world: &PlantedWorld, name: &str) -> RunnerProcess {
+    start_runner_with(world, name, &analyzers_path(), &[]).await
+}
+
+async fn start_runner_with(
+    world: &PlantedWorld,
+    name: &str,
+    path: &str,
+    extra: &[(&str, &str)],
+) -> RunnerProcess {
     let key = api_key(&world.app).await;
     let runner = RunnerProcess::start_with_path(
         &world.app,
@@ -198,7 +207,7 @@ async fn start_runner(world: &PlantedWorld, name: &str) -> RunnerProcess {
         name,
         &world.scratch.join("workspaces"),
         world.scratch.join("runner.log"),
-        &analyzers_path(),
+        (path, extra),
     )
     .await;
     wait_until_online(&world.app, name, &runner).await;
@@ -333,5 +342,68 @@ async fn with_the_model_switched_off_a_planted_secret_is_still_posted_masked() {
         "{}",
         runner.output()
     );
+    let _ = std::fs::remove_dir_all(&world.scratch);
+}
+
+/// A cargo project whose MR turns a tail expression into a `return` (clippy's
+/// `needless_return`, warned by default) on line 6 of `src/main.rs`.
+fn rust_repository(root: &Path) -> (PathBuf, String, String, Vec<(String, String, bool)>) {
+    let work = root.join("work");
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    git(&work, &["init", "--quiet", "--initial-branch=main"]);
+    std::fs::write(
+        work.join("Cargo.toml"),
+        "[package]\nname = \"planted\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    let main = |body: &str| format!("fn main() {{\n    println!(\"{{}}\", one());\n}}\n\nfn one() -> i32 {{\n{body}\n}}\n");
+    std::fs::write(work.join("src/main.rs"), main("    1")).unwrap();
+    git(&work, &["add", "."]);
+    git(&work, &["commit", "--quiet", "-m", "base"]);
+    let base = git(&work, &["rev-parse", "HEAD"]);
+    std::fs::write(work.join("src/main.rs"), main("    return 1;")).unwrap();
+    git(&work, &["commit", "--quiet", "-am", "return"]);
+    let head = git(&work, &["rev-parse", "HEAD"]);
+    let text = git(&work, &["diff", &base, &head, "--", "src/main.rs"]);
+    let diffs = vec![("src/main.rs".to_owned(), text[text.find("@@").unwrap()..].to_owned() + "\n", false)];
+    let bare = root.join("svc.git");
+    git(root, &["clone", "--quiet", "--bare", work.to_str().unwrap(), bare.to_str().unwrap()]);
+    (bare, base, head, diffs)
+}
+
+#[tokio::test]
+async fn on_a_runner_that_trusts_the_repository_clippy_builds_it_and_its_lints_are_posted() {
+    let ai = fake_ai(confirming_model).await;
+    let scratch =
+        std::env::temp_dir().join(format!("reviewd-clippy-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let (bare, base, head, diffs) = rust_repository(&scratch);
+    let gitlab = FakeGitlab::start("glpat-pipeline").await;
+    gitlab.with_projects(1, "svc").await;
+    mount_posting(&gitlab).await;
+    mount_planted_mr(&gitlab, &base, &head, &diffs).await;
+    let app = app_with_ai(&ai, &[("RUNNER_CLAIM_GRACE_MS", "30000".to_owned())]).await;
+    setup_project(&app, &gitlab).await;
+    app.sql(&format!("UPDATE projects SET web_url = 'file://{}'", bare.display()));
+    let world = PlantedWorld { app, gitlab, scratch };
+    // The toolchain this test was built with: cargo and clippy side by side.
+    let cargo = PathBuf::from(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    let toolchain = cargo.parent().map(|d| d.display().to_string()).unwrap_or_default();
+    let path = format!("{toolchain}:{}", std::env::var("PATH").unwrap_or_default());
+    let runner = start_runner_with(&world, "clippy-runner", &path, &[("RUNNER_TOOLS_REPO_COMMANDS", "true")]).await;
+
+    let task = wait_for(&world.app, &send_webhook(&world.app, &fixture()).await).await;
+    assert_eq!(task["status"], "completed", "{task}\n{}", runner.output());
+    let discussions = posted(&world.gitlab, "POST", "/discussions").await;
+    let lint: Vec<&Value> = discussions
+        .iter()
+        .filter(|d| d["position"]["new_path"] == "src/main.rs" && d["position"]["new_line"] == 6)
+        .collect();
+    assert_eq!(lint.len(), 1, "{discussions:?}\n{}", runner.output());
+    assert!(
+        lint[0]["body"].as_str().unwrap().contains("**clippy** `clippy::needless_return`"),
+        "{lint:?}"
+    );
+    assert!(runner.output().contains("clippy: 1 finding(s)"), "{}", runner.output());
     let _ = std::fs::remove_dir_all(&world.scratch);
 }
