@@ -57,11 +57,12 @@ pub fn plan(
                 }
                 linters::semgrep(files, &present)
             }
-            "clippy" if !repo_commands => {
-                log.push(format!("clippy: it builds the project, {NOT_TRUSTED}"));
-                None
-            }
-            "clippy" => clippy::clippy(files, dir.join("Cargo.toml").is_file()),
+            "clippy" => clippy::clippy(files, dir.join("Cargo.toml").is_file()).filter(|_| {
+                if !repo_commands {
+                    log.push(format!("clippy: it builds the project, {NOT_TRUSTED}"));
+                }
+                repo_commands
+            }),
             "eslint" => linters::eslint(files).filter(|_| {
                 if !repo_commands {
                     log.push(format!("eslint: {NOT_TRUSTED}"));
