@@ -70,7 +70,9 @@ impl Work<'_> {
                 "with the network this machine gives (unshare --net is not permitted here)"
             }
         ));
-        let analysis = tools::run(&sandbox, planned).await;
+        // A third of the lease: the model's review and the report need the rest.
+        let budget = Duration::from_millis(self.task.timeout_ms / 3);
+        let analysis = tools::run(&sandbox, planned, budget).await;
         let _ = tokio::fs::remove_dir_all(&home).await;
         self.log.lines(analysis.log);
         round.found = analysis.findings;

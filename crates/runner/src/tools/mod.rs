@@ -97,12 +97,28 @@ pub fn plan(
 
 /// Runs each invocation in turn (one at a time: each may use every core) and
 /// reads its findings.
-pub async fn run(sandbox: &Sandbox, planned: Vec<Invocation>) -> Analysis {
+/// All of them within `budget` (a share of the task's lease: the review must
+/// still have time once they are done); a tool that would start past it is
+/// skipped, and none runs longer than what is left.
+pub async fn run(sandbox: &Sandbox, planned: Vec<Invocation>, budget: std::time::Duration) -> Analysis {
     let mut analysis = Analysis::default();
+    let deadline = Instant::now() + budget;
     for invocation in planned {
         let started = Instant::now();
         let tool = invocation.tool.clone();
-        match run_one(sandbox, invocation).await {
+        let left = deadline.saturating_duration_since(started);
+        if left.is_zero() {
+            analysis.log.push(format!(
+                "{tool}: the analyzers' share of the task ({} s) is spent, skipped",
+                budget.as_secs()
+            ));
+            continue;
+        }
+        let limited = Sandbox {
+            timeout: sandbox.timeout.min(left),
+            ..sandbox.clone()
+        };
+        match run_one(&limited, invocation).await {
             Ok((findings, note)) => {
                 analysis.log.push(format!(
                     "{tool}: {} finding(s) in {} ms{note}",
