@@ -356,7 +356,11 @@ fn rust_repository(root: &Path) -> (PathBuf, String, String, Vec<(String, String
         "[package]\nname = \"planted\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
     )
     .unwrap();
-    let main = |body: &str| format!("fn main() {{\n    println!(\"{{}}\", one());\n}}\n\nfn one() -> i32 {{\n{body}\n}}\n");
+    let main = |body: &str| {
+        format!(
+            "fn main() {{\n    println!(\"{{}}\", one());\n}}\n\nfn one() -> i32 {{\n{body}\n}}\n"
+        )
+    };
     std::fs::write(work.join("src/main.rs"), main("    1")).unwrap();
     git(&work, &["add", "."]);
     git(&work, &["commit", "--quiet", "-m", "base"]);
@@ -365,9 +369,22 @@ fn rust_repository(root: &Path) -> (PathBuf, String, String, Vec<(String, String
     git(&work, &["commit", "--quiet", "-am", "return"]);
     let head = git(&work, &["rev-parse", "HEAD"]);
     let text = git(&work, &["diff", &base, &head, "--", "src/main.rs"]);
-    let diffs = vec![("src/main.rs".to_owned(), text[text.find("@@").unwrap()..].to_owned() + "\n", false)];
+    let diffs = vec![(
+        "src/main.rs".to_owned(),
+        text[text.find("@@").unwrap()..].to_owned() + "\n",
+        false,
+    )];
     let bare = root.join("svc.git");
-    git(root, &["clone", "--quiet", "--bare", work.to_str().unwrap(), bare.to_str().unwrap()]);
+    git(
+        root,
+        &[
+            "clone",
+            "--quiet",
+            "--bare",
+            work.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
     (bare, base, head, diffs)
 }
 
@@ -384,13 +401,29 @@ async fn on_a_runner_that_trusts_the_repository_clippy_builds_it_and_its_lints_a
     mount_planted_mr(&gitlab, &base, &head, &diffs).await;
     let app = app_with_ai(&ai, &[("RUNNER_CLAIM_GRACE_MS", "30000".to_owned())]).await;
     setup_project(&app, &gitlab).await;
-    app.sql(&format!("UPDATE projects SET web_url = 'file://{}'", bare.display()));
-    let world = PlantedWorld { app, gitlab, scratch };
+    app.sql(&format!(
+        "UPDATE projects SET web_url = 'file://{}'",
+        bare.display()
+    ));
+    let world = PlantedWorld {
+        app,
+        gitlab,
+        scratch,
+    };
     // The toolchain this test was built with: cargo and clippy side by side.
     let cargo = PathBuf::from(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    let toolchain = cargo.parent().map(|d| d.display().to_string()).unwrap_or_default();
+    let toolchain = cargo
+        .parent()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
     let path = format!("{toolchain}:{}", std::env::var("PATH").unwrap_or_default());
-    let runner = start_runner_with(&world, "clippy-runner", &path, &[("RUNNER_TOOLS_REPO_COMMANDS", "true")]).await;
+    let runner = start_runner_with(
+        &world,
+        "clippy-runner",
+        &path,
+        &[("RUNNER_TOOLS_REPO_COMMANDS", "true")],
+    )
+    .await;
 
     let task = wait_for(&world.app, &send_webhook(&world.app, &fixture()).await).await;
     assert_eq!(task["status"], "completed", "{task}\n{}", runner.output());
@@ -401,9 +434,16 @@ async fn on_a_runner_that_trusts_the_repository_clippy_builds_it_and_its_lints_a
         .collect();
     assert_eq!(lint.len(), 1, "{discussions:?}\n{}", runner.output());
     assert!(
-        lint[0]["body"].as_str().unwrap().contains("**clippy** `clippy::needless_return`"),
+        lint[0]["body"]
+            .as_str()
+            .unwrap()
+            .contains("**clippy** `clippy::needless_return`"),
         "{lint:?}"
     );
-    assert!(runner.output().contains("clippy: 1 finding(s)"), "{}", runner.output());
+    assert!(
+        runner.output().contains("clippy: 1 finding(s)"),
+        "{}",
+        runner.output()
+    );
     let _ = std::fs::remove_dir_all(&world.scratch);
 }

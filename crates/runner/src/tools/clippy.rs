@@ -114,7 +114,10 @@ mod tests {
         let found = read_cargo_json(out).unwrap();
         assert_eq!(found.len(), 1);
         let f = &found[0];
-        assert_eq!((f.rule.as_str(), f.path.as_str(), f.line), ("clippy::unwrap_used", "src/main.rs", 4));
+        assert_eq!(
+            (f.rule.as_str(), f.path.as_str(), f.line),
+            ("clippy::unwrap_used", "src/main.rs", 4)
+        );
         assert_eq!(f.severity, Severity::Warning);
         assert!(read_cargo_json(b"").is_err(), "no toolchain: nothing ran");
         let failed = br#"{"reason":"build-finished","success":false}"#;

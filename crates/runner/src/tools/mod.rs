@@ -100,7 +100,11 @@ pub fn plan(
 /// All of them within `budget` (a share of the task's lease: the review must
 /// still have time once they are done); a tool that would start past it is
 /// skipped, and none runs longer than what is left.
-pub async fn run(sandbox: &Sandbox, planned: Vec<Invocation>, budget: std::time::Duration) -> Analysis {
+pub async fn run(
+    sandbox: &Sandbox,
+    planned: Vec<Invocation>,
+    budget: std::time::Duration,
+) -> Analysis {
     let mut analysis = Analysis::default();
     let deadline = Instant::now() + budget;
     for invocation in planned {
