@@ -128,9 +128,11 @@ const DESIGN: &[&str] = &[
 
 /// Ours beyond both: a user read by id, writing the templates and rules the
 /// contract lists (`/reviews/templates/all`, `/reviews/rules/all`), and a
-/// project's learnings and a merge request's conversations (issue 39).
+/// project's learnings and a merge request's conversations (issue 39), and a
+/// commit's SARIF from CI (issue 40).
 const OURS: &[&str] = &[
     "GET /api/users/:id",
+    "POST /api/projects/:id/sarif",
     "GET /api/projects/:id/learnings",
     "POST /api/projects/:id/learnings",
     "PATCH /api/projects/:id/learnings/:learningId",

@@ -36,7 +36,8 @@ async fn created_users_log_in_with_their_role_and_never_expose_hashes() {
     assert_eq!(created["data"]["user"]["email"], "dev@reviewd.test");
     assert_eq!(
         created["data"]["user"]["permissions"],
-        json!(["review:create"])
+        json!(["review:create", "analysis:upload"]),
+        "a developer's key may upload a CI job's SARIF"
     );
 
     let dev = app.login("dev@reviewd.test", "dev-password").await;
