@@ -62,7 +62,7 @@ pub fn read(bytes: &[u8], root: Option<&str>) -> Result<SarifRead, SarifError> {
     let mut read = SarifRead::default();
     for run in &log.runs {
         let driver = &run.tool.driver;
-        let tool = driver.name.clone();
+        let tool = reviewd_domain::review::tools::clean_name(&driver.name);
         if !read.tools.contains(&tool) {
             read.tools.push(tool.clone());
         }

@@ -93,6 +93,23 @@ fn a_tools_own_errors_are_reported_beside_its_results() {
 }
 
 #[test]
+fn control_characters_never_reach_what_is_kept() {
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&log(json!([result("a\u{0}b.py", 1), result("a.py", 2),]))).unwrap();
+    value["runs"][0]["tool"]["driver"]["name"] = json!("ru\u{0}ff`");
+    value["runs"][0]["results"][1]["message"]["text"] = json!("bad\u{0}\u{7}text");
+    let read = read(&serde_json::to_vec(&value).unwrap(), None).unwrap();
+    assert_eq!(read.tools, vec!["ru ff'"]);
+    assert_eq!(
+        (read.findings.len(), read.left_out),
+        (1, 1),
+        "the path with a NUL is left out"
+    );
+    assert_eq!(read.findings[0].message, "bad text");
+    assert!(!read.findings[0].tool.contains('\u{0}'));
+}
+
+#[test]
 fn hostile_logs_are_errors_not_panics() {
     let big = vec![b' '; MAX_SARIF_BYTES + 1];
     assert_eq!(

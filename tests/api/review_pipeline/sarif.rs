@@ -239,4 +239,12 @@ async fn bad_uploads_are_refused_and_keep_nothing() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     assert_eq!(app.sql("SELECT count(*) FROM analysis_uploads"), "0");
+
+    // A NUL in a tool's text is dropped, not a 500 (PostgreSQL refuses it).
+    let mut nul = log();
+    nul["runs"][0]["tool"]["driver"]["name"] = json!("clippy\u{0}ci");
+    nul["runs"][0]["results"][0]["message"]["text"] = json!("a\u{0}b");
+    let r = upload(&app, &key, &project, &serde_json::to_vec(&nul).unwrap()).await;
+    let body = json(r, StatusCode::CREATED).await;
+    assert_eq!(body["data"]["tools"], json!(["clippy ci"]));
 }

@@ -48,9 +48,8 @@ impl ToolFinding {
     #[must_use]
     pub fn tidy(self) -> Self {
         Self {
-            // Names are quoted in the prompt's fenced block and in `code` spans.
-            tool: one_line(&self.tool, MAX_NAME_CHARS).replace('`', "'"),
-            rule: one_line(&self.rule, MAX_NAME_CHARS).replace('`', "'"),
+            tool: clean_name(&self.tool),
+            rule: clean_name(&self.rule),
             message: crate::context::secrets::mask(&one_line(&self.message, MAX_MESSAGE_CHARS)).0,
             ..self
         }
@@ -62,6 +61,14 @@ impl ToolFinding {
     pub fn is_secret(&self) -> bool {
         self.tool == secrets_scan::TOOL
     }
+}
+
+/// A tool's or rule's name as it is shown and stored: one line, no control
+/// character, no backtick (names are quoted in the prompt's fenced block and in
+/// `code` spans), at most [`MAX_NAME_CHARS`].
+#[must_use]
+pub fn clean_name(name: &str) -> String {
+    one_line(name, MAX_NAME_CHARS).replace('`', "'")
 }
 
 /// `text` on one line, without control characters (a NUL cannot be stored as
