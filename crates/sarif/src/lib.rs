@@ -59,6 +59,7 @@ pub fn read(bytes: &[u8], root: Option<&str>) -> Result<SarifRead, SarifError> {
     if version != "2.1.0" {
         return Err(SarifError::Version(version));
     }
+    refuse_nul(&log)?;
     let mut read = SarifRead::default();
     for run in &log.runs {
         let driver = &run.tool.driver;
@@ -95,6 +96,34 @@ pub fn read(bytes: &[u8], root: Option<&str>) -> Result<SarifRead, SarifError> {
         }
     }
     Ok(read)
+}
+
+/// The texts reviewd reads (a driver's name, a result's rule and message) hold
+/// no NUL, as the API document says of every string; elsewhere a NUL is the
+/// tool's business, and nothing of it is kept.
+fn refuse_nul(log: &sarif::Sarif) -> Result<(), SarifError> {
+    for (r, run) in log.runs.iter().enumerate() {
+        if run.tool.driver.name.contains('\0') {
+            return Err(SarifError::Invalid(format!(
+                "runs[{r}].tool.driver.name holds a NUL character"
+            )));
+        }
+        for (i, result) in run
+            .results
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            let texts = [result.rule_id.as_deref(), result.message.text.as_deref()];
+            if texts.into_iter().flatten().any(|t| t.contains('\0')) {
+                return Err(SarifError::Invalid(format!(
+                    "runs[{r}].results[{i}]: its ruleId or message holds a NUL character"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One result where it can be placed on a line of a file.

@@ -96,8 +96,8 @@ fn a_tools_own_errors_are_reported_beside_its_results() {
 fn control_characters_never_reach_what_is_kept() {
     let mut value: serde_json::Value =
         serde_json::from_slice(&log(json!([result("a\u{0}b.py", 1), result("a.py", 2),]))).unwrap();
-    value["runs"][0]["tool"]["driver"]["name"] = json!("ru\u{0}ff`");
-    value["runs"][0]["results"][1]["message"]["text"] = json!("bad\u{0}\u{7}text");
+    value["runs"][0]["tool"]["driver"]["name"] = json!("ru\u{7}ff`");
+    value["runs"][0]["results"][1]["message"]["text"] = json!("bad\u{7}text");
     let read = read(&serde_json::to_vec(&value).unwrap(), None).unwrap();
     assert_eq!(read.tools, vec!["ru ff'"]);
     assert_eq!(
@@ -106,7 +106,13 @@ fn control_characters_never_reach_what_is_kept() {
         "the path with a NUL is left out"
     );
     assert_eq!(read.findings[0].message, "bad text");
-    assert!(!read.findings[0].tool.contains('\u{0}'));
+    // A NUL in a text reviewd reads is refused, as the API document says.
+    value["runs"][0]["results"][1]["message"]["text"] = json!("bad\u{0}text");
+    let refused = super::read(&serde_json::to_vec(&value).unwrap(), None);
+    assert!(
+        matches!(refused, Err(SarifError::Invalid(_))),
+        "{refused:?}"
+    );
 }
 
 #[test]

@@ -240,11 +240,22 @@ async fn bad_uploads_are_refused_and_keep_nothing() {
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     assert_eq!(app.sql("SELECT count(*) FROM analysis_uploads"), "0");
 
-    // A NUL in a tool's text is dropped, not a 500 (PostgreSQL refuses it).
+    // A NUL in a text reviewd reads is a 400, as the API document says; one in
+    // another property is the tool's business, and never a 500.
     let mut nul = log();
     nul["runs"][0]["tool"]["driver"]["name"] = json!("clippy\u{0}ci");
-    nul["runs"][0]["results"][0]["message"]["text"] = json!("a\u{0}b");
     let r = upload(&app, &key, &project, &serde_json::to_vec(&nul).unwrap()).await;
+    expect_error(r, StatusCode::BAD_REQUEST, "INVALID_BODY").await;
+    let mut elsewhere = log();
+    elsewhere["runs"][0]["properties"] = json!({ "a\u{0}b": "c\u{0}d" });
+    elsewhere["runs"][0]["tool"]["driver"]["name"] = json!("clippy\u{7}ci");
+    let r = upload(
+        &app,
+        &key,
+        &project,
+        &serde_json::to_vec(&elsewhere).unwrap(),
+    )
+    .await;
     let body = json(r, StatusCode::CREATED).await;
     assert_eq!(body["data"]["tools"], json!(["clippy ci"]));
 }

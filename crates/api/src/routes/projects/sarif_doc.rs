@@ -14,7 +14,6 @@ use utoipa::ToSchema;
 pub(super) struct SarifLogDoc {
     #[schema(value_type = String, pattern = "^2\\.1\\.0$")]
     version: String,
-    #[schema(max_items = 20)]
     runs: Vec<SarifRunDoc>,
 }
 
