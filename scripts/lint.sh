@@ -8,7 +8,9 @@
 #      diesel.toml's patch) prints for a scratch database migrated from migrations/
 #   6. module graph: no import circle between the modules of any target, and the source files
 #      within crates/module-graph/bounds.txt (cargo run -p reviewd-module-graph)
-# Runs all six and fails if any failed. CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target.
+#   7. scripts/deploy-check.sh: the Kubernetes manifests and overlays against the API schemas
+#   8. scripts/prometheus-check.sh: the alert rules (promtool check and test rules), the dashboard
+# Runs all eight and fails if any failed. CARGO_TARGET_DIR defaults to ~/.cache/reviewd/target.
 # cargo-machete and the diesel CLI are installed with `cargo install` when missing (the CLI
 # links libpq: libpq-dev comes from apt-get, as scripts/services.sh installs packages); the
 # schema check uses the local PostgreSQL (started when needed) unless REVIEWD_TEST_DATABASE_URL
@@ -130,6 +132,16 @@ if [ "${REVIEWD_DRY_RUN:-0}" = 1 ]; then
     reviewd_cmd diesel print-schema --config-file diesel.toml
 elif ! schema_check; then
     failed+=(schema)
+fi
+
+reviewd_info "Kubernetes manifests and overlays, rendered and validated offline"
+if [ "${REVIEWD_DRY_RUN:-0}" != 1 ] && ! bash scripts/deploy-check.sh; then
+    failed+=(deploy)
+fi
+
+reviewd_info "alert rules and their unit tests, the Grafana dashboard"
+if [ "${REVIEWD_DRY_RUN:-0}" != 1 ] && ! bash scripts/prometheus-check.sh; then
+    failed+=(monitoring)
 fi
 
 if [ "${#failed[@]}" -gt 0 ]; then

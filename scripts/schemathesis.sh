@@ -7,6 +7,8 @@
 # (default 40). Schemathesis and the validator come from PyPI into a virtual environment
 # (REVIEWD_ST_VENV, default ~/.cache/reviewd/st-venv). The server's log is kept in
 # target/schemathesis/server.log; Schemathesis's report (JUnit and a reproduction file) beside it.
+# Afterwards the server's /api/metrics, with every route answered, goes through
+# scripts/prometheus-check.sh (promtool check metrics and the families the rules use).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -85,6 +87,13 @@ status=0
     --generation-database none \
     --report junit,pytest --report-dir "$out/report" \
     --no-color "$@" || status=$?
+# Every route has now been answered: the exposition must satisfy Prometheus's own checker.
+if curl -fsS "$base/api/metrics" -o "$out/metrics.txt"; then
+    bash scripts/prometheus-check.sh "$out/metrics.txt" || status=1
+else
+    reviewd_error "GET /api/metrics failed after the run"
+    status=1
+fi
 if [ "$status" != 0 ]; then
     reviewd_error "Schemathesis found failures; the server log is $out/server.log"
     grep -E '"level":"ERROR"|ERROR' "$out/server.log" | tail -n 20 >&2 || true

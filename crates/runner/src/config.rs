@@ -67,6 +67,27 @@ pub struct RunnerConfig {
 }
 
 impl RunnerConfig {
+    /// The settings with an empty optional variable taken as unset, as the server
+    /// takes its own: a manifest or env file may list `RUNNER_AI_ENDPOINT=` without
+    /// it replacing every task's endpoint with "".
+    #[must_use]
+    pub fn without_empty(mut self) -> Self {
+        for value in [
+            &mut self.name,
+            &mut self.id,
+            &mut self.ai_endpoint,
+            &mut self.ai_api_key,
+        ] {
+            if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+                *value = None;
+            }
+        }
+        if self.work_dir.as_ref().is_some_and(|d| d.as_os_str().is_empty()) {
+            self.work_dir = None;
+        }
+        self
+    }
+
     /// The runner's id: RUNNER_ID, else RUNNER_NAME, else the host name.
     #[must_use]
     pub fn runner_id(&self) -> String {
@@ -141,5 +162,16 @@ mod tests {
         let c = parse(&["--name", "gpu-1", "--id", "r-7"]);
         assert_eq!(c.runner_id(), "r-7");
         assert_eq!(c.runner_name(), "gpu-1");
+    }
+
+    #[test]
+    fn an_empty_optional_variable_is_unset() {
+        let c = parse(&["--ai-endpoint", "", "--ai-api-key", " ", "--name", "gpu-1", "--id", ""])
+            .without_empty();
+        assert_eq!(c.ai_endpoint, None, "the task's endpoint stays");
+        assert_eq!(c.ai_api_key, None);
+        assert_eq!(c.runner_id(), "gpu-1");
+        let c = parse(&["--ai-endpoint", "http://ai:1"]).without_empty();
+        assert_eq!(c.ai_endpoint.as_deref(), Some("http://ai:1"));
     }
 }

@@ -16,7 +16,7 @@ use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let config = config::RunnerConfig::parse();
+    let config = config::RunnerConfig::parse().without_empty();
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let subscriber = tracing_subscriber::fmt().with_env_filter(filter);
     if std::env::var("RUNNER_LOG_FORMAT").as_deref() == Ok("json") {

@@ -75,7 +75,7 @@ pub fn read(bytes: &[u8], root: Option<&str>) -> Result<SarifRead, SarifError> {
             for note in notes {
                 if note.level.as_ref().and_then(level_name).as_deref() == Some("error") {
                     let text = note.message.text.clone().unwrap_or_default();
-                    read.errors.push(first_line(&text));
+                    read.errors.push(one_line(&text));
                 }
             }
             if !invocation.execution_successful && notes.is_empty() {
@@ -188,14 +188,14 @@ fn finding(
 }
 
 /// The first non-blank line of a tool's message, cut short.
-fn first_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("an error without a message")
-        .chars()
-        .take(200)
-        .collect()
+/// The message on one line, whitespace collapsed, up to 200 characters: a
+/// tool's first line is often only a heading ("Error while running rules:").
+fn one_line(text: &str) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.is_empty() {
+        return "an error without a message".to_owned();
+    }
+    joined.chars().take(200).collect()
 }
 
 fn level_name(value: &impl serde::Serialize) -> Option<String> {

@@ -81,14 +81,18 @@ fn a_tools_own_errors_are_reported_beside_its_results() {
     value["runs"][0]["invocations"] = json!([{
         "executionSuccessful": true,
         "toolExecutionNotifications": [
-            { "level": "error", "message": { "text": "\n  Error while running rules: the engine was killed\nmore" } },
+            { "level": "error", "message": { "text": "\n  Error while running rules:\n   You are seeing this because the engine was killed.\n\n   The most common reason" } },
             { "level": "warning", "message": { "text": "slow" } }
         ]
     }]);
     let read = read(&serde_json::to_vec(&value).unwrap(), None).unwrap();
     assert_eq!(
         read.errors,
-        vec!["Error while running rules: the engine was killed"]
+        vec![
+            "Error while running rules: You are seeing this because the engine was killed. \
+             The most common reason"
+        ],
+        "semgrep's first line alone says nothing of what went wrong"
     );
 }
 
