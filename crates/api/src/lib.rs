@@ -11,6 +11,7 @@ pub mod extract;
 pub mod fallback;
 pub mod field_schemas;
 pub mod hygiene;
+pub mod metric_families;
 pub mod metrics;
 pub mod openapi;
 pub mod request_id;

@@ -32,6 +32,8 @@ pub fn handle() -> PrometheusHandle {
             let handle = recorder.handle();
             if metrics::set_global_recorder(recorder).is_err() {
                 tracing::warn!("metrics.recorder_already_installed");
+            } else {
+                crate::metric_families::describe_all();
             }
             handle
         })

@@ -82,7 +82,11 @@ impl RunnerConfig {
                 *value = None;
             }
         }
-        if self.work_dir.as_ref().is_some_and(|d| d.as_os_str().is_empty()) {
+        if self
+            .work_dir
+            .as_ref()
+            .is_some_and(|d| d.as_os_str().is_empty())
+        {
             self.work_dir = None;
         }
         self
@@ -166,8 +170,17 @@ mod tests {
 
     #[test]
     fn an_empty_optional_variable_is_unset() {
-        let c = parse(&["--ai-endpoint", "", "--ai-api-key", " ", "--name", "gpu-1", "--id", ""])
-            .without_empty();
+        let c = parse(&[
+            "--ai-endpoint",
+            "",
+            "--ai-api-key",
+            " ",
+            "--name",
+            "gpu-1",
+            "--id",
+            "",
+        ])
+        .without_empty();
         assert_eq!(c.ai_endpoint, None, "the task's endpoint stays");
         assert_eq!(c.ai_api_key, None);
         assert_eq!(c.runner_id(), "gpu-1");

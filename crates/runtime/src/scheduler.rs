@@ -117,7 +117,9 @@ async fn run_job(ledger: Arc<dyn JobLedger>, job: Job, run: uuid::Uuid) {
     } else {
         "failed"
     };
-    metrics::counter!("reviewd_job_runs_total", "job" => job.name, "outcome" => label).increment(1);
+    // `name`, not `job`: Prometheus's scrape sets its own `job` label.
+    metrics::counter!("reviewd_job_runs_total", "name" => job.name, "outcome" => label)
+        .increment(1);
     if let Err(e) = ledger.finish(run, &outcome).await {
         tracing::warn!(job = job.name, error = %e, "jobs.finish_not_recorded");
     }
@@ -125,6 +127,13 @@ async fn run_job(ledger: Arc<dyn JobLedger>, job: Job, run: uuid::Uuid) {
 
 impl Scheduler {
     pub fn new(ledger: Arc<dyn JobLedger>, instance: String, jobs: Vec<Job>) -> Self {
+        // Every job's counters from 0, so the first failure shows in `increase()`.
+        for job in &jobs {
+            for outcome in ["succeeded", "failed"] {
+                metrics::counter!("reviewd_job_runs_total", "name" => job.name, "outcome" => outcome)
+                    .increment(0);
+            }
+        }
         Self {
             ledger,
             instance,

@@ -201,13 +201,31 @@ async fn costs_are_the_fake_s_tokens_times_the_prices_per_review_project_list_an
     let line = metrics
         .lines()
         .find(|l| {
-            l.starts_with("reviewd_ai_cost_usd_total{")
+            l.starts_with("reviewd_ai_cost_usd{")
                 && l.contains(r#"provider="Priced""#)
                 && l.contains(r#"model="model-priced""#)
         })
         .unwrap_or_else(|| panic!("no cost line in:\n{metrics}"));
     let value: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
     assert!((value - spent).abs() < 1e-9, "{line} != {spent}");
+    // The calls themselves, from the same log: what a provider-errors alert divides.
+    let calls_line = metrics
+        .lines()
+        .find(|l| {
+            l.starts_with("reviewd_ai_calls_total{")
+                && l.contains(r#"provider="Priced""#)
+                && l.contains(r#"status="success""#)
+        })
+        .unwrap_or_else(|| panic!("no AI calls line in:\n{metrics}"));
+    assert!(
+        calls_line.ends_with(&format!(" {n}")),
+        "{calls_line}: {n} calls"
+    );
+    assert!(
+        metrics.contains("# TYPE reviewd_ai_calls_total counter")
+            && metrics.contains("# TYPE reviewd_ai_cost_usd gauge"),
+        "{metrics}"
+    );
 }
 
 #[tokio::test]

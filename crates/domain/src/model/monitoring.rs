@@ -179,6 +179,22 @@ pub struct StateCounts {
     pub notifications: Vec<(String, String, u64)>,
     /// `(provider, model, USD)`: the cost of every priced AI call ever logged.
     pub ai_costs: Vec<(String, String, f64)>,
+    /// Every AI call ever logged, per provider, model and status (`success`,
+    /// `failed`), with the tokens they used.
+    pub ai_calls: Vec<AiCallTotal>,
+    /// When the oldest task still waiting (`queued`) was created: how long the
+    /// queue has kept someone waiting.
+    pub oldest_queued_task_at: Option<DateTime<Utc>>,
+}
+
+/// AI calls of one provider, model and outcome, from the AI call log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AiCallTotal {
+    pub provider: String,
+    pub model: String,
+    pub status: String,
+    pub calls: u64,
+    pub tokens: u64,
 }
 
 /// Rows removed by one retention run, per kind.

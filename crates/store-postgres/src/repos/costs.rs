@@ -5,9 +5,10 @@ use super::PgConn;
 use crate::error::map_diesel_error;
 use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
-use diesel::sql_types::{Double, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{BigInt, Double, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use reviewd_domain::model::ProjectCost;
+use reviewd_domain::model::monitoring::AiCallTotal;
 use reviewd_domain::ports::RepoError;
 use uuid::Uuid;
 
@@ -116,5 +117,42 @@ pub(crate) async fn by_model(conn: &mut PgConn) -> Result<Vec<(String, String, f
     Ok(rows
         .into_iter()
         .map(|r| (r.provider, r.model, r.cost_usd))
+        .collect())
+}
+
+#[derive(QueryableByName)]
+struct CallsRow {
+    #[diesel(sql_type = Text)]
+    provider: String,
+    #[diesel(sql_type = Text)]
+    model: String,
+    #[diesel(sql_type = Text)]
+    status: String,
+    #[diesel(sql_type = BigInt)]
+    calls: i64,
+    #[diesel(sql_type = BigInt)]
+    tokens: i64,
+}
+
+/// Every logged call per provider, model and status, with their tokens.
+pub(crate) async fn calls_by_model(conn: &mut PgConn) -> Result<Vec<AiCallTotal>, RepoError> {
+    let rows: Vec<CallsRow> = diesel::sql_query(
+        "SELECT provider, model, status, count(*) AS calls,
+                coalesce(sum(total_tokens), 0)::bigint AS tokens
+         FROM ai_call_logs GROUP BY provider, model, status ORDER BY provider, model, status",
+    )
+    .load(conn)
+    .await
+    .map_err(map_diesel_error)?;
+    let count = |n: i64| u64::try_from(n).unwrap_or(0);
+    Ok(rows
+        .into_iter()
+        .map(|r| AiCallTotal {
+            provider: r.provider,
+            model: r.model,
+            status: r.status,
+            calls: count(r.calls),
+            tokens: count(r.tokens),
+        })
         .collect())
 }

@@ -6,8 +6,8 @@ use crate::PgPool;
 use crate::error::map_diesel_error;
 use crate::rows::{DatabaseRow, SystemRow, to_u32};
 use crate::schema::{
-    api_metrics, database_metrics, health_checks, job_runs, notification_history, reviews, runners,
-    system_metrics,
+    api_metrics, database_metrics, health_checks, job_runs, notification_history, review_tasks,
+    reviews, runners, system_metrics,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -344,8 +344,17 @@ impl MonitoringRepository for PgMonitoringRepository {
             *by_runner_status.entry(shown).or_default() += 1;
         }
         let ai_costs = super::costs::by_model(&mut conn).await?;
+        let ai_calls = super::costs::calls_by_model(&mut conn).await?;
+        let oldest_queued_task_at: Option<DateTime<Utc>> = review_tasks::table
+            .filter(review_tasks::status.eq("queued"))
+            .select(diesel::dsl::min(review_tasks::created_at))
+            .first(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
         Ok(StateCounts {
             ai_costs,
+            ai_calls,
+            oldest_queued_task_at,
             reviews: reviews.into_iter().map(|(s, n)| (s, count(n))).collect(),
             runners: by_runner_status.into_iter().collect(),
             notifications: notifications

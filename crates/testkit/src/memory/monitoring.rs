@@ -5,9 +5,10 @@ use super::MemoryStore;
 use super::Tables;
 use async_trait::async_trait;
 use chrono::{DateTime, TimeDelta, Utc};
+use reviewd_domain::model::TaskStatus;
 use reviewd_domain::model::health::{CheckResult, HealthHistoryFilter};
 use reviewd_domain::model::monitoring::{
-    ApiBucket, DatabaseSample, PruneReport, StateCounts, SystemSample,
+    AiCallTotal, ApiBucket, DatabaseSample, PruneReport, StateCounts, SystemSample,
 };
 use reviewd_domain::ports::{
     HealthCheckRepository, JobLedger, JobOutcome, MonitoringRepository, NotificationRepository,
@@ -130,6 +131,13 @@ impl Tables {
             runners: runners.into_iter().collect(),
             notifications: Vec::new(),
             ai_costs: ai_costs(&self.ai_calls),
+            ai_calls: ai_calls(&self.ai_calls),
+            oldest_queued_task_at: self
+                .tasks
+                .iter()
+                .filter(|t| t.task.status == TaskStatus::Queued)
+                .map(|t| t.task.created_at)
+                .min(),
         }
     }
 }
@@ -355,6 +363,30 @@ fn ai_costs(calls: &[super::tables::AiCallRow]) -> Vec<(String, String, f64)> {
     }
     sums.into_iter()
         .map(|((p, m), cost)| (p, m, cost))
+        .collect()
+}
+
+/// Every logged call per provider, model and status, ordered as PostgreSQL orders them.
+fn ai_calls(calls: &[super::tables::AiCallRow]) -> Vec<AiCallTotal> {
+    let mut sums: BTreeMap<(String, String, String), (u64, u64)> = BTreeMap::new();
+    for c in calls {
+        let key = (
+            c.call.provider.clone(),
+            c.call.model.clone(),
+            c.call.status.as_str().to_owned(),
+        );
+        let entry = sums.entry(key).or_default();
+        entry.0 += 1;
+        entry.1 += u64::try_from(c.call.total_tokens).unwrap_or(0);
+    }
+    sums.into_iter()
+        .map(|((provider, model, status), (calls, tokens))| AiCallTotal {
+            provider,
+            model,
+            status,
+            calls,
+            tokens,
+        })
         .collect()
 }
 

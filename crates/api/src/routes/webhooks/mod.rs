@@ -106,6 +106,7 @@ fn respond(outcome: IntakeOutcome) -> Result<HttpResponse, ApiError> {
 /// assignment or the message.
 fn spawn_follow_up(state: &web::Data<AppState>, follow_up: FollowUp) {
     if let Some(stop) = follow_up.budget_stop {
+        metrics::counter!("reviewd_budget_stops_total").increment(1);
         let budgets = state.budgets.clone();
         actix_web::rt::spawn(async move { budgets.announce(&stop).await });
     }
