@@ -290,6 +290,19 @@ async fn every_operation_is_described_once_with_its_errors() {
 async fn the_reference_page_works_offline() {
     let app = TestApp::spawn().await;
     let client = app.client();
+    // The address as people type it, without the slash, leads to the page.
+    let bare = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(app.url("/api/docs"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bare.status(), StatusCode::PERMANENT_REDIRECT);
+    assert_eq!(bare.headers()["location"], "/api/docs/");
+    let followed = reqwest::get(app.url("/api/docs")).await.unwrap();
+    assert!(followed.text().await.unwrap().contains("swagger-ui"));
     let page = client.get("/api/docs/").await;
     assert_eq!(page.status(), StatusCode::OK);
     let html = page.text().await.unwrap();

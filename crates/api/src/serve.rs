@@ -6,8 +6,9 @@ use crate::extract::{json_config, path_config, query_config};
 use crate::state::AppState;
 use crate::{request_id, routes};
 use actix_web::dev::Server;
+use actix_web::http::header::LOCATION;
 use actix_web::middleware::{Compress, from_fn};
-use actix_web::{App, HttpServer, web};
+use actix_web::{App, HttpResponse, HttpServer, web};
 use std::net::TcpListener;
 use std::time::Duration;
 use utoipa_actix_web::AppExt;
@@ -54,6 +55,12 @@ pub fn http_server(state: web::Data<AppState>, serving: Serving) -> std::io::Res
                 .wrap(crate::cors::cors(&settings))
                 .wrap(from_fn(crate::metrics::track))
                 .wrap(from_fn(request_id::request_id))
+                // The address people type: the UI itself lives under the slash.
+                .service(web::resource("/api/docs").get(|| async {
+                    HttpResponse::PermanentRedirect()
+                        .insert_header((LOCATION, "/api/docs/"))
+                        .finish()
+                }))
                 .service(SwaggerUi::new("/api/docs/{_:.*}").config(
                     utoipa_swagger_ui::Config::from(crate::openapi::DOCUMENT_PATH),
                 ))

@@ -63,13 +63,32 @@ async fn trying_settings_answers_200_with_the_outcome_and_stores_nothing() {
         "trying stores nothing"
     );
 
-    expect_error(
-        root.post("/api/ai-configs/test", json!({ "apiKey": "sk-good" }))
-            .await,
-        StatusCode::BAD_REQUEST,
-        "VALIDATION_FAILED",
+    // `{}`, as the document allows: the configuration reviews use by default. No
+    // stored default and no PROVIDERA_ENDPOINT here: an answer that says so.
+    let nothing = test(json!({})).await;
+    assert_eq!(nothing["success"], false, "{nothing}");
+    assert!(
+        nothing["message"]
+            .as_str()
+            .unwrap()
+            .contains("no configuration is the default"),
+        "{nothing}"
+    );
+    // Once a stored one is the default, `{}` tries it, with its key, at its endpoint.
+    let before = server.received_requests().await.unwrap().len();
+    json(
+        root.post(
+            &format!("/api/ai-configs/{}/default", stored["id"].as_str().unwrap()),
+            json!({}),
+        )
+        .await,
+        StatusCode::OK,
     )
     .await;
+    let default = test(json!({})).await;
+    assert_eq!(default["success"], true, "{default}");
+    assert_eq!(default["details"]["model"], "model-b");
+    assert_eq!(server.received_requests().await.unwrap().len(), before + 1);
     expect_error(
         root.post(
             "/api/ai-configs/test",

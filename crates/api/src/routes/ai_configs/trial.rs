@@ -15,7 +15,8 @@ use uuid::Uuid;
 use validator::Validate;
 
 /// Settings to try; nothing is stored. With `id`, the stored configuration fills in
-/// the fields left out, and `apiKey` `***` (or absent) means its stored key.
+/// the fields left out, and `apiKey` `***` (or absent) means its stored key. With
+/// neither `id` nor `endpoint` (`{}`), the configuration reviews use by default.
 #[derive(Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct TestAiConfigBody {
@@ -27,7 +28,8 @@ pub(super) struct TestAiConfigBody {
     )]
     #[schema(schema_with = nullable_provider_schema)]
     provider: Option<AiProviderKind>,
-    /// Required without `id`.
+    /// Where to send the check; absent: the stored configuration's (`id`), else
+    /// the default configuration's.
     #[validate(length(min = 1, max = 2000, message = "must not be empty"))]
     #[schema(schema_with = crate::field_schemas::base_url)]
     endpoint: Option<String>,
@@ -76,7 +78,7 @@ impl From<AiTestReport> for AiConfigTestDto {
 }
 
 /// Tries settings with one call to `GET {endpoint}/models` (one attempt) and stores
-/// nothing (`config:update`). Every answer of the provider, a refused key or no
+/// nothing (`config:update`). `{}` tries the configuration reviews use by default. Every answer of the provider, a refused key or no
 /// answer included, is a 200 with `success: false`; only a malformed body is a 400.
 #[utoipa::path(
     request_body = TestAiConfigBody,

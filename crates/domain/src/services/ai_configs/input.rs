@@ -61,7 +61,7 @@ pub struct AiConfigPatch {
 pub struct AiTrial {
     pub id: Option<Uuid>,
     pub provider: Option<AiProviderKind>,
-    /// Required without `id`.
+    /// Absent: the stored configuration's (`id`), else the default one's.
     pub endpoint: Option<String>,
     pub api_key: Option<String>,
     pub model: Option<String>,

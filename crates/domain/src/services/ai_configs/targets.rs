@@ -75,11 +75,34 @@ impl AiConfigService {
     }
 
     /// Tries settings with one cheap call (the models list) and stores nothing.
+    /// Without `id` and `endpoint`, the configuration reviews use by default.
     ///
     /// # Errors
     /// `NotFound` for an unknown `id`; `Invalid` naming each bad field. What the
     /// provider answers is in the report.
-    pub async fn test(&self, trial: AiTrial) -> Result<AiTestReport, ServiceError> {
+    pub async fn test(&self, mut trial: AiTrial) -> Result<AiTestReport, ServiceError> {
+        if trial.id.is_none() && trial.endpoint.is_none() {
+            // Neither a stored configuration nor an endpoint: the one reviews use by
+            // default, its key going only to its own endpoint.
+            let default = self.target(None).await?;
+            let Some(endpoint) = default.endpoint.filter(|e| !e.is_empty()) else {
+                return Ok(AiTestReport {
+                    success: false,
+                    message: "nothing to try: no configuration is the default and \
+                              PROVIDERA_ENDPOINT is not set; give an endpoint or an id"
+                        .to_owned(),
+                    model: trial.model,
+                    response_time: Duration::ZERO,
+                });
+            };
+            trial.endpoint = Some(endpoint);
+            if trial.api_key.is_none() {
+                trial.api_key = default.api_key.map(|k| k.expose().to_owned());
+            }
+            trial.model = trial
+                .model
+                .or_else(|| Some(default.model).filter(|m| !m.is_empty()));
+        }
         let stored = match trial.id {
             Some(id) => Some(self.get(id).await?),
             None => None,
