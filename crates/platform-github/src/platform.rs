@@ -269,9 +269,13 @@ impl HostingPlatform for GithubPlatform {
         if comments.is_empty() {
             return Ok(Vec::new());
         }
+        // GitHub's description requires a body with `COMMENT`: a line saying what
+        // the review holds (the summary is its own comment, edited in place).
+        let short = refs.head_sha.get(..12).unwrap_or(&refs.head_sha);
         let body = json!({
             "commit_id": refs.head_sha,
             "event": "COMMENT",
+            "body": format!("reviewd: {} comment(s) on `{short}`.", comments.len()),
             "comments": comments.iter().map(review_comment).collect::<Vec<_>>(),
         });
         self.post_unread(&format!("{}/pulls/{iid}/reviews", repo(project)), &body)

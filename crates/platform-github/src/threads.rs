@@ -19,7 +19,7 @@ pub(crate) const REVIEW_THREADS: &str =
     pullRequest(number: $number) {
       reviewThreads(first: 100, after: $cursor) {
         pageInfo { hasNextPage endCursor }
-        nodes { id isResolved resolvedBy { login } comments(first: 1) { nodes { databaseId } } }
+        nodes { id isResolved resolvedBy { login } comments(first: 1) { nodes { fullDatabaseId } } }
       }
     }
   }
@@ -70,7 +70,11 @@ pub(crate) struct ReviewThread {
 impl ReviewThread {
     /// The REST id of the thread's first comment: how reviewd names a thread.
     pub(crate) fn first_comment_id(&self) -> Option<i64> {
-        self.comments.nodes.first().and_then(|c| c.database_id)
+        self.comments
+            .nodes
+            .first()
+            .and_then(|c| c.full_database_id.as_ref())
+            .and_then(BigInt::as_i64)
     }
 }
 
@@ -84,10 +88,29 @@ pub(crate) struct Nodes<T> {
     pub(crate) nodes: Vec<T>,
 }
 
+/// `fullDatabaseId`, not `databaseId`: GitHub deprecated the 32-bit `Int` for
+/// the `BigInt` scalar, which it encodes as a string.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct FirstComment {
-    pub(crate) database_id: Option<i64>,
+    pub(crate) full_database_id: Option<BigInt>,
+}
+
+/// GraphQL's `BigInt`: a string of digits (a number is taken too).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum BigInt {
+    Text(String),
+    Number(i64),
+}
+
+impl BigInt {
+    fn as_i64(&self) -> Option<i64> {
+        match self {
+            BigInt::Text(t) => t.parse().ok(),
+            BigInt::Number(n) => Some(*n),
+        }
+    }
 }
 
 impl GithubPlatform {

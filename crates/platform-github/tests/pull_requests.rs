@@ -125,6 +125,10 @@ async fn posts_all_line_comments_in_one_review() {
     assert_eq!(body["commit_id"], "h");
     assert_eq!(body["event"], "COMMENT");
     assert_eq!(
+        body["body"], "reviewd: 2 comment(s) on `h`.",
+        "GitHub's description requires a body with COMMENT"
+    );
+    assert_eq!(
         body["comments"][0],
         json!({ "path": "src/app.rs", "start_line": 2, "start_side": "RIGHT", "line": 3, "side": "RIGHT",
                 "body": "one\n\n```suggestion\nfixed();\n```" }),

@@ -32,7 +32,14 @@ async fn resolution_is_read_from_graphql_beside_the_enterprise_rest_api() {
         body["variables"],
         json!({ "owner": "octo", "name": "feedback", "number": 5, "cursor": null })
     );
-    assert!(body["query"].as_str().unwrap().contains("reviewThreads"));
+    let query = body["query"].as_str().unwrap();
+    assert!(query.contains("reviewThreads"));
+    // The current schema's id of a comment; `databaseId` is deprecated.
+    assert!(
+        query.contains("fullDatabaseId")
+            && !query.replace("fullDatabaseId", "").contains("databaseId"),
+        "{query}"
+    );
 }
 
 #[tokio::test]

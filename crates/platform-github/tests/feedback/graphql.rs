@@ -3,7 +3,7 @@
 use super::*;
 
 /// The GraphQL pages are followed by cursor, and a thread is matched to its
-/// first comment by `databaseId`.
+/// first comment by `fullDatabaseId` (a `BigInt`: a string).
 #[tokio::test]
 async fn resolved_threads_are_read_over_every_graphql_page() {
     let server = MockServer::start().await;
@@ -21,7 +21,7 @@ async fn resolved_threads_are_read_over_every_graphql_page() {
         .await;
     let thread = |id: i64, resolved: bool| {
         json!({ "id": format!("PRRT_kwDO{id}"), "isResolved": resolved, "resolvedBy": resolved.then(|| json!({ "login": "octocat" })),
-                "comments": { "nodes": [{ "databaseId": id }] } })
+                "comments": { "nodes": [{ "fullDatabaseId": id.to_string() }] } })
     };
     let page = |nodes: Value, next: Option<&str>| {
         ResponseTemplate::new(200).set_body_json(json!({ "data": { "repository": { "pullRequest": {

@@ -71,12 +71,22 @@ fn node_id(full_name: &str, root: u64) -> String {
     )
 }
 
-fn thread(full_name: &str, root: &HostedComment) -> Value {
+/// A thread with the first comment's id in the fields the query asks for, as
+/// GitHub answers: `databaseId` (an `Int`, deprecated) and `fullDatabaseId` (a
+/// `BigInt`, which GraphQL encodes as a string).
+fn thread(full_name: &str, root: &HostedComment, query: &str) -> Value {
+    let mut first = serde_json::Map::new();
+    if query.contains("fullDatabaseId") {
+        first.insert("fullDatabaseId".into(), json!(root.id.to_string()));
+    }
+    if query.replace("fullDatabaseId", "").contains("databaseId") {
+        first.insert("databaseId".into(), json!(root.id));
+    }
     json!({
         "id": node_id(full_name, root.id),
         "isResolved": root.resolved_by.is_some(),
         "resolvedBy": root.resolved_by.as_ref().map(|login| json!({ "login": login })),
-        "comments": { "nodes": [{ "databaseId": root.id }] },
+        "comments": { "nodes": [first] },
     })
 }
 
@@ -182,7 +192,7 @@ fn review_threads(credentials: &Credentials, pulls: &Pulls, request: &Request) -
         .iter()
         .skip(start)
         .take(first(query, variables))
-        .map(|root| thread(&full_name, root))
+        .map(|root| thread(&full_name, root, query))
         .collect();
     let end = start + page.len();
     let threads = json!({

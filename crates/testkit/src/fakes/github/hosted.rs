@@ -498,6 +498,17 @@ impl Posting<'_> {
 /// (`start_line` to `line`) needs `start_line` before `line`, both in one hunk.
 fn review(posting: &Posting<'_>, mr: &MrFixture, body: &Value) -> ResponseTemplate {
     let full_name = posting.full_name;
+    // The published description: `body` is required with REQUEST_CHANGES and COMMENT.
+    let event = body["event"].as_str().unwrap_or_default();
+    let text = body["body"].as_str().unwrap_or_default();
+    if matches!(event, "COMMENT" | "REQUEST_CHANGES") && text.trim().is_empty() {
+        return ResponseTemplate::new(422).set_body_json(json!({
+            "message": "Unprocessable Entity",
+            "errors": [format!("Body is required when the event is {event}")],
+            "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request",
+            "status": "422",
+        }));
+    }
     let comments: Vec<(InlineComment, Option<u32>, &str)> = body["comments"]
         .as_array()
         .into_iter()
