@@ -16,6 +16,7 @@ mod csrf;
 mod dashboard;
 mod health;
 mod input_hygiene;
+mod login_throttle;
 mod monitoring;
 mod notifications;
 mod openapi;

@@ -3,6 +3,7 @@
 //! server around them (`serve`). Handlers own HTTP concerns only; rules live in the domain,
 //! and the wiring of services lives in the server binary's crate (`reviewd-server`).
 
+pub mod client_addr;
 pub mod cors;
 pub mod csrf;
 pub mod envelope;

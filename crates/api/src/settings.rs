@@ -48,6 +48,8 @@ pub struct EdgeSettings {
     pub root_password: Option<SecretString>,
     /// A runner silent this long counts as offline in `/metrics`.
     pub runner_heartbeat_timeout: Duration,
+    /// Proxies whose forwarded headers name the client (`TRUSTED_PROXIES`).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl EdgeSettings {

@@ -13,5 +13,5 @@ pub use delivery_log::RedisDeliveryLog;
 pub use health::RedisHealthProbe;
 pub use pool::{RedisPool, connect, ping};
 pub use task_queue::RedisTaskQueue;
-pub use throttle::{RedisLoginThrottle, ThrottleLimits};
+pub use throttle::RedisLoginThrottle;
 pub use wipe::RedisDataWipe;

@@ -4,39 +4,22 @@ use deadpool_redis::redis::{self, AsyncCommands};
 use reviewd_domain::ports::{LoginThrottle, ThrottleError};
 use std::time::Duration;
 
-/// How many failures a key may have within a window.
-#[derive(Debug, Clone, Copy)]
-pub struct ThrottleLimits {
-    pub max_failures: u32,
-    pub window: Duration,
-}
-
-impl Default for ThrottleLimits {
-    /// Ten failures per fifteen minutes: generous for a person mistyping, useless
-    /// for guessing passwords.
-    fn default() -> Self {
-        Self {
-            max_failures: 10,
-            window: Duration::from_secs(15 * 60),
-        }
-    }
-}
-
 /// Fixed-window failure counters in Redis (`INCR` + `EXPIRE`), shared by every replica.
 pub struct RedisLoginThrottle {
     pool: RedisPool,
     prefix: String,
-    limits: ThrottleLimits,
+    window: Duration,
 }
 
 impl RedisLoginThrottle {
-    /// `prefix` namespaces the keys, e.g. `reviewd:`.
+    /// `prefix` namespaces the keys, e.g. `reviewd:`; a key's failures are kept
+    /// for `window` from its first.
     #[must_use]
-    pub fn new(pool: RedisPool, prefix: &str, limits: ThrottleLimits) -> Self {
+    pub fn new(pool: RedisPool, prefix: &str, window: Duration) -> Self {
         Self {
             pool,
             prefix: format!("{prefix}login-failures:"),
-            limits,
+            window,
         }
     }
 
@@ -54,12 +37,13 @@ fn unavailable(err: redis::RedisError) -> ThrottleError {
 
 #[async_trait]
 impl LoginThrottle for RedisLoginThrottle {
-    async fn check(&self, key: &str) -> Result<(), ThrottleError> {
+    async fn check(&self, key: &str, max_failures: u32) -> Result<u32, ThrottleError> {
         let mut conn = self.conn().await?;
         let key = format!("{}{key}", self.prefix);
         let failures: Option<u32> = conn.get(&key).await.map_err(unavailable)?;
-        if failures.unwrap_or(0) < self.limits.max_failures {
-            return Ok(());
+        let failures = failures.unwrap_or(0);
+        if failures < max_failures {
+            return Ok(failures);
         }
         let ttl: i64 = conn.ttl(&key).await.map_err(unavailable)?;
         let retry_after = Duration::from_secs(u64::try_from(ttl).unwrap_or(1).max(1));
@@ -69,7 +53,7 @@ impl LoginThrottle for RedisLoginThrottle {
     async fn record_failure(&self, key: &str) -> Result<(), ThrottleError> {
         let mut conn = self.conn().await?;
         let key = format!("{}{key}", self.prefix);
-        let window = i64::try_from(self.limits.window.as_secs()).unwrap_or(i64::MAX);
+        let window = i64::try_from(self.window.as_secs()).unwrap_or(i64::MAX);
         // EXPIRE NX starts the window at the first failure and leaves it alone after.
         let _: () = redis::pipe()
             .atomic()

@@ -10,7 +10,7 @@ use deadpool_redis::{Config, Runtime};
 use reviewd_domain::ports::{DeliveryLog, TaskQueue};
 use reviewd_queue_redis::{
     RedisDataWipe, RedisDeliveryLog, RedisHealthProbe, RedisLoginThrottle, RedisPool,
-    RedisTaskQueue, ThrottleLimits, connect,
+    RedisTaskQueue, connect,
 };
 use reviewd_testkit::test_redis_url;
 use std::time::Duration;
@@ -81,12 +81,8 @@ async fn queue_data_wipe() {
 #[tokio::test]
 async fn login_throttle() {
     let (pool, prefix) = redis().await;
-    reviewd_testkit::contract::login_throttle::run(&|max_failures, window| {
-        let limits = ThrottleLimits {
-            max_failures,
-            window,
-        };
-        Box::new(RedisLoginThrottle::new(pool.clone(), &prefix, limits))
+    reviewd_testkit::contract::login_throttle::run(&|window| {
+        Box::new(RedisLoginThrottle::new(pool.clone(), &prefix, window))
     })
     .await;
 }

@@ -64,12 +64,8 @@ async fn queue_data_wipe() {
 async fn login_throttle() {
     use reviewd_testkit::fakes::InMemoryThrottle;
     let clock = Arc::new(FakeClock::ticking(Duration::from_millis(1)));
-    reviewd_testkit::contract::login_throttle::run(&|max_failures, window| {
-        Box::new(InMemoryThrottle::with_window(
-            max_failures,
-            window,
-            clock.clone(),
-        ))
+    reviewd_testkit::contract::login_throttle::run(&|window| {
+        Box::new(InMemoryThrottle::with_window(window, clock.clone()))
     })
     .await;
 }

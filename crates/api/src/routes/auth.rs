@@ -6,11 +6,9 @@ use crate::error::{ApiError, ErrorEnvelope};
 use crate::extract::{AuthUser, SESSION_COOKIE, ValidatedJson, session_cookie, session_removal};
 use crate::field_schemas::string_enum;
 use crate::state::AppState;
-use actix_web::http::header::USER_AGENT;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use chrono::{DateTime, Utc};
 use reviewd_domain::model::AuthMethod;
-use reviewd_domain::services::ClientInfo;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::{scope, service_config::ServiceConfig};
@@ -73,14 +71,7 @@ async fn login(
     body: ValidatedJson<LoginBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.0;
-    let client = ClientInfo {
-        ip: req.peer_addr().map(|a| a.ip().to_string()),
-        user_agent: req
-            .headers()
-            .get(USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .map(|s| s.chars().take(256).collect()),
-    };
+    let client = crate::client_addr::client_info(&req, &state.settings.trusted_proxies);
     let logged_in = state
         .auth
         .login(&body.email, &body.password, client)

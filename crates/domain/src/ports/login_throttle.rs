@@ -10,14 +10,16 @@ pub enum ThrottleError {
     Unavailable(String),
 }
 
-/// Counts failed login attempts per key (an email or a client address) over a window.
+/// Counts failed login attempts per key over a window (the store's); the limits
+/// are the caller's (`services::login_guard`).
 #[async_trait]
 pub trait LoginThrottle: Send + Sync {
-    /// Fails with `Throttled` when `key` has reached its limit of failures.
+    /// The failures counted for `key` in its window.
     ///
     /// # Errors
-    /// `Throttled` as above; `Unavailable` when the counter store is down.
-    async fn check(&self, key: &str) -> Result<(), ThrottleError>;
+    /// `Throttled`, with the rest of the window, once they reach `max_failures`;
+    /// `Unavailable` when the counter store is down.
+    async fn check(&self, key: &str, max_failures: u32) -> Result<u32, ThrottleError>;
 
     /// Counts one failed attempt for `key`.
     ///

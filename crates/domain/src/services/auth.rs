@@ -1,10 +1,12 @@
 //! Logging in and out, and turning a presented token into a [`Principal`].
 
 use super::ServiceError;
+use super::login_guard::LoginGuard;
 use crate::model::user::normalize_email;
 use crate::model::{AuthMethod, NewSession, NewUser, Principal, Role, User};
 use crate::ports::{
-    ApiKeyRepository, LoginThrottle, PasswordHasher, SessionRepository, TokenHasher, UserRepository,
+    ApiKeyRepository, Clock, LoginThrottle, PasswordHasher, SessionRepository, TokenHasher,
+    UserRepository,
 };
 use chrono::Utc;
 use std::sync::Arc;
@@ -54,7 +56,7 @@ pub struct AuthService {
     api_keys: Arc<dyn ApiKeyRepository>,
     passwords: Arc<dyn PasswordHasher>,
     tokens: Arc<dyn TokenHasher>,
-    throttle: Arc<dyn LoginThrottle>,
+    guard: LoginGuard,
     settings: AuthSettings,
 }
 
@@ -66,6 +68,7 @@ impl AuthService {
         passwords: Arc<dyn PasswordHasher>,
         tokens: Arc<dyn TokenHasher>,
         throttle: Arc<dyn LoginThrottle>,
+        clock: Arc<dyn Clock>,
         settings: AuthSettings,
     ) -> Self {
         Self {
@@ -74,13 +77,14 @@ impl AuthService {
             api_keys,
             passwords,
             tokens,
-            throttle,
+            guard: LoginGuard::new(throttle, clock),
             settings,
         }
     }
 
-    /// Checks the password and opens a session. Failures are counted per email and per
-    /// client address; past the limit the caller is throttled even with the right password.
+    /// Checks the password and opens a session. Failures are counted per email and
+    /// address, per address and per email ([`super::login_guard`]): the first two
+    /// refuse past their limits, even the right password; the email's only slows.
     ///
     /// # Errors
     /// `Throttled`, `InvalidCredentials` (unknown email, wrong password or disabled
@@ -92,10 +96,8 @@ impl AuthService {
         client: ClientInfo,
     ) -> Result<LoggedIn, ServiceError> {
         let email = normalize_email(email);
-        let keys = throttle_keys(&email, client.ip.as_deref());
-        for key in &keys {
-            self.throttle.check(key).await?;
-        }
+        let ip = client.ip.as_deref();
+        self.guard.admit(&email, ip).await?;
 
         let found = self.users.find_credentials(&email).await?;
         let user = match found {
@@ -111,13 +113,11 @@ impl AuthService {
             }
         };
         let Some(user) = user else {
-            for key in &keys {
-                self.throttle.record_failure(key).await?;
-            }
+            self.guard.failed(&email, ip).await?;
             tracing::info!(login.email_known = false, "login.failed");
             return Err(ServiceError::InvalidCredentials);
         };
-        self.throttle.reset(&keys[0]).await?;
+        self.guard.succeeded(&email, ip).await?;
 
         let session_token = self.tokens.generate(SESSION_TOKEN_PREFIX);
         let ttl = chrono::Duration::from_std(self.settings.session_ttl)
@@ -225,13 +225,4 @@ impl AuthService {
             Err(other) => Err(other.into()),
         }
     }
-}
-
-/// Throttling keys of a login: the email first (reset on success), then the address.
-fn throttle_keys(email: &str, ip: Option<&str>) -> Vec<String> {
-    let mut keys = vec![format!("email:{email}")];
-    if let Some(ip) = ip {
-        keys.push(format!("ip:{ip}"));
-    }
-    keys
 }

@@ -12,6 +12,7 @@ pub mod error;
 pub mod feedback;
 pub mod health;
 pub mod installations;
+pub mod login_guard;
 pub mod manual_reviews;
 pub mod monitoring;
 pub mod notifications;

@@ -1,6 +1,8 @@
-//! The root user, logins that fail alike and are throttled, and a success that resets the count.
+//! The root user, logins that fail alike, the counts that refuse (an email from one
+//! address, one address) and the one that only slows (an email from anywhere).
 
 use super::*;
+use reviewd_domain::services::login_guard::{MAX_DELAY, PER_ADDRESS, PER_PAIR};
 
 #[tokio::test]
 async fn root_is_created_once_and_can_log_in() {
@@ -42,13 +44,13 @@ async fn root_is_created_once_and_can_log_in() {
 }
 
 #[tokio::test]
-async fn wrong_password_and_unknown_email_look_the_same_and_are_throttled() {
+async fn wrong_password_and_unknown_email_look_the_same_and_one_address_is_refused() {
     let w = world();
     w.auth
         .ensure_root("admin@example.com", "secret-pass")
         .await
         .unwrap();
-    for _ in 0..3 {
+    for _ in 0..PER_PAIR {
         assert!(matches!(
             w.auth
                 .login("admin@example.com", "nope", client("10.0.0.2"))
@@ -56,11 +58,11 @@ async fn wrong_password_and_unknown_email_look_the_same_and_are_throttled() {
             Err(ServiceError::InvalidCredentials)
         ));
     }
-    assert_eq!(w.throttle.failures("email:admin@example.com"), 3);
-    // Past the limit even the right password is refused until the window ends.
+    assert_eq!(w.throttle.failures("email:admin@example.com"), PER_PAIR);
+    // From that address, past the limit, even the right password is refused.
     assert!(matches!(
         w.auth
-            .login("admin@example.com", "secret-pass", client("10.0.0.3"))
+            .login("admin@example.com", "secret-pass", client("10.0.0.2"))
             .await,
         Err(ServiceError::Throttled { .. })
     ));
@@ -73,7 +75,61 @@ async fn wrong_password_and_unknown_email_look_the_same_and_are_throttled() {
 }
 
 #[tokio::test]
-async fn success_resets_the_email_counter() {
+async fn a_stranger_cannot_lock_the_owner_out_only_slow_them_down() {
+    let w = world();
+    w.auth
+        .ensure_root("admin@example.com", "secret-pass")
+        .await
+        .unwrap();
+    // Fifty wrong passwords for the admin, from ten addresses of the stranger's.
+    for i in 0..50 {
+        let _ = w
+            .auth
+            .login(
+                "admin@example.com",
+                "guess",
+                client(&format!("10.9.0.{}", i % 10)),
+            )
+            .await;
+    }
+    assert_eq!(w.throttle.failures("email:admin@example.com"), 50);
+    let slept_before = w.clock.slept().len();
+    w.auth
+        .login("admin@example.com", "secret-pass", client("10.0.0.7"))
+        .await
+        .expect("the owner logs in from their own address");
+    let waits = &w.clock.slept()[slept_before..];
+    assert_eq!(waits, [MAX_DELAY], "slowed, by at most {MAX_DELAY:?}");
+}
+
+#[tokio::test]
+async fn one_address_trying_many_emails_is_refused() {
+    let w = world();
+    for i in 0..PER_ADDRESS {
+        let _ = w
+            .auth
+            .login(&format!("user{i}@example.com"), "guess", client("10.0.0.8"))
+            .await;
+    }
+    assert!(matches!(
+        w.auth
+            .login("another@example.com", "guess", client("10.0.0.8"))
+            .await,
+        Err(ServiceError::Throttled { .. })
+    ));
+    assert!(
+        matches!(
+            w.auth
+                .login("another@example.com", "guess", client("10.0.0.9"))
+                .await,
+            Err(ServiceError::InvalidCredentials)
+        ),
+        "other addresses are not"
+    );
+}
+
+#[tokio::test]
+async fn success_forgets_this_addresss_failures_on_the_email() {
     let w = world();
     w.auth
         .ensure_root("admin@example.com", "secret-pass")
@@ -87,7 +143,10 @@ async fn success_resets_the_email_counter() {
         .login("admin@example.com", "secret-pass", client("10.0.0.5"))
         .await
         .unwrap();
-    assert_eq!(w.throttle.failures("email:admin@example.com"), 0);
+    assert_eq!(
+        w.throttle.failures("email-ip:admin@example.com|10.0.0.5"),
+        0
+    );
     assert_eq!(
         w.throttle.failures("ip:10.0.0.5"),
         1,

@@ -11,7 +11,7 @@ use reviewd_domain::services::{
     UserService, UserUpdateInput,
 };
 use reviewd_testkit::MemoryStore;
-use reviewd_testkit::fakes::{FakePasswordHasher, FakeTokenHasher, InMemoryThrottle};
+use reviewd_testkit::fakes::{FakeClock, FakePasswordHasher, FakeTokenHasher, InMemoryThrottle};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,13 +20,15 @@ struct World {
     keys: ApiKeyService,
     users: UserService,
     throttle: Arc<InMemoryThrottle>,
+    clock: Arc<FakeClock>,
 }
 
 fn world() -> World {
     let store = Arc::new(MemoryStore::default());
     let tokens = Arc::new(FakeTokenHasher::default());
     let passwords = Arc::new(FakePasswordHasher::default());
-    let throttle = Arc::new(InMemoryThrottle::new(3));
+    let clock = Arc::new(FakeClock::default());
+    let throttle = Arc::new(InMemoryThrottle::new(clock.clone()));
     World {
         auth: AuthService::new(
             store.clone(),
@@ -35,6 +37,7 @@ fn world() -> World {
             passwords.clone(),
             tokens.clone(),
             throttle.clone(),
+            clock.clone(),
             AuthSettings {
                 session_ttl: Duration::from_secs(3600),
             },
@@ -42,6 +45,7 @@ fn world() -> World {
         keys: ApiKeyService::new(store.clone(), tokens),
         users: UserService::new(store, passwords),
         throttle,
+        clock,
     }
 }
 

@@ -10,7 +10,10 @@ pub use reviewd_domain::model::SecretString;
 use std::path::PathBuf;
 use std::time::Duration;
 pub use values::ConfigError;
-use values::{boolean, bounded, check_url, inactive_ai_variables, number, positive_minutes, price};
+use values::{
+    boolean, bounded, check_url, inactive_ai_variables, number, positive_minutes, price,
+    trusted_proxies,
+};
 
 /// The `PROVIDERA_*` variables: the global default AI configuration.
 #[derive(Debug, Clone)]
@@ -26,6 +29,9 @@ pub struct ProviderAConfig {
 
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// Proxies whose `Forwarded`/`X-Forwarded-For` name the client
+    /// (`TRUSTED_PROXIES`); nobody's by default.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     pub database_url: SecretString,
     pub queue_store_url: SecretString,
     /// Namespace of every Redis key (`QUEUE_KEY_PREFIX`, default `reviewd:`).
@@ -337,6 +343,7 @@ impl Config {
             review_context_cache_mb: bounded(&get, "REVIEW_CONTEXT_CACHE_MB", 64, 0..=16_384)?,
             talk_per_mr_hour: bounded(&get, "TALK_PER_MR_HOUR", 20, 0..=10_000)?,
             talk_per_author_hour: bounded(&get, "TALK_PER_AUTHOR_HOUR", 30, 0..=10_000)?,
+            trusted_proxies: trusted_proxies(get("TRUSTED_PROXIES").as_deref())?,
             http_workers: get("HTTP_WORKERS")
                 .map(|_| number(&get, "HTTP_WORKERS", 1))
                 .transpose()?,
@@ -359,6 +366,7 @@ impl Config {
             root_email: self.root_email.clone(),
             root_password: self.root_password.clone(),
             runner_heartbeat_timeout: Duration::from_millis(self.runner_heartbeat_timeout_ms),
+            trusted_proxies: self.trusted_proxies.clone(),
         }
     }
 
@@ -485,6 +493,24 @@ mod tests {
         assert_eq!(
             config(&trailing).unwrap().auth_url,
             "https://auth.example.com"
+        );
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_and_ranges_and_nobody_by_default() {
+        assert!(config(&BASE).unwrap().trusted_proxies.is_empty());
+        let mut vars = BASE.to_vec();
+        vars.push(("TRUSTED_PROXIES", " 10.0.0.0/8, 192.0.2.7 ,fd00::/8,"));
+        let c = config(&vars).unwrap();
+        let shown: Vec<String> = c.trusted_proxies.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["10.0.0.0/8", "192.0.2.7/32", "fd00::/8"]);
+        assert_eq!(c.edge_settings().trusted_proxies, c.trusted_proxies);
+        let mut bad = BASE.to_vec();
+        bad.push(("TRUSTED_PROXIES", "10.0.0.0/8, ingress.local"));
+        let err = config(&bad).unwrap_err().to_string();
+        assert!(
+            err.starts_with("TRUSTED_PROXIES") && err.contains("ingress.local"),
+            "{err}"
         );
     }
 

@@ -127,6 +127,27 @@ pub(super) fn check_url(name: &'static str, value: &str) -> Result<(), ConfigErr
     }
 }
 
+/// `TRUSTED_PROXIES`: addresses (`10.0.0.7`) and ranges (`10.0.0.0/8`, `fd00::/8`),
+/// comma-separated; an address is a range of one.
+pub(super) fn trusted_proxies(value: Option<&str>) -> Result<Vec<ipnet::IpNet>, ConfigError> {
+    value
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            item.parse::<ipnet::IpNet>()
+                .or_else(|_| item.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| {
+                    ConfigError::new(
+                        "TRUSTED_PROXIES",
+                        format!("`{item}` is neither an address nor a range (10.0.0.0/8)"),
+                    )
+                })
+        })
+        .collect()
+}
+
 /// The variables of AI providers other than PROVIDERA (`PROVIDERB_API_KEY` ...
 /// `PROVIDERZ_MODEL`) that are set. `API_URL` is not read at all: it names a
 /// development proxy in front of a separate dashboard, and here one server serves both.

@@ -5,7 +5,7 @@ use crate::config::Config;
 use reviewd_crypto::Argon2PasswordHasher;
 use reviewd_domain::ports::PasswordHasher;
 use reviewd_domain::services::{ApiKeyService, AuthService, AuthSettings, UserService};
-use reviewd_queue_redis::{RedisLoginThrottle, ThrottleLimits};
+use reviewd_queue_redis::RedisLoginThrottle;
 use reviewd_store_postgres::{PgApiKeyRepository, PgSessionRepository, PgUserRepository};
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,7 +23,7 @@ pub(super) fn access(config: &Config, infra: &Infra) -> Access {
     let throttle = Arc::new(RedisLoginThrottle::new(
         infra.redis.clone(),
         &config.queue_key_prefix,
-        ThrottleLimits::default(),
+        reviewd_domain::services::login_guard::LOGIN_WINDOW,
     ));
     let auth = AuthService::new(
         users.clone(),
@@ -32,6 +32,7 @@ pub(super) fn access(config: &Config, infra: &Infra) -> Access {
         passwords.clone(),
         infra.tokens.clone(),
         throttle,
+        Arc::new(reviewd_adapters::clock::SystemClock),
         AuthSettings {
             session_ttl: Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
         },

@@ -1,4 +1,3 @@
-use crate::fakes::FakeClock;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reviewd_domain::ports::{Clock, LoginThrottle, ThrottleError};
@@ -7,10 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Failures counted per key in fixed windows on a clock, as `RedisLoginThrottle`'s
-/// `INCR` + `EXPIRE NX`: a window starts at a key's first failure, and a key is
-/// throttled once it has `max_failures` in it.
+/// `INCR` + `EXPIRE NX`: a window starts at a key's first failure.
 pub struct InMemoryThrottle {
-    max_failures: u32,
     window: Duration,
     clock: Arc<dyn Clock>,
     /// Failures and when their window ends.
@@ -18,17 +15,15 @@ pub struct InMemoryThrottle {
 }
 
 impl InMemoryThrottle {
-    /// Fifteen-minute windows (the Redis throttle's default) on a frozen clock.
+    /// The server's window on `clock`.
     #[must_use]
-    pub fn new(max_failures: u32) -> Self {
-        let clock = Arc::new(FakeClock::default());
-        Self::with_window(max_failures, Duration::from_secs(15 * 60), clock)
+    pub fn new(clock: Arc<dyn Clock>) -> Self {
+        Self::with_window(reviewd_domain::services::login_guard::LOGIN_WINDOW, clock)
     }
 
     #[must_use]
-    pub fn with_window(max_failures: u32, window: Duration, clock: Arc<dyn Clock>) -> Self {
+    pub fn with_window(window: Duration, clock: Arc<dyn Clock>) -> Self {
         Self {
-            max_failures,
             window,
             clock,
             counts: Mutex::default(),
@@ -51,15 +46,16 @@ impl InMemoryThrottle {
 
 #[async_trait]
 impl LoginThrottle for InMemoryThrottle {
-    async fn check(&self, key: &str) -> Result<(), ThrottleError> {
+    async fn check(&self, key: &str, max_failures: u32) -> Result<u32, ThrottleError> {
         match self.current(key) {
-            Some((failures, ends)) if failures >= self.max_failures => {
+            Some((failures, ends)) if failures >= max_failures => {
                 let left = (ends - self.clock.now()).to_std().unwrap_or_default();
                 Err(ThrottleError::Throttled {
                     retry_after: left.max(Duration::from_secs(1)),
                 })
             }
-            _ => Ok(()),
+            Some((failures, _)) => Ok(failures),
+            None => Ok(0),
         }
     }
 

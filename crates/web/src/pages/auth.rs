@@ -5,11 +5,10 @@ use crate::page_error::PageError;
 use crate::render;
 use crate::session;
 use actix_web::http::StatusCode;
-use actix_web::http::header::USER_AGENT;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use reviewd_api::extract::{SESSION_COOKIE, session_cookie, session_removal};
-use reviewd_domain::services::{ClientInfo, ServiceError};
+use reviewd_domain::services::ServiceError;
 use serde::Deserialize;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -75,14 +74,7 @@ struct LoginForm {
 async fn log_in(req: HttpRequest, form: web::Form<LoginForm>) -> Result<HttpResponse, PageError> {
     let state = session::state(&req)?;
     let form = form.into_inner();
-    let client = ClientInfo {
-        ip: req.peer_addr().map(|a| a.ip().to_string()),
-        user_agent: req
-            .headers()
-            .get(USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .map(|s| s.chars().take(256).collect()),
-    };
+    let client = reviewd_api::client_addr::client_info(&req, &state.settings.trusted_proxies);
     let failed = |status: StatusCode, message: String| {
         render::standalone(
             status,
