@@ -27,6 +27,7 @@ mod review_pipeline;
 mod reviews;
 mod runner_agent;
 mod runners;
+mod secrets_stay_home;
 mod system_reset;
 mod users;
 mod webhooks;

@@ -8,4 +8,4 @@ mod oauth;
 mod permissions;
 mod update;
 
-const TOKEN: &str = "glpat-secret-token-123";
+pub(crate) const TOKEN: &str = "glpat-secret-token-123";

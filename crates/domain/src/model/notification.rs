@@ -180,6 +180,40 @@ pub struct NotificationConfigPatch {
 }
 
 impl NotificationConfigPatch {
+    /// The patch with each stored secret dropped whose destination it moves and
+    /// which it does not type again: the SMTP password goes only to the host and
+    /// port it was entered for, the chatD signing secret only with its webhook.
+    /// Whoever may edit the settings never reads these secrets, and must not
+    /// collect them by pointing them at a server of their own. `base` is what the
+    /// patch applies to, `current` what is stored.
+    #[must_use]
+    pub fn secrets_stay_home(
+        mut self,
+        base: &NotificationConfig,
+        current: &NotificationConfig,
+    ) -> Self {
+        let host = self
+            .smtp_host
+            .clone()
+            .unwrap_or_else(|| base.smtp_host.clone());
+        let port = self.smtp_port.unwrap_or(base.smtp_port);
+        // Cleared, a destination sends nothing anywhere; a new one later is a move.
+        let smtp_moved = host.is_some() && (host != current.smtp_host || port != current.smtp_port);
+        if smtp_moved && self.smtp_password.is_none() && current.smtp_password.is_some() {
+            self.smtp_password = Some(None);
+        }
+        let exposed = |url: &Option<SecretString>| url.as_ref().map(|u| u.expose().to_owned());
+        let feishu = self
+            .feishu_webhook_url
+            .as_ref()
+            .map_or_else(|| exposed(&base.feishu_webhook_url), exposed);
+        let feishu_moved = feishu.is_some() && feishu != exposed(&current.feishu_webhook_url);
+        if feishu_moved && self.feishu_secret.is_none() && current.feishu_secret.is_some() {
+            self.feishu_secret = Some(None);
+        }
+        self
+    }
+
     /// The settings with these changes made.
     #[must_use]
     pub fn apply(self, mut c: NotificationConfig) -> NotificationConfig {

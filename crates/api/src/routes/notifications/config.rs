@@ -40,10 +40,9 @@ pub(super) async fn replace_notification_config(
     _user: RequirePermission<ConfigUpdate>,
     body: web::Json<NotificationConfigBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let stored = state.notifications.config().await?;
     let config = state
         .notifications
-        .replace(body.into_inner().into_patch(Some(&stored))?)
+        .replace(body.into_inner().into_patch(true)?)
         .await?;
     Ok(envelope::ok(NotificationConfigView::from(config)))
 }
@@ -61,7 +60,7 @@ pub(super) async fn update_notification_config(
 ) -> Result<HttpResponse, ApiError> {
     let config = state
         .notifications
-        .update(body.into_inner().into_patch(None)?)
+        .update(body.into_inner().into_patch(false)?)
         .await?;
     Ok(envelope::ok(NotificationConfigView::from(config)))
 }

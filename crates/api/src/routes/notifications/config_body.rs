@@ -5,7 +5,7 @@ use super::frequency_schema;
 use crate::error::ApiError;
 use crate::routes::serde_helpers::double_option;
 use reviewd_domain::ErrorCode;
-use reviewd_domain::model::notification::{Frequency, NotificationConfig, NotificationConfigPatch};
+use reviewd_domain::model::notification::{Frequency, NotificationConfigPatch};
 use reviewd_domain::model::{MASK, SecretString};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -150,13 +150,14 @@ pub(super) struct NotificationConfigBody {
 
 /// A secret field: `***` keeps the stored value (`stored`, or absent for a
 /// patch), `null` or "" clears it.
-fn secret(
-    value: Option<Option<String>>,
-    stored: Option<&Option<SecretString>>,
-) -> Option<Option<SecretString>> {
+/// A secret field: `***` keeps the stored one (`None`: the domain keeps it where
+/// it stays), blank or `null` clears it, text replaces it; left out, it is kept by
+/// a patch and cleared by a replacement (`replacing`).
+fn secret(value: Option<Option<String>>, replacing: bool) -> Option<Option<SecretString>> {
     match value {
+        None if replacing => Some(None),
         None => None,
-        Some(Some(v)) if v == MASK => stored.cloned(),
+        Some(Some(v)) if v == MASK => None,
         Some(Some(v)) if v.trim().is_empty() => Some(None),
         Some(v) => Some(v.map(SecretString::new)),
     }
@@ -177,12 +178,8 @@ fn list(value: Option<Vec<String>>) -> Option<Vec<String>> {
 }
 
 impl NotificationConfigBody {
-    /// `stored` is the current config when replacing (POST): a secret sent as
-    /// `***` then carries over; a patch leaves it alone anyway.
-    pub(super) fn into_patch(
-        self,
-        stored: Option<&NotificationConfig>,
-    ) -> Result<NotificationConfigPatch, ApiError> {
+    /// `replacing` for a replacement (POST), where a field left out is cleared.
+    pub(super) fn into_patch(self, replacing: bool) -> Result<NotificationConfigPatch, ApiError> {
         let frequency = self
             .notification_frequency
             .map(|f| {
@@ -200,31 +197,22 @@ impl NotificationConfigBody {
             smtp_port: self.smtp_port,
             smtp_secure: self.smtp_secure,
             smtp_username: text(self.smtp_username),
-            smtp_password: secret(self.smtp_password, stored.map(|c| &c.smtp_password)),
+            smtp_password: secret(self.smtp_password, replacing),
             email_from: text(self.email_from),
             email_recipients: list(self.email_recipients),
             webhook_enabled: self.webhook_enabled,
             webhook_urls: list(self.webhook_urls),
-            webhook_secret: secret(self.webhook_secret, stored.map(|c| &c.webhook_secret)),
+            webhook_secret: secret(self.webhook_secret, replacing),
             slack_enabled: self.chat_a_enabled,
-            slack_bot_token: secret(self.chat_a_bot_token, stored.map(|c| &c.slack_bot_token)),
+            slack_bot_token: secret(self.chat_a_bot_token, replacing),
             slack_channels: list(self.chat_a_channels),
             discord_enabled: self.chat_b_enabled,
-            discord_webhook_url: secret(
-                self.chat_b_webhook_url,
-                stored.map(|c| &c.discord_webhook_url),
-            ),
+            discord_webhook_url: secret(self.chat_b_webhook_url, replacing),
             teams_enabled: self.chat_c_enabled,
-            teams_webhook_url: secret(
-                self.chat_c_webhook_url,
-                stored.map(|c| &c.teams_webhook_url),
-            ),
+            teams_webhook_url: secret(self.chat_c_webhook_url, replacing),
             feishu_enabled: self.chat_d_enabled,
-            feishu_webhook_url: secret(
-                self.chat_d_webhook_url,
-                stored.map(|c| &c.feishu_webhook_url),
-            ),
-            feishu_secret: secret(self.chat_d_secret, stored.map(|c| &c.feishu_secret)),
+            feishu_webhook_url: secret(self.chat_d_webhook_url, replacing),
+            feishu_secret: secret(self.chat_d_secret, replacing),
             push_enabled: self.push_enabled,
             vapid_subject: text(self.vapid_subject),
             notify_on_review_completed: self.notify_on_review_completed,

@@ -88,9 +88,20 @@ impl AiConfigService {
     /// `NotFound`; `Invalid` naming each bad field.
     pub async fn update(&self, id: Uuid, patch: AiConfigPatch) -> Result<AiConfig, ServiceError> {
         let is_default = patch.is_default;
-        let changes = patch.validate()?;
+        let mut changes = patch.validate()?;
+        let current = self.get(id).await?;
+        // The stored key goes only to the endpoint it was entered for: whoever may
+        // edit a configuration (maintainers, who never read the key) must not
+        // collect it by pointing the configuration at a server of their own.
+        let moved = changes
+            .endpoint
+            .as_deref()
+            .is_some_and(|e| e != current.endpoint);
+        if moved && changes.api_key.is_none() && current.api_key.is_some() {
+            changes.api_key = Some(None);
+            tracing::info!(ai_config.id = %id, "ai_config.key_dropped_on_move");
+        }
         if let Some(ids) = &changes.fallback_ids {
-            self.get(id).await?;
             self.check_fallbacks(Some(id), ids).await?;
         }
         let mut config = self.configs.update(id, changes).await.map_err(not_found)?;

@@ -35,11 +35,21 @@ impl NotificationService {
         patch: NotificationConfigPatch,
     ) -> Result<NotificationConfig, ServiceError> {
         let current = self.repo.config().await?;
+        // A secret the patch leaves out (`***` in the API) is kept, unless its
+        // destination moves; one it clears is cleared.
         let base = NotificationConfig {
-            vapid_public_key: current.vapid_public_key,
-            vapid_private_key: current.vapid_private_key,
+            vapid_public_key: current.vapid_public_key.clone(),
+            vapid_private_key: current.vapid_private_key.clone(),
+            smtp_password: current.smtp_password.clone(),
+            webhook_secret: current.webhook_secret.clone(),
+            slack_bot_token: current.slack_bot_token.clone(),
+            discord_webhook_url: current.discord_webhook_url.clone(),
+            teams_webhook_url: current.teams_webhook_url.clone(),
+            feishu_webhook_url: current.feishu_webhook_url.clone(),
+            feishu_secret: current.feishu_secret.clone(),
             ..NotificationConfig::default()
         };
+        let patch = patch.secrets_stay_home(&base, &current);
         self.save(patch.apply(base)).await
     }
 
@@ -52,6 +62,7 @@ impl NotificationService {
         patch: NotificationConfigPatch,
     ) -> Result<NotificationConfig, ServiceError> {
         let current = self.repo.config().await?;
+        let patch = patch.secrets_stay_home(&current, &current);
         self.save(patch.apply(current)).await
     }
 

@@ -408,7 +408,20 @@ impl PlatformConfigService {
                         "type the token again to use it at another address",
                     ));
                 }
+                AuthType::OAuth if changes.app_secret.is_none() && current.app_secret.is_some() => {
+                    return Err(ServiceError::invalid(
+                        "appSecret",
+                        "type the OAuth application's secret again to use it at another address",
+                    ));
+                }
                 _ => {}
+            }
+            if auth_type == AuthType::OAuth {
+                // Tokens the old host issued: never sent to the new one; the new
+                // host's come from authorizing there.
+                changes.access_token = changes.access_token.take().or(Some(None));
+                changes.refresh_token = Some(None);
+                changes.token_expires_at = Some(None);
             }
         }
         if auth_type != AuthType::App {
