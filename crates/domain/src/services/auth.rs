@@ -5,8 +5,7 @@ use super::login_guard::LoginGuard;
 use crate::model::user::normalize_email;
 use crate::model::{AuthMethod, NewSession, NewUser, Principal, Role, User};
 use crate::ports::{
-    ApiKeyRepository, Clock, LoginThrottle, PasswordHasher, SessionRepository, TokenHasher,
-    UserRepository,
+    ApiKeyRepository, PasswordHasher, SessionRepository, TokenHasher, UserRepository,
 };
 use chrono::Utc;
 use std::sync::Arc;
@@ -67,8 +66,7 @@ impl AuthService {
         api_keys: Arc<dyn ApiKeyRepository>,
         passwords: Arc<dyn PasswordHasher>,
         tokens: Arc<dyn TokenHasher>,
-        throttle: Arc<dyn LoginThrottle>,
-        clock: Arc<dyn Clock>,
+        guard: LoginGuard,
         settings: AuthSettings,
     ) -> Self {
         Self {
@@ -77,7 +75,7 @@ impl AuthService {
             api_keys,
             passwords,
             tokens,
-            guard: LoginGuard::new(throttle, clock),
+            guard,
             settings,
         }
     }

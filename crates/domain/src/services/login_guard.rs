@@ -21,7 +21,7 @@ pub const PER_ADDRESS: u32 = 50;
 pub const SLOW_AFTER: u32 = 5;
 pub const MAX_DELAY: Duration = Duration::from_secs(3);
 
-pub(super) struct LoginGuard {
+pub struct LoginGuard {
     throttle: Arc<dyn LoginThrottle>,
     clock: Arc<dyn Clock>,
 }
@@ -53,7 +53,8 @@ pub fn delay_for(failures: u32) -> Duration {
 }
 
 impl LoginGuard {
-    pub(super) fn new(throttle: Arc<dyn LoginThrottle>, clock: Arc<dyn Clock>) -> Self {
+    #[must_use]
+    pub fn new(throttle: Arc<dyn LoginThrottle>, clock: Arc<dyn Clock>) -> Self {
         Self { throttle, clock }
     }
 

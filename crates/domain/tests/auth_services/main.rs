@@ -6,6 +6,7 @@ mod users;
 
 use reviewd_domain::PageRequest;
 use reviewd_domain::model::{AuthMethod, Role};
+use reviewd_domain::services::login_guard::LoginGuard;
 use reviewd_domain::services::{
     ApiKeyService, AuthService, AuthSettings, ClientInfo, NewUserInput, RootOutcome, ServiceError,
     UserService, UserUpdateInput,
@@ -36,8 +37,7 @@ fn world() -> World {
             store.clone(),
             passwords.clone(),
             tokens.clone(),
-            throttle.clone(),
-            clock.clone(),
+            LoginGuard::new(throttle.clone(), clock.clone()),
             AuthSettings {
                 session_ttl: Duration::from_secs(3600),
             },

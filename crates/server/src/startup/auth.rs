@@ -4,6 +4,7 @@ use super::infra::Infra;
 use crate::config::Config;
 use reviewd_crypto::Argon2PasswordHasher;
 use reviewd_domain::ports::PasswordHasher;
+use reviewd_domain::services::login_guard::LoginGuard;
 use reviewd_domain::services::{ApiKeyService, AuthService, AuthSettings, UserService};
 use reviewd_queue_redis::RedisLoginThrottle;
 use reviewd_store_postgres::{PgApiKeyRepository, PgSessionRepository, PgUserRepository};
@@ -31,8 +32,7 @@ pub(super) fn access(config: &Config, infra: &Infra) -> Access {
         api_key_repo.clone(),
         passwords.clone(),
         infra.tokens.clone(),
-        throttle,
-        Arc::new(reviewd_adapters::clock::SystemClock),
+        LoginGuard::new(throttle, Arc::new(reviewd_adapters::clock::SystemClock)),
         AuthSettings {
             session_ttl: Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
         },

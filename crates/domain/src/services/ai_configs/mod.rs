@@ -6,10 +6,11 @@
 mod chain;
 mod input;
 mod targets;
+mod trial;
 
 pub use input::AiTrial;
 pub use input::{AiConfigInput, AiConfigPatch};
-pub use targets::AiTestReport;
+pub use trial::AiTestReport;
 
 use super::ServiceError;
 use crate::ErrorCode;
