@@ -220,6 +220,18 @@ async fn an_oauth_platform_moves_only_with_its_secret_typed_again() {
     .await;
     assert_eq!(moved["data"]["config"]["appSecret"], "***");
     assert!(moved["data"]["config"]["accessToken"].is_null(), "{moved}");
+    // No stored secret of the old host is left to reach the new one by switching
+    // the auth type afterwards: a token config there needs a token typed.
+    expect_error(
+        root.patch(
+            &format!("/api/platform-configs/{id}"),
+            json!({ "authType": "token" }),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_FAILED",
+    )
+    .await;
     let seen = format!("{:?}", elsewhere.requests().await);
     assert!(
         !seen.contains("app-secret-xyz"),

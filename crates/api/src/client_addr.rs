@@ -1,7 +1,8 @@
 //! The client's address as a login throttle must see it. A request from a trusted
-//! proxy (`TRUSTED_PROXIES`) names the client in `Forwarded` (RFC 7239) or, without
-//! it, `X-Forwarded-For`; anyone else's headers are ignored, since a client can
-//! write them. The list is read from the right, the hop nearest to us first: every
+//! proxy (`TRUSTED_PROXIES`) names the client in the one header the proxies write
+//! (`TRUSTED_PROXY_HEADER`: `X-Forwarded-For`, or RFC 7239's `Forwarded`): the other
+//! is the client's own, passed through untouched by most proxies, and never read.
+//! Anyone else's headers are ignored, since a client can write them. The list is read from the right, the hop nearest to us first: every
 //! trusted proxy added the address of the one before it, and the first address that
 //! is not a trusted proxy's is the client's (a client's own forged entries sit to
 //! its left and are never reached).
@@ -12,9 +13,24 @@ use ipnet::IpNet;
 use reviewd_domain::services::ClientInfo;
 use std::net::IpAddr;
 
+/// The proxies to believe and the header they write.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustedProxies {
+    pub nets: Vec<IpNet>,
+    pub header: ProxyHeader,
+}
+
+/// The header trusted proxies name the client in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ProxyHeader {
+    #[default]
+    XForwardedFor,
+    Forwarded,
+}
+
 /// Who sent `req`, for logins: its address and its user agent (cut to 256 characters).
 #[must_use]
-pub fn client_info(req: &HttpRequest, trusted: &[IpNet]) -> ClientInfo {
+pub fn client_info(req: &HttpRequest, trusted: &TrustedProxies) -> ClientInfo {
     ClientInfo {
         ip: client_ip(req, trusted).map(|ip| ip.to_string()),
         user_agent: req
@@ -25,31 +41,32 @@ pub fn client_info(req: &HttpRequest, trusted: &[IpNet]) -> ClientInfo {
     }
 }
 
-/// The client's address: the peer's, unless the peer is a trusted proxy.
+/// The client's address: the peer's, unless the peer is a trusted proxy. An
+/// IPv4 address seen as IPv6 (`::ffff:10.0.0.1`, on a server bound to `::`) is
+/// taken as the IPv4 one, for the ranges and for the counts.
 #[must_use]
-pub fn client_ip(req: &HttpRequest, trusted: &[IpNet]) -> Option<IpAddr> {
-    let peer = req.peer_addr()?.ip();
-    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+pub fn client_ip(req: &HttpRequest, trusted: &TrustedProxies) -> Option<IpAddr> {
+    let peer = req.peer_addr()?.ip().to_canonical();
+    let is_trusted = |ip: &IpAddr| trusted.nets.iter().any(|net| net.contains(ip));
     if !is_trusted(&peer) {
         return Some(peer);
     }
-    let hops = forwarded_for(req);
+    let hops = forwarded_for(req, trusted.header);
     let mut client = peer;
     for hop in hops.iter().rev() {
         // An entry that is no address (`unknown`, an obfuscated name): the proxy
         // that wrote it is as far as we can see.
         let Some(ip) = hop else { break };
-        client = *ip;
-        if !is_trusted(ip) {
+        client = ip.to_canonical();
+        if !is_trusted(&client) {
             break;
         }
     }
     Some(client)
 }
 
-/// The addresses the proxies listed, leftmost (farthest) first: `Forwarded`'s
-/// `for=` when that header is present, else `X-Forwarded-For`.
-fn forwarded_for(req: &HttpRequest) -> Vec<Option<IpAddr>> {
+/// The addresses the proxies listed in `header`, leftmost (farthest) first.
+fn forwarded_for(req: &HttpRequest, header: ProxyHeader) -> Vec<Option<IpAddr>> {
     let headers = req.headers();
     let values = |name| {
         headers
@@ -59,9 +76,8 @@ fn forwarded_for(req: &HttpRequest) -> Vec<Option<IpAddr>> {
             .map(str::trim)
             .collect::<Vec<_>>()
     };
-    let forwarded = values(FORWARDED);
-    if !forwarded.is_empty() {
-        return forwarded
+    if header == ProxyHeader::Forwarded {
+        return values(FORWARDED)
             .into_iter()
             .map(|element| {
                 element

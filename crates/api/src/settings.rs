@@ -48,8 +48,9 @@ pub struct EdgeSettings {
     pub root_password: Option<SecretString>,
     /// A runner silent this long counts as offline in `/metrics`.
     pub runner_heartbeat_timeout: Duration,
-    /// Proxies whose forwarded headers name the client (`TRUSTED_PROXIES`).
-    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Proxies whose forwarded header names the client (`TRUSTED_PROXIES`,
+    /// `TRUSTED_PROXY_HEADER`).
+    pub trusted_proxies: crate::client_addr::TrustedProxies,
 }
 
 impl EdgeSettings {

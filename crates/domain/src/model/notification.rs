@@ -198,7 +198,12 @@ impl NotificationConfigPatch {
             .unwrap_or_else(|| base.smtp_host.clone());
         let port = self.smtp_port.unwrap_or(base.smtp_port);
         // Cleared, a destination sends nothing anywhere; a new one later is a move.
-        let smtp_moved = host.is_some() && (host != current.smtp_host || port != current.smtp_port);
+        // Dropping TLS sends the password in the clear: a move too.
+        let secure = self.smtp_secure.unwrap_or(base.smtp_secure);
+        let smtp_moved = host.is_some()
+            && (host != current.smtp_host
+                || port != current.smtp_port
+                || (current.smtp_secure && !secure));
         if smtp_moved && self.smtp_password.is_none() && current.smtp_password.is_some() {
             self.smtp_password = Some(None);
         }

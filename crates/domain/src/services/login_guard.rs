@@ -34,10 +34,27 @@ struct Keys {
 }
 
 fn keys(email: &str, ip: Option<&str>) -> Keys {
+    let client = ip.map(network);
     Keys {
-        pair: format!("email-ip:{email}|{}", ip.unwrap_or("unknown")),
-        address: ip.map(|ip| format!("ip:{ip}")),
+        pair: format!(
+            "email-ip:{email}|{}",
+            client.as_deref().unwrap_or("unknown")
+        ),
+        address: client.map(|c| format!("ip:{c}")),
         email: format!("email:{email}"),
+    }
+}
+
+/// What one client holds: an IPv4 address, or an IPv6 address's /64 (one
+/// subscriber gets a whole /64, and could walk through its 2^64 addresses).
+fn network(ip: &str) -> String {
+    match ip.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V6(v6)) => {
+            let s = v6.segments();
+            let prefix = std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0);
+            format!("{prefix}/64")
+        }
+        _ => ip.to_owned(),
     }
 }
 
@@ -103,6 +120,19 @@ impl LoginGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ipv6_client_is_its_64() {
+        let a = keys("a@x", Some("2001:db8:1:2:aaaa::1"));
+        let b = keys("a@x", Some("2001:db8:1:2:ffff::9"));
+        assert_eq!(a.address, b.address);
+        assert_eq!(a.address.as_deref(), Some("ip:2001:db8:1:2::/64"));
+        assert_eq!(a.pair, b.pair);
+        assert_eq!(
+            keys("a@x", Some("192.0.2.1")).address.as_deref(),
+            Some("ip:192.0.2.1")
+        );
+    }
 
     #[test]
     fn the_delay_grows_then_stops_at_its_ceiling() {

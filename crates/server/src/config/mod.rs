@@ -29,9 +29,9 @@ pub struct ProviderAConfig {
 
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Proxies whose `Forwarded`/`X-Forwarded-For` name the client
-    /// (`TRUSTED_PROXIES`); nobody's by default.
-    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Proxies whose forwarded header names the client (`TRUSTED_PROXIES`,
+    /// `TRUSTED_PROXY_HEADER`); nobody's by default.
+    pub trusted_proxies: reviewd_api::client_addr::TrustedProxies,
     pub database_url: SecretString,
     pub queue_store_url: SecretString,
     /// Namespace of every Redis key (`QUEUE_KEY_PREFIX`, default `reviewd:`).
@@ -343,7 +343,7 @@ impl Config {
             review_context_cache_mb: bounded(&get, "REVIEW_CONTEXT_CACHE_MB", 64, 0..=16_384)?,
             talk_per_mr_hour: bounded(&get, "TALK_PER_MR_HOUR", 20, 0..=10_000)?,
             talk_per_author_hour: bounded(&get, "TALK_PER_AUTHOR_HOUR", 30, 0..=10_000)?,
-            trusted_proxies: trusted_proxies(get("TRUSTED_PROXIES").as_deref())?,
+            trusted_proxies: trusted_proxies(&get)?,
             http_workers: get("HTTP_WORKERS")
                 .map(|_| number(&get, "HTTP_WORKERS", 1))
                 .transpose()?,
@@ -498,13 +498,33 @@ mod tests {
 
     #[test]
     fn trusted_proxies_are_addresses_and_ranges_and_nobody_by_default() {
-        assert!(config(&BASE).unwrap().trusted_proxies.is_empty());
+        use reviewd_api::client_addr::ProxyHeader;
+        assert!(config(&BASE).unwrap().trusted_proxies.nets.is_empty());
         let mut vars = BASE.to_vec();
         vars.push(("TRUSTED_PROXIES", " 10.0.0.0/8, 192.0.2.7 ,fd00::/8,"));
         let c = config(&vars).unwrap();
-        let shown: Vec<String> = c.trusted_proxies.iter().map(ToString::to_string).collect();
+        let shown: Vec<String> = c
+            .trusted_proxies
+            .nets
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(shown, ["10.0.0.0/8", "192.0.2.7/32", "fd00::/8"]);
+        assert_eq!(c.trusted_proxies.header, ProxyHeader::XForwardedFor);
         assert_eq!(c.edge_settings().trusted_proxies, c.trusted_proxies);
+        vars.push(("TRUSTED_PROXY_HEADER", "Forwarded"));
+        assert_eq!(
+            config(&vars).unwrap().trusted_proxies.header,
+            ProxyHeader::Forwarded
+        );
+        let mut other = BASE.to_vec();
+        other.push(("TRUSTED_PROXY_HEADER", "x-real-ip"));
+        assert!(
+            config(&other)
+                .unwrap_err()
+                .to_string()
+                .starts_with("TRUSTED_PROXY_HEADER")
+        );
         let mut bad = BASE.to_vec();
         bad.push(("TRUSTED_PROXIES", "10.0.0.0/8, ingress.local"));
         let err = config(&bad).unwrap_err().to_string();

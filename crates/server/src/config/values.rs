@@ -1,5 +1,6 @@
 //! How reading a configuration value fails (the error that names its variable), and the
 //! parsers of numbers, bounded numbers, prices, minutes, booleans and URLs.
+use reviewd_api::client_addr::{ProxyHeader, TrustedProxies};
 
 /// A configuration problem, displayed as one line that starts with the variable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -128,9 +129,25 @@ pub(super) fn check_url(name: &'static str, value: &str) -> Result<(), ConfigErr
 }
 
 /// `TRUSTED_PROXIES`: addresses (`10.0.0.7`) and ranges (`10.0.0.0/8`, `fd00::/8`),
-/// comma-separated; an address is a range of one.
-pub(super) fn trusted_proxies(value: Option<&str>) -> Result<Vec<ipnet::IpNet>, ConfigError> {
-    value
+/// comma-separated, an address being a range of one; `TRUSTED_PROXY_HEADER`: the
+/// header they write, `x-forwarded-for` (default) or `forwarded`.
+pub(super) fn trusted_proxies(
+    get: &impl Fn(&str) -> Option<String>,
+) -> Result<TrustedProxies, ConfigError> {
+    let header = match get("TRUSTED_PROXY_HEADER")
+        .map(|h| h.to_ascii_lowercase())
+        .as_deref()
+    {
+        None | Some("x-forwarded-for") => ProxyHeader::XForwardedFor,
+        Some("forwarded") => ProxyHeader::Forwarded,
+        Some(other) => {
+            return Err(ConfigError::new(
+                "TRUSTED_PROXY_HEADER",
+                format!("must be x-forwarded-for or forwarded, not `{other}`"),
+            ));
+        }
+    };
+    let nets = get("TRUSTED_PROXIES")
         .unwrap_or_default()
         .split(',')
         .map(str::trim)
@@ -145,7 +162,8 @@ pub(super) fn trusted_proxies(value: Option<&str>) -> Result<Vec<ipnet::IpNet>, 
                     )
                 })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(TrustedProxies { nets, header })
 }
 
 /// The variables of AI providers other than PROVIDERA (`PROVIDERB_API_KEY` ...

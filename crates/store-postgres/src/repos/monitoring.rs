@@ -346,7 +346,8 @@ impl MonitoringRepository for PgMonitoringRepository {
         let ai_costs = super::costs::by_model(&mut conn).await?;
         let ai_calls = super::costs::calls_by_model(&mut conn).await?;
         let oldest_queued_task_at: Option<DateTime<Utc>> = review_tasks::table
-            .filter(review_tasks::status.eq("queued"))
+            // `pending`: the status of tasks queued before it was named `queued`.
+            .filter(review_tasks::status.eq_any(["queued", "pending"]))
             .select(diesel::dsl::min(review_tasks::created_at))
             .first(&mut conn)
             .await

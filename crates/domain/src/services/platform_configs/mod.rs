@@ -416,13 +416,13 @@ impl PlatformConfigService {
                 }
                 _ => {}
             }
-            if auth_type == AuthType::OAuth {
-                // Tokens the old host issued: never sent to the new one; the new
-                // host's come from authorizing there.
-                changes.access_token = changes.access_token.take().or(Some(None));
-                changes.refresh_token = Some(None);
-                changes.token_expires_at = Some(None);
-            }
+            // Every other secret entered for the old host stays behind too, whatever
+            // the auth type: switching the type later must not send one there.
+            changes.access_token = changes.access_token.take().or(Some(None));
+            changes.app_secret = changes.app_secret.take().or(Some(None));
+            changes.private_key = changes.private_key.take().or(Some(None));
+            changes.refresh_token = Some(None);
+            changes.token_expires_at = Some(None);
         }
         if auth_type != AuthType::App {
             // Only an App config has a key and an installation; one that stops
