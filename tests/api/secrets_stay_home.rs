@@ -10,6 +10,11 @@ use reqwest::StatusCode;
 use reviewd_testkit::{FakeGitlab, FakeSmtp};
 use serde_json::{Value, json};
 
+/// The `data.config` of a 200 answer to `PATCH path` with `body`.
+async fn patched(session: &crate::helpers::Session, path: &str, body: Value) -> Value {
+    json(session.patch(path, body).await, StatusCode::OK).await["data"]["config"].clone()
+}
+
 #[tokio::test]
 async fn a_new_ai_endpoint_never_receives_the_stored_key() {
     let app = TestApp::spawn().await;
@@ -34,17 +39,13 @@ async fn a_new_ai_endpoint_never_receives_the_stored_key() {
     let id = created["data"]["config"]["id"].as_str().unwrap().to_owned();
 
     // The maintainer moves only the endpoint: the key does not go along.
-    let moved = json(
-        maintainer
-            .patch(
-                &format!("/api/ai-configs/{id}"),
-                json!({ "endpoint": format!("{}/v1", elsewhere.uri()), "apiKey": "***" }),
-            )
-            .await,
-        StatusCode::OK,
+    let moved = patched(
+        &maintainer,
+        &format!("/api/ai-configs/{id}"),
+        json!({ "endpoint": format!("{}/v1", elsewhere.uri()), "apiKey": "***" }),
     )
     .await;
-    assert_eq!(moved["data"]["config"]["apiKey"], Value::Null, "{moved}");
+    assert_eq!(moved["apiKey"], Value::Null, "{moved}");
     let tried = json(
         maintainer
             .post("/api/ai-configs/test", json!({ "id": id }))
@@ -62,14 +63,10 @@ async fn a_new_ai_endpoint_never_receives_the_stored_key() {
     assert!(!leaked, "the new endpoint saw the stored key");
 
     // Typed again in the same request, a key goes where it was typed for.
-    json(
-        maintainer
-            .patch(
-                &format!("/api/ai-configs/{id}"),
-                json!({ "endpoint": format!("{}/v1", home.uri()), "apiKey": "sk-stored" }),
-            )
-            .await,
-        StatusCode::OK,
+    patched(
+        &maintainer,
+        &format!("/api/ai-configs/{id}"),
+        json!({ "endpoint": format!("{}/v1", home.uri()), "apiKey": "sk-stored" }),
     )
     .await;
     let tried = json(
@@ -81,17 +78,13 @@ async fn a_new_ai_endpoint_never_receives_the_stored_key() {
     .await;
     assert_eq!(tried["data"]["success"], true, "{tried}");
     // Other edits keep it.
-    let renamed = json(
-        maintainer
-            .patch(
-                &format!("/api/ai-configs/{id}"),
-                json!({ "name": "Team B" }),
-            )
-            .await,
-        StatusCode::OK,
+    let renamed = patched(
+        &maintainer,
+        &format!("/api/ai-configs/{id}"),
+        json!({ "name": "Team B" }),
     )
     .await;
-    assert_eq!(renamed["data"]["config"]["apiKey"], "***");
+    assert_eq!(renamed["apiKey"], "***");
 }
 
 #[tokio::test]
@@ -109,27 +102,14 @@ async fn a_new_smtp_host_never_receives_the_stored_password() {
                 "smtpUsername": "mailer", "smtpPassword": "smtp-pass-123",
                 "emailFrom": "reviewd@example.com", "emailRecipients": ["team@example.com"] })
     };
-    json(
-        root.patch("/api/notifications/config", email(home.port()))
-            .await,
-        StatusCode::OK,
+    patched(&root, "/api/notifications/config", email(home.port())).await;
+    let moved = patched(
+        &maintainer,
+        "/api/notifications/config",
+        json!({ "smtpPort": elsewhere.port(), "smtpPassword": "***" }),
     )
     .await;
-    let moved = json(
-        maintainer
-            .patch(
-                "/api/notifications/config",
-                json!({ "smtpPort": elsewhere.port(), "smtpPassword": "***" }),
-            )
-            .await,
-        StatusCode::OK,
-    )
-    .await;
-    assert_eq!(
-        moved["data"]["config"]["smtpPassword"],
-        Value::Null,
-        "{moved}"
-    );
+    assert_eq!(moved["smtpPassword"], Value::Null, "{moved}");
     maintainer
         .post(
             "/api/notifications/config/test-channel",
@@ -146,34 +126,21 @@ async fn a_new_smtp_host_never_receives_the_stored_password() {
         elsewhere.commands().await
     );
     // Other edits keep it; so does moving with the password typed again.
-    json(
-        root.patch("/api/notifications/config", email(home.port()))
-            .await,
-        StatusCode::OK,
+    patched(&root, "/api/notifications/config", email(home.port())).await;
+    let edited = patched(
+        &maintainer,
+        "/api/notifications/config",
+        json!({ "ratingThreshold": 60 }),
     )
     .await;
-    let edited = json(
-        maintainer
-            .patch(
-                "/api/notifications/config",
-                json!({ "ratingThreshold": 60 }),
-            )
-            .await,
-        StatusCode::OK,
+    assert_eq!(edited["smtpPassword"], "***");
+    let retyped = patched(
+        &maintainer,
+        "/api/notifications/config",
+        json!({ "smtpPort": elsewhere.port(), "smtpPassword": "smtp-pass-123" }),
     )
     .await;
-    assert_eq!(edited["data"]["config"]["smtpPassword"], "***");
-    let retyped = json(
-        maintainer
-            .patch(
-                "/api/notifications/config",
-                json!({ "smtpPort": elsewhere.port(), "smtpPassword": "smtp-pass-123" }),
-            )
-            .await,
-        StatusCode::OK,
-    )
-    .await;
-    assert_eq!(retyped["data"]["config"]["smtpPassword"], "***");
+    assert_eq!(retyped["smtpPassword"], "***");
 }
 
 #[tokio::test]
@@ -209,17 +176,14 @@ async fn an_oauth_platform_moves_only_with_its_secret_typed_again() {
         before,
         "a refused move changes nothing"
     );
-    let moved = json(
-        root.patch(
-            &format!("/api/platform-configs/{id}"),
-            json!({ "baseUrl": elsewhere.base_url(), "appSecret": "another-secret" }),
-        )
-        .await,
-        StatusCode::OK,
+    let moved = patched(
+        &root,
+        &format!("/api/platform-configs/{id}"),
+        json!({ "baseUrl": elsewhere.base_url(), "appSecret": "another-secret" }),
     )
     .await;
-    assert_eq!(moved["data"]["config"]["appSecret"], "***");
-    assert!(moved["data"]["config"]["accessToken"].is_null(), "{moved}");
+    assert_eq!(moved["appSecret"], "***");
+    assert!(moved["accessToken"].is_null(), "{moved}");
     // No stored secret of the old host is left to reach the new one by switching
     // the auth type afterwards: a token config there needs a token typed.
     expect_error(

@@ -11,20 +11,7 @@ async fn metrics_report_reviews_runners_and_notifications_by_state() {
          INSERT INTO notification_history (channel, notification_type, status) VALUES \
            ('email', 'review_completed', 'sent'), ('email', 'review_completed', 'sent'), ('chatA', 'review_failed', 'failed')",
     );
-    // The recorder is one per process and other tests scrape it too: take a scrape
-    // in which this app's gauges were the last set (a few tries at most).
-    let mut text = String::new();
-    for _ in 0..5 {
-        text = reqwest::get(app.url("/api/metrics"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        if text.contains(r#"reviewd_runners{status="busy"} 1"#) {
-            break;
-        }
-    }
+    let text = scrape_until(&app, |t| t.contains(r#"reviewd_runners{status="busy"} 1"#)).await;
     let value = |series: &str| -> Option<f64> {
         text.lines()
             .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
@@ -50,8 +37,8 @@ async fn metrics_report_reviews_runners_and_notifications_by_state() {
     );
 }
 
-/// Scrapes until `wanted` is in the text: the recorder is one per process and other
-/// tests' apps set the shared gauges too.
+/// Scrapes until `wanted` holds of the text (a few tries at most): the recorder is
+/// one per process and other tests' apps set the shared gauges too.
 async fn scrape_until(app: &TestApp, wanted: impl Fn(&str) -> bool) -> String {
     let mut text = String::new();
     for _ in 0..5 {
