@@ -18,7 +18,8 @@ pub mod world;
 pub use fakes::github::{FakeGithub, TokenMint, github_repo};
 pub use fakes::gitlab::{FakeGitlab, gitlab_project};
 pub use fakes::openai::{
-    SUMMARY, USAGE, completion, fake_openai, is_summary_call, prompt_of, summary_answer,
+    SUMMARY, USAGE, completion, fake_openai, file_prompts, is_summary_call, prompt_of,
+    summary_answer,
 };
 pub use fakes::smtp::{FakeSmtp, FakeSmtpBuilder, ReceivedMail};
 pub use memory::MemoryStore;

@@ -11,7 +11,7 @@ use crate::helpers::{TestApp, create_github_config, create_gitlab_config, json};
 use reqwest::StatusCode;
 use reviewd_testkit::contract::hosting::FakeServer;
 use reviewd_testkit::fakes::hosting::{MrFixture, Posted, ProjectFixture};
-use reviewd_testkit::{FakeGithub, FakeGitlab, SUMMARY, is_summary_call, prompt_of};
+use reviewd_testkit::{FakeGithub, FakeGitlab, SUMMARY, file_prompts, is_summary_call, prompt_of};
 use serde_json::{Value, json};
 use wiremock::MockServer;
 
@@ -82,16 +82,6 @@ fn answer(prompt: &str) -> Value {
         vec![]
     };
     json!({ "summary": "Adds the owner's email.", "comments": comments })
-}
-
-async fn file_prompts(ai: &MockServer) -> Vec<String> {
-    ai.received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| !is_summary_call(r))
-        .map(prompt_of)
-        .collect()
 }
 
 async fn everything_sent(ai: &MockServer) -> String {

@@ -68,14 +68,7 @@ async fn a_webhook_leads_to_placed_comments_and_a_second_push_to_a_differential_
         "{}",
         notes[0]["body"]
     );
-    let ai_prompts: Vec<String> = ai
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| !reviewd_testkit::is_summary_call(r))
-        .map(reviewd_testkit::prompt_of)
-        .collect();
+    let ai_prompts = reviewd_testkit::file_prompts(&ai).await;
     assert_eq!(
         ai_prompts.len(),
         1,

@@ -98,14 +98,7 @@ async fn an_upload_before_the_round_is_evidence_for_it_and_its_finding_is_posted
 
     let task = wait_for(&app, &send_webhook(&app, &fixture()).await).await;
     assert_eq!(task["status"], "completed", "{task}");
-    let prompts: Vec<String> = ai
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| r.url.path() == "/v1/chat/completions")
-        .map(reviewd_testkit::prompt_of)
-        .collect();
+    let prompts = reviewd_testkit::file_prompts(&ai).await;
     assert!(
         prompts
             .iter()

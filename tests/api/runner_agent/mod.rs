@@ -54,6 +54,22 @@ pub(super) fn build_runner() -> PathBuf {
         .expect("cargo names the reviewd-runner executable")
 }
 
+/// `work` cloned bare as `root/svc.git`: the repository a runner fetches from.
+pub(super) fn bare_clone(root: &Path, work: &Path) -> PathBuf {
+    let bare = root.join("svc.git");
+    git(
+        root,
+        &[
+            "clone",
+            "--quiet",
+            "--bare",
+            work.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    bare
+}
+
 pub(super) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
@@ -101,17 +117,7 @@ pub(super) fn bare_repository(root: &Path) -> (PathBuf, String, String) {
     git(&work, &["checkout", "--quiet", "main"]);
     std::fs::write(work.join("README.md"), "svc, later\n").unwrap();
     git(&work, &["commit", "--quiet", "-am", "later on main"]);
-    let bare = root.join("svc.git");
-    git(
-        root,
-        &[
-            "clone",
-            "--quiet",
-            "--bare",
-            work.to_str().unwrap(),
-            bare.to_str().unwrap(),
-        ],
-    );
+    let bare = bare_clone(root, &work);
     (bare, base, head)
 }
 

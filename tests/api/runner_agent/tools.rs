@@ -81,17 +81,7 @@ fn planted_repository(root: &Path) -> (PathBuf, String, String, Vec<(String, Str
             ((*path).to_owned(), hunks, *path == "settings.py")
         })
         .collect();
-    let bare = root.join("svc.git");
-    git(
-        root,
-        &[
-            "clone",
-            "--quiet",
-            "--bare",
-            work.to_str().unwrap(),
-            bare.to_str().unwrap(),
-        ],
-    );
+    let bare = bare_clone(root, &work);
     (bare, base, head, diffs)
 }
 
@@ -225,15 +215,7 @@ async fn the_runner_runs_the_repositorys_analyzers_and_posts_their_findings_on_c
     let log = runner.output();
 
     // The model was shown each tool's finding on the lines the MR added.
-    let prompts: Vec<String> = ai
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| r.url.path() == "/v1/chat/completions")
-        .filter(|r| !reviewd_testkit::is_summary_call(r))
-        .map(reviewd_testkit::prompt_of)
-        .collect();
+    let prompts = reviewd_testkit::file_prompts(&ai).await;
     let app_prompt = prompts
         .iter()
         .find(|p| p.contains("File under review: app.py"))
@@ -374,17 +356,7 @@ fn rust_repository(root: &Path) -> (PathBuf, String, String, Vec<(String, String
         text[text.find("@@").unwrap()..].to_owned() + "\n",
         false,
     )];
-    let bare = root.join("svc.git");
-    git(
-        root,
-        &[
-            "clone",
-            "--quiet",
-            "--bare",
-            work.to_str().unwrap(),
-            bare.to_str().unwrap(),
-        ],
-    );
+    let bare = bare_clone(root, &work);
     (bare, base, head, diffs)
 }
 

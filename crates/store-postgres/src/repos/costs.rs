@@ -5,7 +5,7 @@ use super::PgConn;
 use crate::error::map_diesel_error;
 use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
-use diesel::sql_types::{BigInt, Double, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{BigInt, Double, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use reviewd_domain::model::ProjectCost;
 use reviewd_domain::model::monitoring::AiCallTotal;
@@ -29,16 +29,6 @@ struct ProjectRow {
     project_id: Uuid,
     #[diesel(sql_type = Text)]
     project_name: String,
-    #[diesel(sql_type = Double)]
-    cost_usd: f64,
-}
-
-#[derive(QueryableByName)]
-struct ModelRow {
-    #[diesel(sql_type = Text)]
-    provider: String,
-    #[diesel(sql_type = Text)]
-    model: String,
     #[diesel(sql_type = Double)]
     cost_usd: f64,
 }
@@ -104,22 +94,6 @@ pub(crate) async fn project_cost_since(
     Ok(row.spent)
 }
 
-/// `(provider, model, USD)` of every priced call.
-pub(crate) async fn by_model(conn: &mut PgConn) -> Result<Vec<(String, String, f64)>, RepoError> {
-    let rows: Vec<ModelRow> = diesel::sql_query(
-        "SELECT provider, model, sum(cost_usd)::double precision AS cost_usd
-         FROM ai_call_logs WHERE cost_usd IS NOT NULL
-         GROUP BY provider, model ORDER BY provider, model",
-    )
-    .load(conn)
-    .await
-    .map_err(map_diesel_error)?;
-    Ok(rows
-        .into_iter()
-        .map(|r| (r.provider, r.model, r.cost_usd))
-        .collect())
-}
-
 #[derive(QueryableByName)]
 struct CallsRow {
     #[diesel(sql_type = Text)]
@@ -132,20 +106,34 @@ struct CallsRow {
     calls: i64,
     #[diesel(sql_type = BigInt)]
     tokens: i64,
+    #[diesel(sql_type = Nullable<Double>)]
+    cost_usd: Option<f64>,
 }
 
-/// Every logged call per provider, model and status, with their tokens.
-pub(crate) async fn calls_by_model(conn: &mut PgConn) -> Result<Vec<AiCallTotal>, RepoError> {
+/// The AI call log in one pass: every call per provider, model and status with
+/// its tokens, and the cost of the priced ones per provider and model.
+pub(crate) async fn totals_by_model(
+    conn: &mut PgConn,
+) -> Result<(Vec<AiCallTotal>, Vec<(String, String, f64)>), RepoError> {
     let rows: Vec<CallsRow> = diesel::sql_query(
         "SELECT provider, model, status, count(*) AS calls,
-                coalesce(sum(total_tokens), 0)::bigint AS tokens
+                coalesce(sum(total_tokens), 0)::bigint AS tokens,
+                sum(cost_usd)::double precision AS cost_usd
          FROM ai_call_logs GROUP BY provider, model, status ORDER BY provider, model, status",
     )
     .load(conn)
     .await
     .map_err(map_diesel_error)?;
     let count = |n: i64| u64::try_from(n).unwrap_or(0);
-    Ok(rows
+    let mut costs = std::collections::BTreeMap::<(String, String), f64>::new();
+    for r in &rows {
+        if let Some(usd) = r.cost_usd {
+            *costs
+                .entry((r.provider.clone(), r.model.clone()))
+                .or_default() += usd;
+        }
+    }
+    let calls = rows
         .into_iter()
         .map(|r| AiCallTotal {
             provider: r.provider,
@@ -154,5 +142,7 @@ pub(crate) async fn calls_by_model(conn: &mut PgConn) -> Result<Vec<AiCallTotal>
             calls: count(r.calls),
             tokens: count(r.tokens),
         })
-        .collect())
+        .collect();
+    let costs = costs.into_iter().map(|((p, m), usd)| (p, m, usd)).collect();
+    Ok((calls, costs))
 }

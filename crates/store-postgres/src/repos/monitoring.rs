@@ -343,8 +343,7 @@ impl MonitoringRepository for PgMonitoringRepository {
             let shown = if silent { "offline".to_owned() } else { status };
             *by_runner_status.entry(shown).or_default() += 1;
         }
-        let ai_costs = super::costs::by_model(&mut conn).await?;
-        let ai_calls = super::costs::calls_by_model(&mut conn).await?;
+        let (ai_calls, ai_costs) = super::costs::totals_by_model(&mut conn).await?;
         let oldest_queued_task_at: Option<DateTime<Utc>> = review_tasks::table
             // `pending`: the status of tasks queued before it was named `queued`.
             .filter(review_tasks::status.eq_any(["queued", "pending"]))

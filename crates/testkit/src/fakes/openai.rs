@@ -41,6 +41,22 @@ pub fn prompt_of(request: &Request) -> String {
         .unwrap_or_default()
 }
 
+/// The file prompts the fake model was asked (chat completions, the MR summary
+/// calls left out), in the order they came.
+///
+/// # Panics
+/// When the server does not record requests.
+pub async fn file_prompts(ai: &MockServer) -> Vec<String> {
+    ai.received_requests()
+        .await
+        .expect("the fake model records requests")
+        .iter()
+        .filter(|r| r.url.path().ends_with("/chat/completions"))
+        .filter(|r| !is_summary_call(r))
+        .map(prompt_of)
+        .collect()
+}
+
 /// Whether a request is a round's last call, the MR's summary note (its answer
 /// schema is `mr_summary`).
 #[must_use]
